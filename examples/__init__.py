@@ -1,0 +1,1 @@
+"""Example apps: each module defines one stack; ``app.py`` synthesizes them all."""

@@ -1,0 +1,35 @@
+"""The example app ``cdk synth`` runs (see cdk.json): every example stack, checked by cdk-nag."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from aws_cdk import App, Validations  # noqa: E402
+from cdk_nag import AwsSolutionsChecks  # noqa: E402
+
+from examples.fsdp import FsdpTrainingStack  # noqa: E402
+from examples.heterogeneous import HeterogeneousStack  # noqa: E402
+from examples.minimal import MinimalDevStack  # noqa: E402
+from hyperpod_constructs import report_validation_errors  # noqa: E402
+
+
+def build(app: App) -> None:
+    """Add every example stack to ``app``."""
+    FsdpTrainingStack(app, "FsdpTraining")
+    HeterogeneousStack(app, "Heterogeneous")
+    MinimalDevStack(app, "MinimalDev")
+
+
+def main() -> None:
+    with report_validation_errors():
+        app = App()
+        Validations.of(app).add_plugins(AwsSolutionsChecks(app))
+        build(app)
+        app.synth()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,232 @@
+"""The MinCount readiness gate: holds dependants until every gated group has its minimum."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from aws_cdk import Annotations, Aws, CustomResource, Duration, RemovalPolicy, Stack
+from aws_cdk import aws_cloudformation as cfn
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sns as sns
+from aws_cdk import aws_stepfunctions as sfn
+from constructs import Construct
+
+from .._lazy import lazy_any, lazy_string
+from ..validation.finding import Finding, HyperPodValidationError
+from .dashboard import dashboard_body
+from .definition import build_definition
+from .options import HYPERPOD_MIN_COUNT_WINDOW, MAX_GATE_TIMEOUT, MinCountGateOptions
+from .runtime.hyperpod_gate.decision import GroupRequirement
+
+if TYPE_CHECKING:
+    from ..cluster import HyperPodSlurmCluster
+
+RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
+RUNTIME = lambda_.Runtime.PYTHON_3_14
+WAIT_CONDITION_MARGIN = Duration.minutes(15)
+MIN_POLL, MAX_POLL = Duration.seconds(10), Duration.minutes(15)
+_ASSET_EXCLUDES = ["__pycache__", "*.pyc", "__init__.py"]
+
+
+def gate_fingerprint(cluster_name: str, requirements: Mapping[str, GroupRequirement]) -> str:
+    """A short hash of what the gate waits for; the wait condition's logical id embeds it,
+    so changing a gated minimum or target creates a new wait condition (they are
+    create-only) while any other change leaves the finished wait alone."""
+    canonical = json.dumps(
+        [cluster_name, sorted((name, r.min_count, r.target_count) for name, r in requirements.items())]
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()[:8]
+
+
+def _check_options(path: str, options: MinCountGateOptions) -> list[Finding]:
+    found: list[Finding] = []
+    timeout, poll = options.timeout.to_seconds(), options.poll_interval.to_seconds()
+    if not 0 < timeout <= MAX_GATE_TIMEOUT.to_seconds():
+        found.append(Finding("HP-GATE-TIMEOUT", "min_count_gate.timeout", options.timeout.to_human_string(),
+                             "more than 0 and at most 12 hours (a wait condition's limit)",
+                             "use Duration.hours(n) with n <= 12"))
+    if not MIN_POLL.to_seconds() <= poll <= MAX_POLL.to_seconds() or poll >= timeout:
+        found.append(Finding("HP-GATE-POLL", "min_count_gate.poll_interval",
+                             options.poll_interval.to_human_string(),
+                             "10 seconds .. 15 minutes, and shorter than the timeout",
+                             "use Duration.minutes(1) (the default)"))
+    return found
+
+
+class MinCountGate(Construct):
+    """Holds dependants until every gated instance group is in service with its minimum.
+
+    Created by :class:`HyperPodSlurmCluster` when a group has ``min_instance_count > 0``;
+    reach it as ``cluster.min_count_gate`` and make resources wait with
+    ``resource.node.add_dependency(cluster.min_count_gate)``.
+
+    How it works: a custom resource arms the gate by starting a Step Functions Standard
+    workflow (Wait -> check Lambda -> Choice) that polls DescribeCluster; a CloudFormation
+    wait condition holds the dependants until the workflow signals it. It fails the
+    deployment with the group, its counts, the cluster's failure message and HyperPod's latest
+    error events when the cluster or a group fails, HyperPod rolls a group back, or the
+    timeout passes. Deleting the stack stops the workflow.
+    """
+
+    def __init__(
+        self, scope: Construct, id: str, *, cluster: HyperPodSlurmCluster, options: MinCountGateOptions
+    ) -> None:
+        super().__init__(scope, id)
+        findings = _check_options(self.node.path, options)
+        if findings:
+            raise HyperPodValidationError(scope.node.path, findings)
+        if options.timeout.to_seconds() < HYPERPOD_MIN_COUNT_WINDOW.to_seconds():
+            Annotations.of(self).add_warning_v2(
+                "hyperpod:HP-WARN-GATE-TIMEOUT",
+                f"min_count_gate.timeout = {options.timeout.to_human_string()} is shorter than "
+                "HyperPod's 3-hour MinCount window: the deployment may fail while HyperPod "
+                "would still meet the minimum. Fix: use at least Duration.hours(3) "
+                "(the default is 3 h 30 min) [HP-WARN-GATE-TIMEOUT]",
+            )
+        self._cluster = cluster
+        self._options = options
+        self._requirements: dict[str, GroupRequirement] = {}
+        self._wait: Construct | None = None
+        self._handle: cfn.CfnWaitConditionHandle | None = None
+
+        code = lambda_.Code.from_asset(RUNTIME_DIR, exclude=_ASSET_EXCLUDES)
+        self.check_function = self._function("CheckFunction", "hyperpod_gate.poll.handler", code,
+                                             "Checks whether the gated HyperPod groups reached their minimum")
+        self.arm_function = self._function("ArmFunction", "hyperpod_gate.arm.handler", code,
+                                           "Arms the HyperPod MinCount gate (starts or stops its poll loop)")
+        cluster.grant(self.check_function, "sagemaker:DescribeCluster",
+                      "sagemaker:ListClusterEvents", "sagemaker:ListClusterNodes")
+        self.check_function.add_to_role_policy(iam.PolicyStatement(
+            sid="ReadWaitHandleOfThisStack",
+            actions=["cloudformation:DescribeStackResource"],
+            resources=[Aws.STACK_ID],
+        ))
+
+        self.topic = options.notification_topic
+        if self.topic is None and options.create_notification_topic:
+            self.topic = sns.Topic(self, "Topic", display_name="HyperPod MinCount gate",
+                                   enforce_ssl=True,
+                                   master_key=kms.Alias.from_alias_name(self, "SnsKey", "alias/aws/sns"))
+        if self.topic is not None:
+            self.topic.grant_publish(self.check_function)
+
+        timeout_seconds = int(options.timeout.to_seconds())
+        log_group = logs.LogGroup(self, "PollLoopLogs", retention=logs.RetentionDays.ONE_MONTH,
+                                  removal_policy=RemovalPolicy.DESTROY)
+        self.state_machine = sfn.StateMachine(
+            self,
+            "PollLoop",
+            definition_body=sfn.DefinitionBody.from_string(json.dumps(build_definition(
+                poll_function_arn=self.check_function.function_arn,
+                timeout_seconds=timeout_seconds + int(WAIT_CONDITION_MARGIN.to_seconds()),
+            ))),
+            state_machine_type=sfn.StateMachineType.STANDARD,
+            logs=sfn.LogOptions(destination=log_group, level=sfn.LogLevel.ALL,
+                                include_execution_data=True),
+            tracing_enabled=True,
+        )
+        self.check_function.grant_invoke(self.state_machine)
+        self.state_machine.grant_start_execution(self.arm_function)
+        self.state_machine.grant_execution(self.arm_function, "states:StopExecution")
+
+        properties: dict[str, object] = {
+            "StateMachineArn": self.state_machine.state_machine_arn,
+            "ClusterName": cluster.cluster_name,
+            "Requirements": lazy_any(self._render_requirements),
+            "WaitHandleLogicalId": lazy_string(self._handle_logical_id),
+            "TimeoutSeconds": str(timeout_seconds),
+            "PollIntervalSeconds": str(int(options.poll_interval.to_seconds())),
+            "MetricsNamespace": options.metrics_namespace,
+        }
+        if self.topic is not None:
+            properties["TopicArn"] = self.topic.topic_arn
+        self.arm = CustomResource(
+            self,
+            "Arm",
+            service_token=self.arm_function.function_arn,
+            resource_type="Custom::HyperPodMinCountGate",
+            properties=properties,
+            service_timeout=Duration.minutes(5),
+        )
+        self.arm.node.add_dependency(cluster.node.default_child)
+
+        self.dashboard: cloudwatch.CfnDashboard | None = None
+        if options.dashboard:
+            self.dashboard = cloudwatch.CfnDashboard(
+                self, "Dashboard", dashboard_body=lazy_string(self._dashboard_body)
+            )
+
+    @property
+    def requirements(self) -> Mapping[str, GroupRequirement]:
+        """What the gate waits for: minimum and target count per gated group."""
+        return dict(self._requirements)
+
+    @property
+    def wait_condition(self) -> cfn.CfnWaitCondition:
+        """The wait condition that holds the dependants (its id changes with the gated values)."""
+        assert self._wait is not None
+        return self._wait.node.find_child("Condition")  # type: ignore[return-value]
+
+    def set_requirements(self, requirements: Mapping[str, GroupRequirement]) -> None:
+        """Wait for these groups (called by the cluster whenever a gated group is added)."""
+        fingerprint = gate_fingerprint(self._cluster.cluster_name, requirements)
+        self._requirements = dict(requirements)
+        if self._wait is not None:
+            if self._wait.node.id == f"Wait{fingerprint}":
+                return
+            self.node.try_remove_child(self._wait.node.id)
+        self._wait = Construct(self, f"Wait{fingerprint}")
+        self._handle = cfn.CfnWaitConditionHandle(self._wait, "Handle")
+        condition = cfn.CfnWaitCondition(
+            self._wait,
+            "Condition",
+            handle=self._handle.ref,
+            count=1,
+            timeout=str(int(min(
+                self._options.timeout.to_seconds() + WAIT_CONDITION_MARGIN.to_seconds(),
+                MAX_GATE_TIMEOUT.to_seconds(),
+            ))),
+        )
+        condition.node.add_dependency(self.arm)
+
+    def _function(self, id: str, handler: str, code: lambda_.Code, description: str) -> lambda_.Function:
+        log_group = logs.LogGroup(self, f"{id}Logs", retention=logs.RetentionDays.ONE_MONTH,
+                                  removal_policy=RemovalPolicy.DESTROY)
+        return lambda_.Function(
+            self,
+            id,
+            runtime=RUNTIME,
+            architecture=lambda_.Architecture.ARM_64,
+            handler=handler,
+            code=code,
+            timeout=Duration.seconds(60),
+            memory_size=128,
+            description=description,
+            log_group=log_group,
+        )
+
+    def _render_requirements(self) -> list[dict[str, object]]:
+        return [
+            {"GroupName": name, "MinCount": str(r.min_count), "TargetCount": str(r.target_count)}
+            for name, r in sorted(self._requirements.items())
+        ]
+
+    def _handle_logical_id(self) -> str:
+        assert self._handle is not None
+        return Stack.of(self).resolve(self._handle.logical_id)  # type: ignore[no-any-return]
+
+    def _dashboard_body(self) -> str:
+        return dashboard_body(
+            cluster_name=self._cluster.cluster_name,
+            region=Aws.REGION,
+            namespace=self._options.metrics_namespace,
+            requirements=self._requirements,
+        )

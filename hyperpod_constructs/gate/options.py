@@ -1,0 +1,41 @@
+"""Settings of the MinCount readiness gate."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from aws_cdk import Duration
+from aws_cdk import aws_sns as sns
+
+HYPERPOD_MIN_COUNT_WINDOW = Duration.hours(3)
+"""HyperPod rolls a group back if its minimum is not met within this window (fixed)."""
+MAX_GATE_TIMEOUT = Duration.hours(12)
+"""The longest a CloudFormation wait condition can wait."""
+DEFAULT_METRICS_NAMESPACE = "HyperPod/MinCountGate"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MinCountGateOptions:
+    """How the readiness gate waits. All fields are optional.
+
+    Changing ``timeout`` or ``poll_interval`` updates the gate in place without waiting again;
+    changing a gated group's ``min_instance_count`` or ``instance_count`` arms a new wait.
+    """
+
+    enabled: bool = True
+    """Create the gate when a group has ``min_instance_count > 0``. Default: True."""
+    timeout: Duration = field(default_factory=lambda: Duration.minutes(210))
+    """How long to wait before failing the deployment. Default: 3 h 30 min (HyperPod's 3-hour
+    window plus 30 minutes for the cluster's own creation before the gate starts). At most
+    12 h; below 3 h the synth warns, since HyperPod may still meet the minimum later."""
+    poll_interval: Duration = field(default_factory=lambda: Duration.minutes(1))
+    """Time between two DescribeCluster calls. Default: 1 min (allowed 10 s .. 15 min)."""
+    notification_topic: sns.ITopic | None = None
+    """SNS topic that gets one message when the gate opens and one when it fails.
+    Default: none, unless ``create_notification_topic``."""
+    create_notification_topic: bool = False
+    """Create an encrypted topic for the messages (see ``MinCountGate.topic``). Default: no."""
+    dashboard: bool = True
+    """Create a CloudWatch dashboard of the gated groups' counts. Default: True."""
+    metrics_namespace: str = DEFAULT_METRICS_NAMESPACE
+    """CloudWatch namespace of the progress metrics. Default: ``HyperPod/MinCountGate``."""

@@ -1,0 +1,266 @@
+"""Arm Lambda: a raw CloudFormation custom resource that starts the poll loop.
+
+Create/Update start a Step Functions Standard execution (its ARN becomes the
+PhysicalResourceId); Delete stops the execution named by the PhysicalResourceId
+and always succeeds.  The handler answers CloudFormation itself with an HTTP
+PUT to ``ResponseURL``; it never logs that URL or the event.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from . import aws, httpput
+
+NOT_STARTED = "hyperpod-min-count-gate-not-started"
+"""PhysicalResourceId of a gate whose execution could not be started."""
+
+DEFAULT_METRICS_NAMESPACE = "HyperPod/MinCountGate"
+REASON_LIMIT = 1000
+_EXECUTION_ARN = re.compile(r"^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:execution:[^:]+:[^:]+$")
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One gated group as the poll function expects it."""
+
+    group_name: str
+    min_count: int
+    target_count: int
+
+
+@dataclass(frozen=True)
+class ArmProperties:
+    """Parsed ResourceProperties of the gate custom resource."""
+
+    state_machine_arn: str
+    cluster_name: str
+    requirements: tuple[Requirement, ...]
+    wait_handle_logical_id: str
+    timeout_seconds: int
+    poll_interval_seconds: int
+    topic_arn: str | None
+    metrics_namespace: str
+
+
+def _text(props: Mapping[str, Any], key: str) -> str:
+    value = props.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"property {key} is required")
+    return value.strip()
+
+
+def _number(props: Mapping[str, Any], key: str, *, minimum: int) -> int:
+    value = props.get(key)
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValueError(f"property {key} must be an integer")
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise ValueError(f"property {key} must be an integer, got {str(value)[:40]!r}") from None
+    if number < minimum:
+        raise ValueError(f"property {key} must be >= {minimum}, got {number}")
+    return number
+
+
+def parse_properties(props: Mapping[str, Any]) -> ArmProperties:
+    """Validate ResourceProperties (CloudFormation sends every value as a string)."""
+    raw = props.get("Requirements")
+    if not isinstance(raw, list) or not raw:
+        raise ValueError("property Requirements must be a non-empty list")
+    requirements = []
+    seen = set()
+    for item in raw:
+        if not isinstance(item, Mapping):
+            raise ValueError("each entry of Requirements must be an object")
+        name = _text(item, "GroupName")
+        if name in seen:
+            raise ValueError(f"group {name} appears twice in Requirements")
+        seen.add(name)
+        minimum = _number(item, "MinCount", minimum=0)
+        target = _number(item, "TargetCount", minimum=0)
+        if minimum > target:
+            raise ValueError(f"group {name}: MinCount {minimum} > TargetCount {target}")
+        requirements.append(Requirement(name, minimum, target))
+    topic = props.get("TopicArn")
+    namespace = props.get("MetricsNamespace")
+    return ArmProperties(
+        state_machine_arn=_text(props, "StateMachineArn"),
+        cluster_name=_text(props, "ClusterName"),
+        requirements=tuple(requirements),
+        wait_handle_logical_id=_text(props, "WaitHandleLogicalId"),
+        timeout_seconds=_number(props, "TimeoutSeconds", minimum=1),
+        poll_interval_seconds=_number(props, "PollIntervalSeconds", minimum=1),
+        topic_arn=topic.strip() if isinstance(topic, str) and topic.strip() else None,
+        metrics_namespace=(
+            namespace.strip()
+            if isinstance(namespace, str) and namespace.strip()
+            else DEFAULT_METRICS_NAMESPACE
+        ),
+    )
+
+
+def execution_input(props: ArmProperties, *, stack_id: str, now: datetime) -> dict[str, Any]:
+    """The poll event: the state machine passes it unchanged to every poll (pure)."""
+    document: dict[str, Any] = {
+        "clusterName": props.cluster_name,
+        "requirements": [
+            {"groupName": r.group_name, "minCount": r.min_count, "targetCount": r.target_count}
+            for r in props.requirements
+        ],
+        "deadline": int(now.timestamp()) + props.timeout_seconds,
+        "pollIntervalSeconds": props.poll_interval_seconds,
+        "stackId": stack_id,
+        "waitHandleLogicalId": props.wait_handle_logical_id,
+        "metricsNamespace": props.metrics_namespace,
+    }
+    if props.topic_arn is not None:
+        document["topicArn"] = props.topic_arn
+    return document
+
+
+def execution_name(request_id: str) -> str:
+    """Execution name derived from the CloudFormation RequestId (idempotent)."""
+    return ("gate-" + _NAME_CHARS.sub("-", request_id))[:80]
+
+
+def execution_arn_for(state_machine_arn: str, name: str) -> str:
+    """ARN of execution ``name`` of ``state_machine_arn`` (documented ARN format)."""
+    return state_machine_arn.replace(":stateMachine:", ":execution:", 1) + ":" + name
+
+
+def is_execution_arn(value: str) -> bool:
+    """Whether a PhysicalResourceId names a Step Functions execution."""
+    return bool(_EXECUTION_ARN.match(value))
+
+
+def response_document(
+    event: Mapping[str, Any],
+    *,
+    success: bool,
+    physical_id: str,
+    reason: str,
+    data: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Custom resource response body (pure)."""
+    return {
+        "Status": "SUCCESS" if success else "FAILED",
+        "Reason": reason[:REASON_LIMIT],
+        "PhysicalResourceId": physical_id,
+        "StackId": str(event.get("StackId", "")),
+        "RequestId": str(event.get("RequestId", "")),
+        "LogicalResourceId": str(event.get("LogicalResourceId", "")),
+        "NoEcho": False,
+        "Data": dict(data or {}),
+    }
+
+
+def _respond(event: Mapping[str, Any], context: Any, body: dict[str, Any]) -> None:
+    url = event.get("ResponseURL")
+    if not isinstance(url, str):
+        print("hyperpod-min-count-gate arm: no ResponseURL in the event; cannot respond")
+        return
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    budget = remaining() / 1000.0 if callable(remaining) else 30.0
+    timeout = max(1.0, min(10.0, (budget - 2.0) / 3.0))
+    try:
+        httpput.put_json(url, body, timeout=timeout, attempts=3)
+    except httpput.DeliveryError as exc:
+        print(f"hyperpod-min-count-gate arm: response not delivered: {exc}")
+
+
+def _start(event: Mapping[str, Any], props: ArmProperties) -> tuple[bool, str, str]:
+    """Start the execution; return (ok, physical id or reason, detail)."""
+    name = execution_name(str(event.get("RequestId") or aws.now().timestamp()))
+    document = execution_input(props, stack_id=str(event.get("StackId", "")), now=aws.now())
+    sfn = aws.client("stepfunctions")
+    try:
+        arn = str(
+            sfn.start_execution(
+                stateMachineArn=props.state_machine_arn,
+                name=name,
+                input=json.dumps(document, separators=(",", ":")),
+            )["executionArn"]
+        )
+    except Exception as exc:  # noqa: BLE001 - reported to CloudFormation
+        code = aws.error_code(exc)
+        if code == "ExecutionAlreadyExists":
+            # A retried delivery of the same request: that execution is ours.
+            return True, execution_arn_for(props.state_machine_arn, name), "already started"
+        label = code or type(exc).__name__
+        hint = (
+            " (missing permission states:StartExecution on the state machine)"
+            if aws.is_access_denied(exc)
+            else ""
+        )
+        message = httpput.redact(aws.error_message(exc))[:300]
+        return False, f"could not start the MinCount gate poll loop: {label}{hint}: {message}", label
+    return True, arn, f"deadline {document['deadline']}"
+
+
+def _stop(physical_id: str) -> str:
+    if not is_execution_arn(physical_id):
+        return "nothing to stop"
+    try:
+        aws.client("stepfunctions").stop_execution(executionArn=physical_id, cause="gate deleted")
+    except Exception as exc:  # noqa: BLE001 - deletion must always succeed
+        return f"stop skipped ({aws.error_code(exc) or type(exc).__name__})"
+    return "execution stopped"
+
+
+def handler(event: Mapping[str, Any], context: Any) -> None:
+    """CloudFormation custom resource entry point (Create, Update, Delete)."""
+    request_type = str(event.get("RequestType", ""))
+    old_id = str(event.get("PhysicalResourceId") or "")
+    try:
+        if request_type == "Delete":
+            detail = _stop(old_id)
+            print(f"hyperpod-min-count-gate arm Delete: {detail}")
+            body = response_document(
+                event, success=True, physical_id=old_id or NOT_STARTED, reason=detail
+            )
+        elif request_type in ("Create", "Update"):
+            fallback = NOT_STARTED if request_type == "Create" else old_id or NOT_STARTED
+            try:
+                props = parse_properties(event.get("ResourceProperties") or {})
+            except ValueError as exc:
+                print(f"hyperpod-min-count-gate arm {request_type}: invalid properties")
+                body = response_document(
+                    event, success=False, physical_id=fallback, reason=f"invalid gate properties: {exc}"
+                )
+            else:
+                ok, value, detail = _start(event, props)
+                if ok:
+                    print(f"hyperpod-min-count-gate arm {request_type}: started {value} ({detail})")
+                    body = response_document(
+                        event,
+                        success=True,
+                        physical_id=value,
+                        reason=f"MinCount gate armed ({detail})",
+                        data={"ExecutionArn": value},
+                    )
+                else:
+                    print(f"hyperpod-min-count-gate arm {request_type}: start failed ({detail})")
+                    body = response_document(event, success=False, physical_id=fallback, reason=value)
+        else:
+            body = response_document(
+                event,
+                success=False,
+                physical_id=old_id or NOT_STARTED,
+                reason=f"unknown RequestType {request_type[:40]!r}",
+            )
+    except Exception as exc:  # noqa: BLE001 - never return without answering
+        print(f"hyperpod-min-count-gate arm {request_type}: internal error {type(exc).__name__}")
+        body = response_document(
+            event,
+            success=request_type == "Delete",
+            physical_id=old_id or NOT_STARTED,
+            reason=f"internal error: {type(exc).__name__}: {httpput.redact(str(exc))}",
+        )
+    _respond(event, context, body)

@@ -1,0 +1,149 @@
+"""The imperative edge: AWS clients, clock and sleep, behind one small seam.
+
+Handlers never construct boto3 clients or read the clock directly; they call
+:func:`client`, :func:`now` and :func:`sleep`.  Tests swap the seam with
+:func:`configure` (and restore it with :func:`reset`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any
+
+from botocore.config import Config  # type: ignore[import-untyped, unused-ignore]
+from botocore.exceptions import (  # type: ignore[import-untyped, unused-ignore]
+    ClientError,
+    ConnectionError as BotoConnectionError,
+    HTTPClientError,
+)
+
+ClientFactory = Callable[[str], Any]
+"""Builds a boto3 client for a service name ("sagemaker", "cloudformation", ...)."""
+
+CLIENT_CONFIG = Config(
+    retries={"mode": "standard", "max_attempts": 5},
+    connect_timeout=5,
+    read_timeout=15,
+    user_agent_extra="hyperpod-min-count-gate",
+)
+"""Standard-mode retries (throttling and 5xx) with bounded timeouts."""
+
+THROTTLING_CODES = frozenset(
+    {
+        "Throttling",
+        "ThrottlingException",
+        "ThrottledException",
+        "RequestThrottledException",
+        "TooManyRequestsException",
+        "ProvisionedThroughputExceededException",
+        "RequestLimitExceeded",
+        "BandwidthLimitExceeded",
+        "RequestThrottled",
+        "SlowDown",
+        "PriorRequestNotComplete",
+        "RequestTimeout",
+        "RequestTimeoutException",
+        "InternalFailure",
+        "InternalError",
+        "InternalServerError",
+        "ServiceUnavailable",
+    }
+)
+ACCESS_DENIED_CODES = frozenset(
+    {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthorizationError"}
+)
+
+
+def _boto3_client(service_name: str) -> Any:
+    import boto3  # type: ignore[import-untyped, unused-ignore]
+
+    return boto3.client(service_name, config=CLIENT_CONFIG)
+
+
+_factory: ClientFactory = _boto3_client
+_clock: Callable[[], float] = time.time
+_sleep: Callable[[float], None] = time.sleep
+_cache: dict[str, Any] = {}
+
+
+def configure(
+    *,
+    client_factory: ClientFactory | None = None,
+    clock: Callable[[], float] | None = None,
+    sleep: Callable[[float], None] | None = None,
+) -> None:
+    """Replace the client factory, clock (epoch seconds) and/or sleep function."""
+    global _factory, _clock, _sleep
+    if client_factory is not None:
+        _factory = client_factory
+        _cache.clear()
+    if clock is not None:
+        _clock = clock
+    if sleep is not None:
+        _sleep = sleep
+
+
+def reset() -> None:
+    """Restore the real boto3 factory, wall clock and sleep; drop cached clients."""
+    global _factory, _clock, _sleep
+    _factory, _clock, _sleep = _boto3_client, time.time, time.sleep
+    _cache.clear()
+
+
+def client(service_name: str) -> Any:
+    """Return the (per-container cached) client for ``service_name``."""
+    found = _cache.get(service_name)
+    if found is None:
+        found = _cache[service_name] = _factory(service_name)
+    return found
+
+
+def now() -> datetime:
+    """Current time (UTC, timezone-aware) from the configured clock."""
+    return datetime.fromtimestamp(_clock(), tz=timezone.utc)
+
+
+def sleep(seconds: float) -> None:
+    """Sleep through the configured sleep function."""
+    _sleep(seconds)
+
+
+def error_code(exc: BaseException) -> str | None:
+    """The AWS error code of a botocore ``ClientError``, else ``None``."""
+    if isinstance(exc, ClientError):
+        code = exc.response.get("Error", {}).get("Code")
+        return str(code) if code else None
+    return None
+
+
+def error_message(exc: BaseException) -> str:
+    """The AWS error message of a ``ClientError`` (else ``str(exc)``)."""
+    if isinstance(exc, ClientError):
+        return str(exc.response.get("Error", {}).get("Message") or "")
+    return str(exc)
+
+
+def http_status(exc: BaseException) -> int | None:
+    """HTTP status of a ``ClientError``, else ``None``."""
+    if isinstance(exc, ClientError):
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        return status if isinstance(status, int) else None
+    return None
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Throttling, 5xx, or a connection/timeout problem: worth another poll."""
+    if isinstance(exc, (BotoConnectionError, HTTPClientError)):
+        return True
+    code = error_code(exc)
+    if code in THROTTLING_CODES:
+        return True
+    status = http_status(exc)
+    return status is not None and status >= 500
+
+
+def is_access_denied(exc: BaseException) -> bool:
+    """Whether ``exc`` is an authorization failure."""
+    return error_code(exc) in ACCESS_DENIED_CODES

@@ -1,0 +1,359 @@
+"""Pure readiness decision of the HyperPod MinCount gate.
+
+Nothing here performs I/O or reads a clock: :func:`evaluate_gate` maps one
+``DescribeCluster`` response (plus, optionally, recent ``ListClusterEvents``
+entries and the current time) to a :class:`GateDecision`.
+
+The central trap it guards against: when HyperPod cannot reach a group's
+``MinCount`` within its fixed 3-hour window it rolls the group back and the
+group then goes straight to ``InService``.  ``InService`` alone therefore does
+not mean the minimum was met; the group is only ready when its ``CurrentCount``
+reached the requested minimum *and* its ``TargetCount`` (and ``MinCount``,
+when the API returns it) still equal the requested values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+GateStatus = Literal["WAITING", "READY", "FAILED"]
+"""Outcome of one evaluation."""
+
+NOT_LISTED = "NotListed"
+"""``GroupProgress.status`` of a gated group absent from ``InstanceGroups``."""
+
+MAX_ERROR_EVENTS = 3
+EVENT_TEXT_LIMIT = 200
+FAILURE_MESSAGE_LIMIT = 300
+
+_WAITING_GROUP_STATUSES = frozenset({"Creating", "Updating", "SystemUpdating", "Degraded"})
+
+_HINT_CLUSTER_FAILED = (
+    "What to do: the controller (or login) group could not start; check the "
+    "controller's lifecycle script and the capacity for its instance type, then "
+    "delete and recreate the stack."
+)
+_HINT_CLUSTER_DELETING = (
+    "What to do: something is deleting the cluster; let the deletion finish and "
+    "redeploy."
+)
+_HINT_ROLLBACK = (
+    "What to do: HyperPod rolls a group back when its minimum is not reached within "
+    "its fixed 3-hour window; lower min_instance_count, use a training plan "
+    "(reserved capacity) or a subnet in another Availability Zone, then update the "
+    "stack (the 3-hour timer restarts when MinCount changes)."
+)
+_HINT_GROUP_FAILED = (
+    "What to do: read the latest errors (capacity, quota, lifecycle script); lower "
+    "min_instance_count, use a training plan or another Availability Zone."
+)
+_HINT_GROUP_DELETING = (
+    "What to do: the gated instance group is being removed from the cluster; keep it "
+    "in the cluster definition or drop it from the gate."
+)
+_HINT_NOT_LISTED = (
+    "What to do: check that every gated group name matches an instance group of the "
+    "cluster and that the cluster update adding it succeeded."
+)
+_HINT_DEADLINE = (
+    "What to do: capacity did not arrive in time; lower min_instance_count, use a "
+    "training plan or another Availability Zone, or raise the gate timeout "
+    "(HyperPod itself rolls the group back after 3 hours)."
+)
+
+
+@dataclass(frozen=True)
+class GroupRequirement:
+    """What the gate waits for in one instance group.
+
+    ``min_count`` is the requested ``MinInstanceCount`` and ``target_count`` the
+    requested ``InstanceCount``; ``0 <= min_count <= target_count``.
+    """
+
+    min_count: int
+    target_count: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.min_count, bool) or not isinstance(self.min_count, int):
+            raise TypeError("min_count must be an int")
+        if isinstance(self.target_count, bool) or not isinstance(self.target_count, int):
+            raise TypeError("target_count must be an int")
+        if not 0 <= self.min_count <= self.target_count:
+            raise ValueError(
+                "need 0 <= min_count <= target_count, got "
+                f"min_count={self.min_count}, target_count={self.target_count}"
+            )
+
+
+@dataclass(frozen=True)
+class GroupProgress:
+    """What one poll saw for one gated group.
+
+    ``min_count``/``target_count`` are the *requested* values;
+    ``reported_min``/``reported_target`` what DescribeCluster returned (``None``
+    when absent, e.g. a boto3 that predates ``MinCount``).  ``status`` is the
+    group status, or :data:`NOT_LISTED`.
+    """
+
+    name: str
+    status: str
+    current_count: int
+    min_count: int
+    target_count: int
+    reported_target: int | None
+    reported_min: int | None
+
+    @property
+    def listed(self) -> bool:
+        """Whether DescribeCluster listed the group."""
+        return self.status != NOT_LISTED
+
+    @property
+    def counts_match(self) -> bool:
+        """Whether HyperPod still reports the requested target (and minimum)."""
+        if self.reported_target != self.target_count:
+            return False
+        return self.reported_min is None or self.reported_min == self.min_count
+
+    @property
+    def rolled_back(self) -> bool:
+        """``InService`` with reported counts that differ from the request.
+
+        That is what a HyperPod rollback looks like (a new group goes to 0/0, an
+        existing one back to its last InService values).  A count that is not
+        reported at all is unknown, not different.
+        """
+        if self.status != "InService":
+            return False
+        if self.reported_target is not None and self.reported_target != self.target_count:
+            return True
+        return self.reported_min is not None and self.reported_min != self.min_count
+
+    @property
+    def ready(self) -> bool:
+        """``InService``, counts untouched and at least the minimum running."""
+        return (
+            self.status == "InService"
+            and self.counts_match
+            and self.current_count >= self.min_count
+        )
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """Result of :func:`evaluate_gate`: a status, the human reason, the groups."""
+
+    status: GateStatus
+    reason: str
+    groups: tuple[GroupProgress, ...]
+
+
+def _as_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    return None
+
+
+def _utc(moment: datetime) -> datetime:
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def _progress(name: str, req: GroupRequirement, group: Mapping[str, Any] | None) -> GroupProgress:
+    if group is None:
+        return GroupProgress(name, NOT_LISTED, 0, req.min_count, req.target_count, None, None)
+    current = _as_int(group.get("CurrentCount"))
+    return GroupProgress(
+        name=name,
+        status=str(group.get("Status") or "Unknown"),
+        current_count=current if current is not None else 0,
+        min_count=req.min_count,
+        target_count=req.target_count,
+        reported_target=_as_int(group.get("TargetCount")),
+        reported_min=_as_int(group.get("MinCount")),
+    )
+
+
+def _fragment(group: GroupProgress) -> str:
+    if not group.listed:
+        return f"{group.name} not listed (minimum {group.min_count}, target {group.target_count})"
+    text = (
+        f"{group.name} {group.current_count}/{group.min_count} "
+        f"(target {group.target_count}, {group.status}"
+    )
+    if not group.counts_match:
+        reported = "none" if group.reported_target is None else str(group.reported_target)
+        text += f", HyperPod reports target {reported}"
+        if group.reported_min is not None:
+            text += f" and minimum {group.reported_min}"
+    return text + ")"
+
+
+def _fragments(groups: Sequence[GroupProgress]) -> str:
+    return ", ".join(_fragment(g) for g in groups) if groups else "no gated groups"
+
+
+def _cluster_text(name: str, status: str, failure_message: str | None) -> str:
+    text = f"cluster {name} is {status}"
+    if failure_message:
+        text += f" (FailureMessage: {_clip(failure_message, FAILURE_MESSAGE_LIMIT)})"
+    return text
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _event_time(event: Mapping[str, Any]) -> float:
+    value = event.get("EventTime")
+    if isinstance(value, datetime):
+        return _utc(value).timestamp()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return float("-inf")
+
+
+def latest_error_events(
+    events: Sequence[Mapping[str, Any]],
+    *,
+    groups: Sequence[str] | None = None,
+    limit: int = MAX_ERROR_EVENTS,
+) -> list[Mapping[str, Any]]:
+    """Return the newest Error-level events, newest first.
+
+    When ``groups`` is given, only events of those groups and cluster-level
+    events (no ``InstanceGroupName``) are kept.
+    """
+    wanted = None if groups is None else frozenset(groups)
+    picked = [
+        e
+        for e in events
+        if e.get("EventLevel") == "Error"
+        and (wanted is None or e.get("InstanceGroupName") in wanted or not e.get("InstanceGroupName"))
+    ]
+    # sorted() is stable, so events without a time keep their relative order.
+    picked.sort(key=_event_time, reverse=True)
+    return picked[:limit]
+
+
+def _events_text(events: Sequence[Mapping[str, Any]]) -> str:
+    parts = []
+    for event in events:
+        where = event.get("InstanceGroupName") or "cluster"
+        text = _clip(str(event.get("Description") or "(no description)"), EVENT_TEXT_LIMIT)
+        parts.append(f"[{where}] {text}")
+    return " | ".join(parts)
+
+
+def evaluate_gate(
+    describe_cluster_response: Mapping[str, Any],
+    requirements: Mapping[str, GroupRequirement],
+    *,
+    events: Sequence[Mapping[str, Any]] = (),
+    now: datetime | None = None,
+    deadline: datetime | None = None,
+) -> GateDecision:
+    """Decide whether the gated instance groups reached their minimum.
+
+    ``describe_cluster_response`` is a (boto3-parsed) DescribeCluster response;
+    ``requirements`` maps each gated group name to what was requested (ungated
+    groups are ignored).  ``events`` are ListClusterEvents entries used only to
+    enrich a FAILED reason.  When ``deadline`` is given, ``now`` must be too
+    (naive datetimes are taken as UTC); a decision that is neither READY nor
+    FAILED at or after the deadline becomes FAILED.
+
+    Returns READY when every gated group is ``InService`` with ``CurrentCount``
+    >= the requested minimum and ``TargetCount`` (and ``MinCount``, when
+    reported) equal to the requested values; FAILED when the cluster is
+    ``Failed``/``Deleting``, a gated group is ``Failed``/``Deleting``/rolled back
+    (``InService`` with other counts), or missing outside cluster creation;
+    WAITING otherwise.
+    """
+    if deadline is not None and now is None:
+        raise ValueError("evaluate_gate needs now= when deadline= is given")
+
+    cluster_status = str(describe_cluster_response.get("ClusterStatus") or "Unknown")
+    cluster_name = str(describe_cluster_response.get("ClusterName") or "(unnamed)")
+    raw_failure = describe_cluster_response.get("FailureMessage")
+    failure_message = str(raw_failure) if raw_failure else None
+
+    listed: dict[str, Mapping[str, Any]] = {}
+    for group in describe_cluster_response.get("InstanceGroups") or ():
+        if isinstance(group, Mapping) and isinstance(group.get("InstanceGroupName"), str):
+            listed.setdefault(group["InstanceGroupName"], group)
+
+    groups = tuple(_progress(n, r, listed.get(n)) for n, r in requirements.items())
+    cluster = _cluster_text(cluster_name, cluster_status, failure_message)
+    summary = _fragments(groups)
+
+    problems: list[str] = []
+    hints: list[str] = []
+    if cluster_status == "Failed":
+        problems.append(f"cluster {cluster_name} is Failed")
+        hints.append(_HINT_CLUSTER_FAILED)
+    elif cluster_status == "Deleting":
+        problems.append(f"cluster {cluster_name} is being deleted")
+        hints.append(_HINT_CLUSTER_DELETING)
+
+    rolled = [g for g in groups if g.rolled_back]
+    if rolled:
+        names = ", ".join(g.name for g in rolled)
+        problems.append(
+            f"HyperPod rolled back instance group(s) {names}: InService with counts "
+            "other than requested, so the minimum was not reached"
+        )
+        hints.append(_HINT_ROLLBACK)
+    failed = [g for g in groups if g.status == "Failed"]
+    if failed:
+        problems.append(f"instance group(s) {', '.join(g.name for g in failed)} Failed")
+        hints.append(_HINT_GROUP_FAILED)
+    deleting = [g for g in groups if g.status == "Deleting"]
+    if deleting:
+        problems.append(f"instance group(s) {', '.join(g.name for g in deleting)} Deleting")
+        hints.append(_HINT_GROUP_DELETING)
+    missing = [g for g in groups if not g.listed]
+    if missing and cluster_status != "Creating":
+        problems.append(
+            f"instance group(s) {', '.join(g.name for g in missing)} not in the cluster"
+        )
+        hints.append(_HINT_NOT_LISTED)
+
+    if not problems:
+        if all(g.ready for g in groups):
+            return GateDecision(
+                "READY",
+                f"all gated groups reached their minimum: {summary}; {cluster}",
+                groups,
+            )
+        if deadline is not None and now is not None and _utc(now) >= _utc(deadline):
+            stamp = _utc(deadline).strftime("%Y-%m-%dT%H:%M:%SZ")
+            problems.append(
+                f"deadline reached ({stamp}) before every gated group reached its minimum"
+            )
+            hints.append(_HINT_DEADLINE)
+        else:
+            return GateDecision(
+                "WAITING", f"waiting for minimum capacity: {summary}; {cluster}", groups
+            )
+
+    reason = f"MinCount gate failed: {'; '.join(problems)}. Groups (current/minimum): "
+    reason += f"{summary}; {cluster}. {hints[0]}"
+    recent = latest_error_events(
+        events,
+        groups=None if cluster_status in ("Failed", "Deleting") else list(requirements),
+    )
+    if recent:
+        reason += f" Latest errors (newest first): {_events_text(recent)}"
+    return GateDecision("FAILED", reason, groups)
+
+
+def summarize(groups: Sequence[GroupProgress]) -> str:
+    """Compact ``name=current/min/target`` list, e.g. for the signal's Data."""
+    return ",".join(f"{g.name}={g.current_count}/{g.min_count}/{g.target_count}" for g in groups)

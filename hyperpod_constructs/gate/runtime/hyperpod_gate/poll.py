@@ -1,0 +1,418 @@
+"""Poll Lambda of the MinCount gate (one Step Functions iteration).
+
+Per invocation: exactly one ``DescribeCluster``; ``ListClusterEvents`` only
+when the decision is FAILED (to enrich the reason).  On a terminal decision the
+wait condition handle is signalled (its presigned URL is read at that moment
+with ``DescribeStackResource`` and never logged), the optional SNS topic is
+notified, and the status is returned to the state machine:
+
+``{"status": "WAITING" | "READY" | "FAILED" | "ABANDONED", "reason": str}``
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from . import aws, httpput
+from .decision import GroupProgress, GroupRequirement, evaluate_gate, summarize
+
+PollStatus = Literal["WAITING", "READY", "FAILED", "ABANDONED"]
+
+UNIQUE_ID = "hyperpod-min-count-gate"
+DEFAULT_METRICS_NAMESPACE = "HyperPod/MinCountGate"
+SIGNAL_REASON_LIMIT = 1000
+RETURN_REASON_LIMIT = 4000
+SIGNAL_DATA_LIMIT = 256
+SUBJECT_LIMIT = 100
+LOG_LINE_LIMIT = 300
+EVENTS_PAGE_SIZE = 50
+_NOT_FOUND_CODES = frozenset({"ResourceNotFound", "ResourceNotFoundException"})
+
+
+@dataclass(frozen=True)
+class PollRequest:
+    """The execution input the state machine passes to every iteration."""
+
+    cluster_name: str
+    requirements: dict[str, GroupRequirement]
+    deadline: datetime
+    poll_interval_seconds: int
+    stack_id: str
+    wait_handle_logical_id: str
+    topic_arn: str | None
+    metrics_namespace: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one invocation concluded; ``summary`` becomes the signal's Data."""
+
+    status: PollStatus
+    reason: str
+    summary: str = ""
+    error: str | None = None
+
+
+def _int(value: Any, name: str) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    raise ValueError(f"{name} must be an integer")
+
+
+def _str(event: Mapping[str, Any], key: str) -> str:
+    value = event.get(key)
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{key} must be a non-empty string")
+    return value
+
+
+def parse_event(event: Mapping[str, Any]) -> PollRequest:
+    """Validate the execution input (``$.check`` from a previous loop is ignored)."""
+    raw = event.get("requirements")
+    if not isinstance(raw, list) or not raw:
+        raise ValueError("requirements must be a non-empty list")
+    requirements: dict[str, GroupRequirement] = {}
+    for item in raw:
+        if not isinstance(item, Mapping):
+            raise ValueError("each requirement must be an object")
+        name = _str(item, "groupName")
+        if name in requirements:
+            raise ValueError(f"group {name} is listed twice")
+        requirements[name] = GroupRequirement(
+            _int(item.get("minCount"), "minCount"), _int(item.get("targetCount"), "targetCount")
+        )
+    deadline_value = event.get("deadline")
+    if isinstance(deadline_value, bool) or not isinstance(deadline_value, (int, float)):
+        raise ValueError("deadline must be epoch seconds")
+    topic = event.get("topicArn")
+    namespace = event.get("metricsNamespace")
+    return PollRequest(
+        cluster_name=_str(event, "clusterName"),
+        requirements=requirements,
+        deadline=datetime.fromtimestamp(float(deadline_value), tz=timezone.utc),
+        poll_interval_seconds=_int(event.get("pollIntervalSeconds"), "pollIntervalSeconds"),
+        stack_id=_str(event, "stackId"),
+        wait_handle_logical_id=_str(event, "waitHandleLogicalId"),
+        topic_arn=topic if isinstance(topic, str) and topic else None,
+        metrics_namespace=(
+            namespace if isinstance(namespace, str) and namespace else DEFAULT_METRICS_NAMESPACE
+        ),
+    )
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _gated(request: PollRequest) -> str:
+    return ", ".join(
+        f"{name} (minimum {req.min_count}, target {req.target_count})"
+        for name, req in request.requirements.items()
+    )
+
+
+def describe_error_outcome(exc: BaseException, request: PollRequest, now: datetime) -> Outcome:
+    """Map a DescribeCluster failure to an outcome (pure).
+
+    Not found -> FAILED; access denied -> FAILED naming the permission;
+    throttling/5xx/connection trouble -> WAITING (FAILED once past the deadline);
+    any other API error -> FAILED with its code and message.
+    """
+    code = aws.error_code(exc)
+    label = code or type(exc).__name__
+    gated = _gated(request)
+    if code in _NOT_FOUND_CODES:
+        return Outcome(
+            "FAILED",
+            f"MinCount gate failed: cluster {request.cluster_name} not found (it was deleted "
+            f"during the wait or never created); gated groups: {gated}. What to do: check "
+            "who deleted the cluster (CloudTrail DeleteCluster) and redeploy.",
+            error=label,
+        )
+    if aws.is_access_denied(exc):
+        return Outcome(
+            "FAILED",
+            f"MinCount gate failed: the poll function may not call sagemaker:DescribeCluster "
+            f"on cluster {request.cluster_name} ({label}); gated groups: {gated}. What to do: "
+            "grant sagemaker:DescribeCluster and sagemaker:ListClusterEvents on the "
+            "cluster ARN to the poll function's role.",
+            error=label,
+        )
+    if aws.is_transient(exc):
+        if now >= request.deadline:
+            return Outcome(
+                "FAILED",
+                f"MinCount gate failed: deadline reached while DescribeCluster kept failing "
+                f"transiently ({label}); gated groups: {gated}. What to do: check the "
+                "SageMaker service health and the poll function's network path, then "
+                "update the stack to wait again.",
+                error=label,
+            )
+        return Outcome(
+            "WAITING",
+            f"DescribeCluster failed transiently after retries ({label}); polling again "
+            f"at the next interval; gated groups: {gated}",
+            error=label,
+        )
+    message = httpput.redact(aws.error_message(exc))
+    return Outcome(
+        "FAILED",
+        _clip(
+            f"MinCount gate failed: DescribeCluster on {request.cluster_name} failed: "
+            f"{label}: {message}; gated groups: {gated}",
+            RETURN_REASON_LIMIT,
+        ),
+        error=label,
+    )
+
+
+def metric_lines(
+    namespace: str, cluster_name: str, groups: Sequence[GroupProgress], timestamp: datetime
+) -> list[str]:
+    """CloudWatch Embedded Metric Format lines, one per gated group (pure).
+
+    ``CurrentCount`` is what HyperPod reports (0 when the group is not listed);
+    ``MinimumCount``/``TargetCount`` are the gate's requested values.
+    """
+    millis = int(timestamp.timestamp() * 1000)
+    lines = []
+    for group in groups:
+        document = {
+            "_aws": {
+                "Timestamp": millis,
+                "CloudWatchMetrics": [
+                    {
+                        "Namespace": namespace,
+                        "Dimensions": [["ClusterName", "InstanceGroup"]],
+                        "Metrics": [
+                            {"Name": "CurrentCount", "Unit": "Count"},
+                            {"Name": "MinimumCount", "Unit": "Count"},
+                            {"Name": "TargetCount", "Unit": "Count"},
+                        ],
+                    }
+                ],
+            },
+            "ClusterName": cluster_name,
+            "InstanceGroup": group.name,
+            "CurrentCount": group.current_count,
+            "MinimumCount": group.min_count,
+            "TargetCount": group.target_count,
+        }
+        lines.append(json.dumps(document, separators=(",", ":")))
+    return lines
+
+
+def signal_document(outcome: Outcome) -> dict[str, str]:
+    """Body of the wait condition handle signal (pure)."""
+    return {
+        "Status": "SUCCESS" if outcome.status == "READY" else "FAILURE",
+        "Reason": _clip(outcome.reason, SIGNAL_REASON_LIMIT),
+        "UniqueId": UNIQUE_ID,
+        "Data": _clip(f"{outcome.status} {outcome.summary}".strip(), SIGNAL_DATA_LIMIT),
+    }
+
+
+def _error_events(sagemaker: Any, request: PollRequest) -> tuple[list[Mapping[str, Any]], str]:
+    try:
+        response = sagemaker.list_cluster_events(
+            ClusterName=request.cluster_name,
+            SortBy="EventTime",
+            SortOrder="Descending",
+            MaxResults=EVENTS_PAGE_SIZE,
+        )
+    except Exception as exc:  # noqa: BLE001 - enrichment only: fail with what we have
+        if aws.is_access_denied(exc):
+            return [], " (Latest errors unavailable: grant sagemaker:ListClusterEvents.)"
+        return [], ""
+    events = response.get("Events") if isinstance(response, Mapping) else None
+    return [
+        e for e in events or () if isinstance(e, Mapping) and e.get("EventLevel") == "Error"
+    ], ""
+
+
+def _publish(request: PollRequest, outcome: Outcome) -> None:
+    if request.topic_arn is None:
+        return
+    subject = _clip(
+        f"HyperPod MinCount gate {outcome.status}: {request.cluster_name}", SUBJECT_LIMIT
+    )
+    try:
+        aws.client("sns").publish(
+            TopicArn=request.topic_arn, Subject=subject, Message=outcome.reason
+        )
+    except Exception as exc:  # noqa: BLE001 - notification is best effort
+        print(f"hyperpod-min-count-gate sns publish failed: {aws.error_code(exc) or type(exc).__name__}")
+
+
+def _finish(request: PollRequest, outcome: Outcome) -> Outcome:
+    """Signal the wait condition handle for a READY/FAILED outcome, then notify."""
+    try:
+        detail = aws.client("cloudformation").describe_stack_resource(
+            StackName=request.stack_id, LogicalResourceId=request.wait_handle_logical_id
+        )["StackResourceDetail"]
+    except Exception as exc:
+        code = aws.error_code(exc)
+        if code is None and not aws.is_transient(exc):
+            raise
+        label = code or type(exc).__name__
+        if code == "ValidationError" and "does not exist" in aws.error_message(exc):
+            return Outcome(
+                "ABANDONED",
+                f"wait condition handle {request.wait_handle_logical_id} or its stack no "
+                "longer exists: the gate was deleted or superseded; stopping "
+                f"(decision was {outcome.status})",
+                outcome.summary,
+            )
+        if aws.is_transient(exc):
+            return Outcome(
+                "WAITING",
+                f"decision {outcome.status}, but reading the wait condition handle failed "
+                f"transiently ({label}); retrying at the next poll",
+                outcome.summary,
+                label,
+            )
+        missing = (
+            " (missing permission cloudformation:DescribeStackResource)"
+            if aws.is_access_denied(exc)
+            else ""
+        )
+        failed = Outcome(
+            "FAILED",
+            _clip(
+                f"{outcome.reason} -- the wait condition could not be signalled: "
+                f"DescribeStackResource failed with {label}{missing}; the stack waits "
+                "until the wait condition times out.",
+                RETURN_REASON_LIMIT,
+            ),
+            outcome.summary,
+            label,
+        )
+        _publish(request, failed)
+        return failed
+    status = str(detail.get("ResourceStatus") or "")
+    url = detail.get("PhysicalResourceId")
+    if status.startswith("DELETE") or not isinstance(url, str) or not url.startswith("https://"):
+        return Outcome(
+            "ABANDONED",
+            f"wait condition handle {request.wait_handle_logical_id} is {status or 'unknown'} "
+            f"and cannot be signalled; stopping (decision was {outcome.status})",
+            outcome.summary,
+        )
+    try:
+        httpput.put_json(url, signal_document(outcome))
+    except httpput.DeliveryError as exc:
+        return Outcome(
+            "WAITING",
+            f"decision {outcome.status}, but the wait condition signal was not delivered "
+            f"({exc}); retrying at the next poll",
+            outcome.summary,
+            "SignalDelivery",
+        )
+    _publish(request, outcome)
+    return outcome
+
+
+def _log(outcome: Outcome, cluster: str) -> None:
+    line = f"hyperpod-min-count-gate {outcome.status} cluster={cluster}"
+    if outcome.summary:
+        line += f" {outcome.summary}"
+    if outcome.error:
+        line += f" error={outcome.error}"
+    print(_clip(line, LOG_LINE_LIMIT), flush=True)
+
+
+def _poll(request: PollRequest) -> Outcome:
+    now = aws.now()
+    sagemaker = aws.client("sagemaker")
+    try:
+        response = sagemaker.describe_cluster(ClusterName=request.cluster_name)
+    except Exception as exc:
+        if aws.error_code(exc) is None and not aws.is_transient(exc):
+            raise
+        outcome = describe_error_outcome(exc, request, now)
+        return outcome if outcome.status == "WAITING" else _finish(request, outcome)
+
+    decision = evaluate_gate(response, request.requirements, now=now, deadline=request.deadline)
+    note = ""
+    if decision.status == "FAILED":
+        events, note = _error_events(sagemaker, request)
+        if events:
+            decision = evaluate_gate(
+                response, request.requirements, events=events, now=now, deadline=request.deadline
+            )
+    cluster_name = str(response.get("ClusterName") or request.cluster_name)
+    for line in metric_lines(request.metrics_namespace, cluster_name, decision.groups, now):
+        print(line, flush=True)
+    outcome = Outcome(
+        decision.status, _clip(decision.reason + note, RETURN_REASON_LIMIT), summarize(decision.groups)
+    )
+    if outcome.status == "WAITING":
+        return outcome
+    return _finish(request, outcome)
+
+
+def _fallback_request(event: Mapping[str, Any]) -> PollRequest | None:
+    """Enough of a malformed input to still signal the handle, if possible."""
+    stack_id, handle = event.get("stackId"), event.get("waitHandleLogicalId")
+    if not (isinstance(stack_id, str) and stack_id and isinstance(handle, str) and handle):
+        return None
+    cluster = event.get("clusterName")
+    return PollRequest(
+        cluster_name=cluster if isinstance(cluster, str) and cluster else "?",
+        requirements={},
+        deadline=datetime.fromtimestamp(0, tz=timezone.utc),
+        poll_interval_seconds=60,
+        stack_id=stack_id,
+        wait_handle_logical_id=handle,
+        topic_arn=None,
+        metrics_namespace=DEFAULT_METRICS_NAMESPACE,
+    )
+
+
+def _fail_safely(request: PollRequest | None, reason: str, error: str) -> Outcome:
+    """Try to signal FAILURE; whatever happens, return an outcome (never raise)."""
+    failure = Outcome("FAILED", _clip(reason, RETURN_REASON_LIMIT), error=error)
+    if request is None:
+        return failure
+    try:
+        # WAITING here means the signal could not be delivered yet: the next
+        # iteration tries again.  ABANDONED means there is nothing to signal.
+        return _finish(request, failure)
+    except Exception as again:  # noqa: BLE001 - last resort
+        return Outcome(failure.status, failure.reason, error=type(again).__name__)
+
+
+def handler(event: Mapping[str, Any], context: Any) -> dict[str, str]:
+    """Lambda entry point: poll once and return ``{"status", "reason"}``."""
+    if not isinstance(event, Mapping):
+        event = {}
+    try:
+        request = parse_event(event)
+    except (ValueError, TypeError) as exc:
+        outcome = _fail_safely(
+            _fallback_request(event),
+            f"MinCount gate failed: invalid gate input: {httpput.redact(str(exc))}",
+            "InvalidInput",
+        )
+        _log(outcome, str(event.get("clusterName") or "?"))
+        return {"status": outcome.status, "reason": outcome.reason}
+    try:
+        outcome = _poll(request)
+    except Exception as exc:  # noqa: BLE001 - never leave the wait condition hanging
+        outcome = _fail_safely(
+            request,
+            f"internal error: {type(exc).__name__}: {httpput.redact(str(exc))}",
+            type(exc).__name__,
+        )
+    _log(outcome, request.cluster_name)
+    return {"status": outcome.status, "reason": outcome.reason}

@@ -1,0 +1,178 @@
+"""Instance groups: the controller, the login nodes and the compute partitions of a cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from aws_cdk import aws_iam as iam
+
+from .enums import DeepHealthCheck, NodeType
+from .instance_type import HyperPodInstanceType
+from .lifecycle import LifecycleScripts
+from .sizing import SizingError, instances_for_accelerators
+from .storage import InstanceStorage
+
+
+@dataclass(frozen=True, kw_only=True)
+class InstanceGroup:
+    """One HyperPod instance group. Build it with :meth:`controller`, :meth:`login` or
+    :meth:`compute` and pass it to :class:`HyperPodSlurmCluster`.
+
+    The value is only data: it is checked when it is added to a cluster, so every error names
+    the cluster's construct path. Replacement: changing ``name``, ``instance_type``,
+    ``execution_role`` or ``threads_per_core`` replaces the group's instances (create-only in
+    CloudFormation); ``node_type`` is immutable after creation.
+    """
+
+    name: str
+    """Instance group name (1..63 characters, letters, digits and single or repeated hyphens)."""
+    node_type: NodeType
+    instance_type: HyperPodInstanceType
+    instance_count: int
+    """``InstanceCount``: the target number of instances, 0..6758."""
+    min_instance_count: int | None = None
+    """``MinInstanceCount``: HyperPod keeps the group out of service until this many instances
+    are up (Continuous mode only). ``None`` omits it (HyperPod's default: 0 for compute,
+    1 for controller and login)."""
+    partition: str | None = None
+    """The Slurm partition of a compute group (every node also joins ``dev``)."""
+    threads_per_core: int | None = None
+    deep_health_checks: tuple[DeepHealthCheck, ...] = ()
+    storage: tuple[InstanceStorage, ...] = ()
+    training_plan_arn: str | None = None
+    image_id: str | None = None
+    execution_role: iam.IRole | None = None
+    lifecycle_scripts: LifecycleScripts | None = None
+    min_accelerators: int | None = None
+    """The accelerator count ``min_instance_count`` was sized from, if any."""
+    sizing_errors: tuple[str, ...] = field(default=(), compare=False)
+    """Problems found while sizing the group from ``min_accelerators``; reported with the
+    construct path when the group is added to a cluster."""
+
+    @classmethod
+    def controller(
+        cls,
+        name: str,
+        *,
+        instance_type: HyperPodInstanceType,
+        instance_count: int = 1,
+        min_instance_count: int | None = None,
+        threads_per_core: int | None = None,
+        storage: Sequence[InstanceStorage] = (),
+        image_id: str | None = None,
+        execution_role: iam.IRole | None = None,
+        lifecycle_scripts: LifecycleScripts | None = None,
+    ) -> InstanceGroup:
+        """The Slurm controller group (exactly one per cluster). Default: one instance."""
+        return cls(
+            name=name,
+            node_type=NodeType.CONTROLLER,
+            instance_type=instance_type,
+            instance_count=instance_count,
+            min_instance_count=min_instance_count,
+            threads_per_core=threads_per_core,
+            storage=tuple(storage),
+            image_id=image_id,
+            execution_role=execution_role,
+            lifecycle_scripts=lifecycle_scripts,
+        )
+
+    @classmethod
+    def login(
+        cls,
+        name: str,
+        *,
+        instance_type: HyperPodInstanceType,
+        instance_count: int = 1,
+        min_instance_count: int | None = None,
+        threads_per_core: int | None = None,
+        storage: Sequence[InstanceStorage] = (),
+        image_id: str | None = None,
+        execution_role: iam.IRole | None = None,
+        lifecycle_scripts: LifecycleScripts | None = None,
+    ) -> InstanceGroup:
+        """The login group (at most one per cluster). Default: one instance."""
+        return cls(
+            name=name,
+            node_type=NodeType.LOGIN,
+            instance_type=instance_type,
+            instance_count=instance_count,
+            min_instance_count=min_instance_count,
+            threads_per_core=threads_per_core,
+            storage=tuple(storage),
+            image_id=image_id,
+            execution_role=execution_role,
+            lifecycle_scripts=lifecycle_scripts,
+        )
+
+    @classmethod
+    def compute(
+        cls,
+        name: str,
+        *,
+        instance_type: HyperPodInstanceType,
+        partition: str,
+        instance_count: int | None = None,
+        min_instance_count: int | None = None,
+        min_accelerators: int | None = None,
+        threads_per_core: int | None = None,
+        deep_health_checks: Sequence[DeepHealthCheck] = (),
+        storage: Sequence[InstanceStorage] = (),
+        training_plan_arn: str | None = None,
+        image_id: str | None = None,
+        execution_role: iam.IRole | None = None,
+        lifecycle_scripts: LifecycleScripts | None = None,
+    ) -> InstanceGroup:
+        """A compute group: the nodes of one Slurm partition.
+
+        Size it either with counts, or from the accelerators a job needs:
+
+        - ``instance_count`` (required unless ``min_accelerators`` is given) and
+          ``min_instance_count`` (default: omitted, i.e. no gate);
+        - ``min_accelerators``: ``min_instance_count`` becomes
+          ``ceil(min_accelerators / accelerators per instance)`` and ``instance_count``
+          defaults to that minimum (give a larger one for spare nodes). Do not combine
+          with ``min_instance_count``.
+        """
+        errors: list[str] = []
+        if min_accelerators is not None:
+            if min_instance_count is not None:
+                errors.append(
+                    "min_accelerators and min_instance_count are both set: give one of them "
+                    f"(min_accelerators={min_accelerators}, min_instance_count={min_instance_count})"
+                )
+            else:
+                try:
+                    min_instance_count = instances_for_accelerators(instance_type, min_accelerators)
+                except SizingError as error:
+                    errors.append(str(error))
+        if instance_count is None:
+            if min_instance_count is not None:
+                instance_count = min_instance_count
+            else:
+                if not errors:
+                    errors.append("instance_count is required when min_accelerators is not given")
+                instance_count = 0
+        return cls(
+            name=name,
+            node_type=NodeType.COMPUTE,
+            instance_type=instance_type,
+            instance_count=instance_count,
+            min_instance_count=min_instance_count,
+            partition=partition,
+            threads_per_core=threads_per_core,
+            deep_health_checks=tuple(deep_health_checks),
+            storage=tuple(storage),
+            training_plan_arn=training_plan_arn,
+            image_id=image_id,
+            execution_role=execution_role,
+            lifecycle_scripts=lifecycle_scripts,
+            min_accelerators=min_accelerators,
+            sizing_errors=tuple(errors),
+        )
+
+    @property
+    def is_gated(self) -> bool:
+        """Whether HyperPod holds this group out of service until ``min_instance_count``."""
+        return isinstance(self.min_instance_count, int) and self.min_instance_count > 0

@@ -1,0 +1,151 @@
+"""Lifecycle scripts: the shell scripts HyperPod runs on each node as it is created."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from aws_cdk import Aws, Fn, RemovalPolicy
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_s3_deployment as s3deploy
+from constructs import Construct, IDependable
+
+from ._tokens import is_unresolved
+
+REQUIRED_BUCKET_PREFIX = "sagemaker-"
+"""HyperPod's instance role policy only reads buckets whose name starts with this."""
+
+_ASSET_EXCLUDES = ["__pycache__", "*.pyc", ".DS_Store"]
+
+
+@dataclass(frozen=True)
+class BoundLifecycle:
+    """Where a cluster finds its scripts once they are bound to it."""
+
+    source_s3_uri: str
+    on_create: str
+    dependable: IDependable | None
+    """What the cluster must wait for (the upload), if anything."""
+
+
+class LifecycleScripts:
+    """Where HyperPod finds the lifecycle scripts and which one it runs first.
+
+    Optional: without lifecycle scripts HyperPod configures Slurm itself (Bootstrap mode).
+    Changing them affects nodes launched afterwards only.
+    """
+
+    def __init__(
+        self,
+        *,
+        on_create: str,
+        directory: str | None = None,
+        bucket: s3.IBucket | None = None,
+        prefix: str = "",
+        removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
+    ) -> None:
+        self.on_create = on_create
+        self.directory = directory
+        self.bucket = bucket
+        self.prefix = prefix.strip("/")
+        self.removal_policy = removal_policy
+        self._bound: dict[str, BoundLifecycle] = {}
+
+    @classmethod
+    def from_directory(
+        cls,
+        path: str,
+        *,
+        on_create: str = "on_create.sh",
+        removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
+    ) -> LifecycleScripts:
+        """Upload a local folder to a new bucket named ``sagemaker-lifecycle-<stack uuid>``.
+
+        :param path: the folder; ``on_create`` must be a file in it.
+        :param on_create: the entry script HyperPod runs. Default: ``on_create.sh``.
+        :param removal_policy: what happens to the bucket when the stack is deleted.
+            Default: RETAIN (stack deletion always succeeds; the bucket name embeds the stack
+            id, so a re-created stack never collides with it). DESTROY empties and deletes it.
+        """
+        return cls(on_create=on_create, directory=path, removal_policy=removal_policy)
+
+    @classmethod
+    def from_s3(cls, bucket: s3.IBucket, *, on_create: str, prefix: str = "") -> LifecycleScripts:
+        """Use scripts already in S3. The bucket name must start with ``sagemaker-``.
+
+        :param prefix: the key prefix of the scripts folder. Default: the bucket root.
+        """
+        return cls(on_create=on_create, bucket=bucket, prefix=prefix)
+
+    def problems(self) -> list[tuple[str, object, str]]:
+        """Concrete mistakes as ``(field, value, what is allowed)``; empty when fine."""
+        found: list[tuple[str, object, str]] = []
+        if not self.on_create or "/" in self.on_create:
+            found.append(("on_create", self.on_create, "a file name (1..128 characters, no '/')"))
+        if self.directory is not None:
+            if not os.path.isdir(self.directory):
+                found.append(("lifecycle_scripts.path", self.directory, "an existing directory"))
+            elif not os.path.isfile(os.path.join(self.directory, self.on_create)):
+                found.append(
+                    ("on_create", self.on_create, f"a file that exists in {self.directory!r}")
+                )
+        if self.bucket is not None:
+            name = self.bucket.bucket_name
+            if not is_unresolved(name) and not name.startswith(REQUIRED_BUCKET_PREFIX):
+                found.append(
+                    (
+                        "lifecycle_scripts.bucket",
+                        name,
+                        f"a bucket whose name starts with {REQUIRED_BUCKET_PREFIX!r} "
+                        "(HyperPod's instance role policy reads only those)",
+                    )
+                )
+        return found
+
+    def bind(self, scope: Construct, role: iam.IRole | None) -> BoundLifecycle:
+        """Create what the scripts need inside ``scope`` (once per scope) and grant ``role``."""
+        key = scope.node.path
+        if key not in self._bound:
+            self._bound[key] = self._bind(scope, role)
+        return self._bound[key]
+
+    def _bind(self, scope: Construct, role: iam.IRole | None) -> BoundLifecycle:
+        if self.bucket is not None:
+            if role is not None:
+                self.bucket.grant_read(role)
+            return BoundLifecycle(self._uri(self.bucket.bucket_name), self.on_create, None)
+        assert self.directory is not None
+        holder_id, index = "LifecycleScripts", 1
+        while scope.node.try_find_child(holder_id) is not None:
+            index += 1
+            holder_id = f"LifecycleScripts{index}"
+        holder = Construct(scope, holder_id)
+        stack_uuid = Fn.select(2, Fn.split("/", Aws.STACK_ID))
+        bucket = s3.Bucket(
+            holder,
+            "Bucket",
+            bucket_name=Fn.join("", [REQUIRED_BUCKET_PREFIX, "lifecycle-", stack_uuid]),
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            enforce_ssl=True,
+            versioned=False,
+            removal_policy=self.removal_policy,
+            auto_delete_objects=self.removal_policy == RemovalPolicy.DESTROY,
+        )
+        upload = s3deploy.BucketDeployment(
+            holder,
+            "Upload",
+            sources=[s3deploy.Source.asset(self.directory, exclude=_ASSET_EXCLUDES)],
+            destination_bucket=bucket,
+            destination_key_prefix="lifecycle",
+            retain_on_delete=self.removal_policy != RemovalPolicy.DESTROY,
+        )
+        if role is not None:
+            bucket.grant_read(role)
+        return BoundLifecycle(
+            f"s3://{bucket.bucket_name}/lifecycle/", self.on_create, upload
+        )
+
+    def _uri(self, bucket_name: str) -> str:
+        return f"s3://{bucket_name}/{self.prefix + '/' if self.prefix else ''}"

@@ -1,0 +1,82 @@
+"""Extra storage attached to every instance of a group (``InstanceStorageConfigs``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from aws_cdk import Size, SizeRoundingBehavior
+
+
+@dataclass(frozen=True, kw_only=True)
+class InstanceStorage:
+    """One storage configuration: an EBS volume, or an FSx for Lustre / OpenZFS mount.
+
+    Create it with :meth:`ebs`, :meth:`fsx_lustre` or :meth:`fsx_open_zfs`. At most four per
+    instance group. Values are checked when the group is added to a cluster.
+    """
+
+    kind: str
+    """``"ebs"``, ``"fsx_lustre"`` or ``"fsx_open_zfs"``."""
+    volume_size: Size | None = None
+    root_volume: bool | None = None
+    kms_key_id: str | None = None
+    dns_name: str | None = None
+    mount_name: str | None = None
+    mount_path: str | None = None
+
+    @classmethod
+    def ebs(
+        cls, *, volume_size: Size, root_volume: bool | None = None, kms_key_id: str | None = None
+    ) -> InstanceStorage:
+        """An EBS volume per instance (1..16384 GiB), mounted at ``/opt/sagemaker``.
+
+        :param volume_size: size of the volume; must be a whole number of GiB.
+        :param root_volume: apply the size and key to the root volume instead. Default: no.
+        :param kms_key_id: customer managed KMS key id or ARN. Default: AWS managed key.
+        """
+        return cls(kind="ebs", volume_size=volume_size, root_volume=root_volume, kms_key_id=kms_key_id)
+
+    @classmethod
+    def fsx_lustre(
+        cls, *, dns_name: str, mount_name: str, mount_path: str | None = None
+    ) -> InstanceStorage:
+        """Mount an FSx for Lustre file system. Needs a VPC on the cluster.
+
+        :param mount_path: where to mount it. Default: HyperPod's default (``/fsx``).
+        """
+        return cls(kind="fsx_lustre", dns_name=dns_name, mount_name=mount_name, mount_path=mount_path)
+
+    @classmethod
+    def fsx_open_zfs(cls, *, dns_name: str, mount_path: str | None = None) -> InstanceStorage:
+        """Mount an FSx for OpenZFS file system. Needs a VPC on the cluster."""
+        return cls(kind="fsx_open_zfs", dns_name=dns_name, mount_path=mount_path)
+
+    @property
+    def is_fsx(self) -> bool:
+        """Whether this mounts an FSx file system (which needs a VPC)."""
+        return self.kind != "ebs"
+
+    def volume_size_gib(self) -> float | None:
+        """The EBS size in GiB (may be fractional if the Size was not whole GiB)."""
+        if self.volume_size is None:
+            return None
+        return float(self.volume_size.to_gibibytes(rounding=SizeRoundingBehavior.NONE))
+
+    def render(self) -> dict[str, Any]:
+        """The CloudFormation ``ClusterInstanceStorageConfig`` object."""
+        if self.kind == "ebs":
+            size = self.volume_size_gib()
+            ebs: dict[str, Any] = {"VolumeSizeInGB": int(size) if size is not None else None}
+            if self.root_volume is not None:
+                ebs["RootVolume"] = self.root_volume
+            if self.kms_key_id is not None:
+                ebs["VolumeKmsKeyId"] = self.kms_key_id
+            return {"EbsVolumeConfig": ebs}
+        body: dict[str, Any] = {"DnsName": self.dns_name}
+        if self.kind == "fsx_lustre":
+            body["MountName"] = self.mount_name
+        if self.mount_path is not None:
+            body["MountPath"] = self.mount_path
+        key = "FsxLustreConfig" if self.kind == "fsx_lustre" else "FsxOpenZfsConfig"
+        return {key: body}

@@ -1,0 +1,45 @@
+"""What a validation rule reports, and the error raised for it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One broken rule: where, which field, what was given, what is allowed, how to fix it."""
+
+    rule: str
+    """Stable rule id, e.g. ``HP-COUNT-MIN``; listed in docs/validation.md."""
+    field: str
+    """The library's property name, with the CloudFormation name in parentheses."""
+    value: object
+    allowed: str
+    fix: str
+    group: str | None = None
+    severity: Severity = "error"
+
+    def message(self) -> str:
+        """One line: ``instance group 'gpu': field = value: allowed ... Fix: ...``."""
+        where = f"instance group {self.group!r}: " if self.group is not None else ""
+        return (
+            f"{where}{self.field} = {self.value!r} is not allowed; allowed: {self.allowed}. "
+            f"Fix: {self.fix} [{self.rule}]"
+        )
+
+
+class HyperPodValidationError(ValueError):
+    """Invalid HyperPod cluster props. Raised before any template is written.
+
+    ``findings`` holds every problem found, ``path`` the construct path they belong to.
+    """
+
+    def __init__(self, path: str, findings: Sequence[Finding]) -> None:
+        self.path = path
+        self.findings = tuple(findings)
+        lines = [f"[{path}] {finding.message()}" for finding in self.findings]
+        super().__init__("\n".join(lines))

@@ -1,0 +1,25 @@
+"""The limits HyperPod and CloudFormation enforce (SageMaker API model, resource schema)."""
+
+from __future__ import annotations
+
+import re
+
+MAX_INSTANCE_COUNT = 6758
+MIN_THREADS_PER_CORE, MAX_THREADS_PER_CORE = 1, 2
+MAX_INSTANCE_GROUPS = 100
+MAX_STORAGE_CONFIGS = 4
+MAX_DEEP_HEALTH_CHECKS = 2
+MIN_EBS_GIB, MAX_EBS_GIB = 1, 16384
+MAX_NAME_LENGTH = 63
+MAX_PARTITION_LENGTH = 1024
+MAX_SECURITY_GROUPS, MAX_SUBNETS = 5, 16
+
+NAME_PATTERN = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
+"""Cluster, instance group and partition names."""
+TRAINING_PLAN_ARN = re.compile(r"^arn:aws[a-z\-]*:sagemaker:[a-z0-9\-]*:[0-9]{12}:training-plan/.*$")
+MIN_TRAINING_PLAN_ARN_LENGTH = 50
+IMAGE_ID = re.compile(r"^(ami-[0-9a-fA-F]{8,17}|default)$")
+FSX_DNS_NAME = re.compile(r"^((fs|fc)i?-[0-9a-f]{8,}\..{4,253})$")
+FSX_MOUNT_NAME = re.compile(r"^([A-Za-z0-9_-]{1,8})$")
+MOUNT_PATH = re.compile(r"^/(?!/)(?!.*/$)[a-zA-Z0-9._-]+(/[a-zA-Z0-9._-]+)*$")
+KMS_KEY_ID = re.compile(r"^[a-zA-Z0-9:/_-]*$")
