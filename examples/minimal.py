@@ -5,7 +5,12 @@ from __future__ import annotations
 from aws_cdk import Stack
 from constructs import Construct
 
-from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup
+from hyperpod_constructs import (
+    DeepHealthCheck,
+    HyperPodInstanceType,
+    HyperPodSlurmCluster,
+    InstanceGroup,
+)
 
 
 class MinimalDevStack(Stack):
@@ -23,6 +28,7 @@ class MinimalDevStack(Stack):
                     instance_type=HyperPodInstanceType.ML_G5_2XLARGE,
                     instance_count=2,
                     partition="dev-gpu",
+                    deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS],
                 ),
             ],
         )

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import jsii
-from aws_cdk import Annotations, Names, Resource, Tags
+from aws_cdk import Annotations, Aws, Names, Resource, Tags
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
@@ -15,6 +15,7 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct, IConstruct, IDependable, IValidation
 
 from ._lazy import lazy_any
+from ._nag import acknowledge
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy
 from .gate.construct import MinCountGate, MinCountGateOptions
 from .gate.runtime.hyperpod_gate.decision import GroupRequirement
@@ -347,6 +348,13 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 iam.ManagedPolicy.from_aws_managed_policy_name(INSTANCE_ROLE_MANAGED_POLICY)
             ],
         )
+        acknowledge(
+            role,
+            "HyperPod requires the AWS managed AmazonSageMakerClusterInstanceRolePolicy on the "
+            "execution role of its instance groups",
+            f"AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/"
+            f"{INSTANCE_ROLE_MANAGED_POLICY}]",
+        )
         return role
 
     def _network(
@@ -413,9 +421,16 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 iam.PolicyStatement(
                     sid="HyperPodTagNetworkInterfaces",
                     actions=["ec2:CreateTags"],
-                    resources=["arn:aws:ec2:*:*:network-interface/*"],
+                    resources=[f"arn:{Aws.PARTITION}:ec2:*:*:network-interface/*"],
                 ),
             ],
+        )
+        acknowledge(
+            policy,
+            "HyperPod creates and describes the cluster's network interfaces at run time; these "
+            "EC2 actions take no resource-level scope before the interfaces exist",
+            "AwsSolutions-IAM5[Resource::*]",
+            "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:*:*:network-interface/*]",
         )
         policy.attach_to_role(self._role)
         self._teardown_dependencies.append(policy)

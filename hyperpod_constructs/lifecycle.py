@@ -11,6 +11,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct, IDependable
 
+from ._nag import acknowledge, arn_placeholder
 from ._tokens import is_unresolved
 
 REQUIRED_BUCKET_PREFIX = "sagemaker-"
@@ -113,7 +114,7 @@ class LifecycleScripts:
     def _bind(self, scope: Construct, role: iam.IRole | None) -> BoundLifecycle:
         if self.bucket is not None:
             if role is not None:
-                self.bucket.grant_read(role)
+                _grant_scripts_read(self.bucket, self.prefix, role)
             return BoundLifecycle(self._uri(self.bucket.bucket_name), self.on_create, None)
         assert self.directory is not None
         holder_id, index = "LifecycleScripts", 1
@@ -141,11 +142,63 @@ class LifecycleScripts:
             destination_key_prefix="lifecycle",
             retain_on_delete=self.removal_policy != RemovalPolicy.DESTROY,
         )
+        acknowledge(
+            bucket,
+            "The bucket only holds lifecycle scripts uploaded by this stack; access is logged "
+            "by CloudTrail data events if the account enables them",
+            "AwsSolutions-S1",
+        )
+        _acknowledge_upload_handler(upload, bucket)
         if role is not None:
-            bucket.grant_read(role)
+            _grant_scripts_read(bucket, "lifecycle", role)
+            acknowledge(
+                role,
+                "HyperPod nodes read every lifecycle script under the scripts prefix",
+                f"AwsSolutions-IAM5[Resource::{arn_placeholder(bucket)}/lifecycle/*]",
+            )
         return BoundLifecycle(
             f"s3://{bucket.bucket_name}/lifecycle/", self.on_create, upload
         )
 
     def _uri(self, bucket_name: str) -> str:
         return f"s3://{bucket_name}/{self.prefix + '/' if self.prefix else ''}"
+
+
+def _grant_scripts_read(bucket: s3.IBucket, prefix: str, role: iam.IRole) -> None:
+    """Read access to the scripts folder only (not the whole bucket)."""
+    role.add_to_principal_policy(
+        iam.PolicyStatement(
+            sid="ReadLifecycleScripts",
+            actions=["s3:GetObject"],
+            resources=[bucket.arn_for_objects(f"{prefix}/*" if prefix else "*")],
+        )
+    )
+    role.add_to_principal_policy(
+        iam.PolicyStatement(
+            sid="ListLifecycleScripts", actions=["s3:ListBucket"], resources=[bucket.bucket_arn]
+        )
+    )
+
+
+def _acknowledge_upload_handler(upload: s3deploy.BucketDeployment, bucket: s3.Bucket) -> None:
+    """The upload runs CDK's own BucketDeployment handler, a stack-wide singleton."""
+    role = upload.handler_role
+    acknowledge(
+        role,
+        "CDK's BucketDeployment handler copies the scripts from the CDK asset bucket into the "
+        "lifecycle bucket; its generated policy is scoped to those two buckets",
+        "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
+        "AWSLambdaBasicExecutionRole]",
+        *(f"AwsSolutions-IAM5[Action::s3:{action}]"
+          for action in ("GetObject*", "GetBucket*", "List*", "DeleteObject*", "Abort*")),
+        f"AwsSolutions-IAM5[Resource::{arn_placeholder(bucket)}/*]",
+        "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-"
+        "<AWS::AccountId>-<AWS::Region>/*]",
+    )
+    function = role.node.scope
+    if function is not None:
+        acknowledge(
+            function,
+            "The runtime of CDK's BucketDeployment handler is chosen by aws-cdk-lib",
+            "AwsSolutions-L1",
+        )

@@ -20,6 +20,7 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
 from .._lazy import lazy_any, lazy_string
+from .._nag import acknowledge, arn_placeholder, ref_placeholder
 from ..validation.finding import Finding, HyperPodValidationError
 from .dashboard import dashboard_body
 from .definition import build_definition
@@ -117,6 +118,15 @@ class MinCountGate(Construct):
                                    master_key=kms.Alias.from_alias_name(self, "SnsKey", "alias/aws/sns"))
         if self.topic is not None:
             self.topic.grant_publish(self.check_function)
+            if options.notification_topic is None:
+                acknowledge(
+                    self.check_function.role or self.check_function,
+                    "The topic is encrypted with the AWS managed key alias/aws/sns, whose key id "
+                    "is only known at deploy time",
+                    "AwsSolutions-IAM5[Action::kms:GenerateDataKey*]",
+                    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:<AWS::Region>:"
+                    "<AWS::AccountId>:key/*]",
+                )
 
         timeout_seconds = int(options.timeout.to_seconds())
         log_group = logs.LogGroup(self, "PollLoopLogs", retention=logs.RetentionDays.ONE_MONTH,
@@ -136,6 +146,21 @@ class MinCountGate(Construct):
         self.check_function.grant_invoke(self.state_machine)
         self.state_machine.grant_start_execution(self.arm_function)
         self.state_machine.grant_execution(self.arm_function, "states:StopExecution")
+        acknowledge(
+            self.state_machine.role,
+            "X-Ray tracing and CloudWatch Logs delivery take no resource scope; the invoke "
+            "grant covers the check function's versions",
+            "AwsSolutions-IAM5[Resource::*]",
+            f"AwsSolutions-IAM5[Resource::{arn_placeholder(self.check_function)}:*]",
+        )
+        sm_ref = ref_placeholder(self.state_machine)
+        assert self.arm_function.role is not None
+        acknowledge(
+            self.arm_function.role,
+            "Executions are named at run time; the grant is limited to this state machine's",
+            "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:"
+            f'<AWS::AccountId>:execution:{{"Fn::Select":[6,{{"Fn::Split":[":",{{"Ref":"{sm_ref}"}}]}}]}}:*]',
+        )
 
         properties: dict[str, object] = {
             "StateMachineArn": self.state_machine.state_machine_arn,
@@ -200,6 +225,11 @@ class MinCountGate(Construct):
     def _function(self, id: str, handler: str, code: lambda_.Code, description: str) -> lambda_.Function:
         log_group = logs.LogGroup(self, f"{id}Logs", retention=logs.RetentionDays.ONE_MONTH,
                                   removal_policy=RemovalPolicy.DESTROY)
+        # An explicit role with write access to its own log group only, instead of the
+        # AWSLambdaBasicExecutionRole managed policy.
+        role = iam.Role(self, f"{id}Role", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+                        description=description)
+        log_group.grant_write(role)
         return lambda_.Function(
             self,
             id,
@@ -211,6 +241,7 @@ class MinCountGate(Construct):
             memory_size=128,
             description=description,
             log_group=log_group,
+            role=role,
         )
 
     def _render_requirements(self) -> list[dict[str, object]]:

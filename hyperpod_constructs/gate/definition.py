@@ -61,9 +61,17 @@ def build_definition(*, poll_function_arn: str, timeout_seconds: int) -> dict[st
             "Decide": {
                 "Type": "Choice",
                 "Choices": [
-                    {"Variable": "$.check.status", "StringEquals": "WAITING", "Next": "WaitForCapacity"},
+                    {
+                        "Variable": "$.check.status",
+                        "StringEquals": "WAITING",
+                        "Next": "WaitForCapacity",
+                    },
                     {"Variable": "$.check.status", "StringEquals": "READY", "Next": "GateOpened"},
-                    {"Variable": "$.check.status", "StringEquals": "ABANDONED", "Next": "GateAbandoned"},
+                    {
+                        "Variable": "$.check.status",
+                        "StringEquals": "ABANDONED",
+                        "Next": "GateAbandoned",
+                    },
                 ],
                 "Default": "GateFailed",
             },

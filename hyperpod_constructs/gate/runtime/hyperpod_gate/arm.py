@@ -188,7 +188,7 @@ def _start(event: Mapping[str, Any], props: ArmProperties) -> tuple[bool, str, s
                 input=json.dumps(document, separators=(",", ":")),
             )["executionArn"]
         )
-    except Exception as exc:  # noqa: BLE001 - reported to CloudFormation
+    except Exception as exc:
         code = aws.error_code(exc)
         if code == "ExecutionAlreadyExists":
             # A retried delivery of the same request: that execution is ours.
@@ -200,7 +200,11 @@ def _start(event: Mapping[str, Any], props: ArmProperties) -> tuple[bool, str, s
             else ""
         )
         message = httpput.redact(aws.error_message(exc))[:300]
-        return False, f"could not start the MinCount gate poll loop: {label}{hint}: {message}", label
+        return (
+            False,
+            f"could not start the MinCount gate poll loop: {label}{hint}: {message}",
+            label,
+        )
     return True, arn, f"deadline {document['deadline']}"
 
 
@@ -209,7 +213,7 @@ def _stop(physical_id: str) -> str:
         return "nothing to stop"
     try:
         aws.client("stepfunctions").stop_execution(executionArn=physical_id, cause="gate deleted")
-    except Exception as exc:  # noqa: BLE001 - deletion must always succeed
+    except Exception as exc:
         return f"stop skipped ({aws.error_code(exc) or type(exc).__name__})"
     return "execution stopped"
 
@@ -232,7 +236,10 @@ def handler(event: Mapping[str, Any], context: Any) -> None:
             except ValueError as exc:
                 print(f"hyperpod-min-count-gate arm {request_type}: invalid properties")
                 body = response_document(
-                    event, success=False, physical_id=fallback, reason=f"invalid gate properties: {exc}"
+                    event,
+                    success=False,
+                    physical_id=fallback,
+                    reason=f"invalid gate properties: {exc}",
                 )
             else:
                 ok, value, detail = _start(event, props)
@@ -247,7 +254,9 @@ def handler(event: Mapping[str, Any], context: Any) -> None:
                     )
                 else:
                     print(f"hyperpod-min-count-gate arm {request_type}: start failed ({detail})")
-                    body = response_document(event, success=False, physical_id=fallback, reason=value)
+                    body = response_document(
+                        event, success=False, physical_id=fallback, reason=value
+                    )
         else:
             body = response_document(
                 event,
@@ -255,7 +264,7 @@ def handler(event: Mapping[str, Any], context: Any) -> None:
                 physical_id=old_id or NOT_STARTED,
                 reason=f"unknown RequestType {request_type[:40]!r}",
             )
-    except Exception as exc:  # noqa: BLE001 - never return without answering
+    except Exception as exc:
         print(f"hyperpod-min-count-gate arm {request_type}: internal error {type(exc).__name__}")
         body = response_document(
             event,

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from botocore.config import Config  # type: ignore[import-untyped, unused-ignore]
 from botocore.exceptions import (  # type: ignore[import-untyped, unused-ignore]
     ClientError,
-    ConnectionError as BotoConnectionError,
     HTTPClientError,
+)
+from botocore.exceptions import (
+    ConnectionError as BotoConnectionError,
 )
 
 ClientFactory = Callable[[str], Any]
@@ -102,7 +104,7 @@ def client(service_name: str) -> Any:
 
 def now() -> datetime:
     """Current time (UTC, timezone-aware) from the configured clock."""
-    return datetime.fromtimestamp(_clock(), tz=timezone.utc)
+    return datetime.fromtimestamp(_clock(), tz=UTC)
 
 
 def sleep(seconds: float) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 GateStatus = Literal["WAITING", "READY", "FAILED"]
@@ -37,8 +37,7 @@ _HINT_CLUSTER_FAILED = (
     "delete and recreate the stack."
 )
 _HINT_CLUSTER_DELETING = (
-    "What to do: something is deleting the cluster; let the deletion finish and "
-    "redeploy."
+    "What to do: something is deleting the cluster; let the deletion finish and redeploy."
 )
 _HINT_ROLLBACK = (
     "What to do: HyperPod rolls a group back when its minimum is not reached within "
@@ -161,8 +160,8 @@ def _as_int(value: Any) -> int | None:
 
 def _utc(moment: datetime) -> datetime:
     if moment.tzinfo is None:
-        return moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
 
 
 def _progress(name: str, req: GroupRequirement, group: Mapping[str, Any] | None) -> GroupProgress:
@@ -236,7 +235,9 @@ def latest_error_events(
         e
         for e in events
         if e.get("EventLevel") == "Error"
-        and (wanted is None or e.get("InstanceGroupName") in wanted or not e.get("InstanceGroupName"))
+        and (
+            wanted is None or e.get("InstanceGroupName") in wanted or not e.get("InstanceGroupName")
+        )
     ]
     # sorted() is stable, so events without a time keep their relative order.
     picked.sort(key=_event_time, reverse=True)

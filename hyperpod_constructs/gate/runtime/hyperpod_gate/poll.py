@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from . import aws, httpput
@@ -99,7 +99,7 @@ def parse_event(event: Mapping[str, Any]) -> PollRequest:
     return PollRequest(
         cluster_name=_str(event, "clusterName"),
         requirements=requirements,
-        deadline=datetime.fromtimestamp(float(deadline_value), tz=timezone.utc),
+        deadline=datetime.fromtimestamp(float(deadline_value), tz=UTC),
         poll_interval_seconds=_int(event.get("pollIntervalSeconds"), "pollIntervalSeconds"),
         stack_id=_str(event, "stackId"),
         wait_handle_logical_id=_str(event, "waitHandleLogicalId"),
@@ -230,7 +230,7 @@ def _error_events(sagemaker: Any, request: PollRequest) -> tuple[list[Mapping[st
             SortOrder="Descending",
             MaxResults=EVENTS_PAGE_SIZE,
         )
-    except Exception as exc:  # noqa: BLE001 - enrichment only: fail with what we have
+    except Exception as exc:
         if aws.is_access_denied(exc):
             return [], " (Latest errors unavailable: grant sagemaker:ListClusterEvents.)"
         return [], ""
@@ -250,8 +250,9 @@ def _publish(request: PollRequest, outcome: Outcome) -> None:
         aws.client("sns").publish(
             TopicArn=request.topic_arn, Subject=subject, Message=outcome.reason
         )
-    except Exception as exc:  # noqa: BLE001 - notification is best effort
-        print(f"hyperpod-min-count-gate sns publish failed: {aws.error_code(exc) or type(exc).__name__}")
+    except Exception as exc:
+        label = aws.error_code(exc) or type(exc).__name__
+        print(f"hyperpod-min-count-gate sns publish failed: {label}")
 
 
 def _finish(request: PollRequest, outcome: Outcome) -> Outcome:
@@ -354,7 +355,9 @@ def _poll(request: PollRequest) -> Outcome:
     for line in metric_lines(request.metrics_namespace, cluster_name, decision.groups, now):
         print(line, flush=True)
     outcome = Outcome(
-        decision.status, _clip(decision.reason + note, RETURN_REASON_LIMIT), summarize(decision.groups)
+        decision.status,
+        _clip(decision.reason + note, RETURN_REASON_LIMIT),
+        summarize(decision.groups),
     )
     if outcome.status == "WAITING":
         return outcome
@@ -370,7 +373,7 @@ def _fallback_request(event: Mapping[str, Any]) -> PollRequest | None:
     return PollRequest(
         cluster_name=cluster if isinstance(cluster, str) and cluster else "?",
         requirements={},
-        deadline=datetime.fromtimestamp(0, tz=timezone.utc),
+        deadline=datetime.fromtimestamp(0, tz=UTC),
         poll_interval_seconds=60,
         stack_id=stack_id,
         wait_handle_logical_id=handle,
@@ -388,7 +391,7 @@ def _fail_safely(request: PollRequest | None, reason: str, error: str) -> Outcom
         # WAITING here means the signal could not be delivered yet: the next
         # iteration tries again.  ABANDONED means there is nothing to signal.
         return _finish(request, failure)
-    except Exception as again:  # noqa: BLE001 - last resort
+    except Exception as again:
         return Outcome(failure.status, failure.reason, error=type(again).__name__)
 
 
@@ -408,7 +411,7 @@ def handler(event: Mapping[str, Any], context: Any) -> dict[str, str]:
         return {"status": outcome.status, "reason": outcome.reason}
     try:
         outcome = _poll(request)
-    except Exception as exc:  # noqa: BLE001 - never leave the wait condition hanging
+    except Exception as exc:
         outcome = _fail_safely(
             request,
             f"internal error: {type(exc).__name__}: {httpput.redact(str(exc))}",

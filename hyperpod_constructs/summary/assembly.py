@@ -1,0 +1,160 @@
+"""Find and read the stack templates of a cloud assembly folder (``cdk.out``).
+
+Stacks come from ``manifest.json``: artifacts of type ``aws:cloudformation:stack`` (their
+``properties.templateFile``), following nested assemblies (``cdk:cloud-assembly`` artifacts,
+one per ``Stage``, in ``properties.directoryName``). Nested-stack templates
+(``*.nested.template.json``, not listed in manifests) are read too. Without a ``manifest.json``
+every ``*.template.json`` of the folder is read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model import ClusterSummary, TemplateError, summarize_template
+
+MANIFEST = "manifest.json"
+STACK_ARTIFACT = "aws:cloudformation:stack"
+NESTED_ASSEMBLY_ARTIFACT = "cdk:cloud-assembly"
+_MAX_NESTING = 10
+
+
+class AssemblyError(Exception):
+    """The folder cannot be summarized: it is missing, or a manifest or a template cannot be
+    read. ``str()`` is a one-line message that names the file."""
+
+
+@dataclass(frozen=True)
+class StackTemplate:
+    """One stack template of the assembly."""
+
+    stack: str
+    """Display name: the artifact's ``displayName`` (``Stage/Stack``), else its id, else (no
+    manifest, or a nested stack) the file name without ``.template.json``."""
+    path: Path
+    """The template file (the assembly folder joined with its relative path)."""
+    relative_path: str
+    """Path relative to the assembly folder, with ``/`` separators."""
+
+
+@dataclass(frozen=True)
+class AssemblySummary:
+    """Every HyperPod cluster found in a cloud assembly folder."""
+
+    directory: str
+    """The folder, as given."""
+    stacks_read: int
+    clusters: tuple[ClusterSummary, ...]
+
+
+def _read_json(path: Path, what: str) -> object:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise AssemblyError(f"{what} not found: {path}") from None
+    except OSError as error:
+        raise AssemblyError(f"cannot read {what} {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise AssemblyError(f"cannot read {what} {path}: not UTF-8 text ({error.reason})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise AssemblyError(f"cannot read {what} {path}: invalid JSON: {error}") from None
+    except RecursionError:
+        raise AssemblyError(f"cannot read {what} {path}: JSON nested too deeply") from None
+
+
+def _stack_name(stem: str) -> str:
+    for suffix in (".nested.template.json", ".template.json"):
+        if stem.endswith(suffix):
+            return stem[: -len(suffix)]
+    return stem
+
+
+def _from_manifest(root: Path, folder: Path, depth: int, seen: set[Path]) -> list[StackTemplate]:
+    manifest_path = folder / MANIFEST
+    manifest = _read_json(manifest_path, "manifest")
+    if not isinstance(manifest, Mapping):
+        raise AssemblyError(f"cannot read manifest {manifest_path}: the top level is not an object")
+    artifacts = manifest.get("artifacts", {})
+    if not isinstance(artifacts, Mapping):
+        raise AssemblyError(f"cannot read manifest {manifest_path}: artifacts is not an object")
+
+    templates: list[StackTemplate] = []
+    for artifact_id, artifact in artifacts.items():
+        if not isinstance(artifact, Mapping):
+            continue
+        properties = artifact.get("properties")
+        properties = properties if isinstance(properties, Mapping) else {}
+        kind = artifact.get("type")
+        if kind == STACK_ARTIFACT:
+            template_file = properties.get("templateFile")
+            if not isinstance(template_file, str):
+                raise AssemblyError(
+                    f"cannot read manifest {manifest_path}: stack {artifact_id} has no templateFile"
+                )
+            display = artifact.get("displayName")
+            templates.append(_template(root, folder / template_file,
+                                       display if isinstance(display, str) else str(artifact_id)))
+        elif kind == NESTED_ASSEMBLY_ARTIFACT and depth < _MAX_NESTING:
+            directory = properties.get("directoryName")
+            nested = (folder / directory).resolve() if isinstance(directory, str) else None
+            if nested is not None and nested not in seen and (nested / MANIFEST).is_file():
+                seen.add(nested)
+                templates.extend(_from_manifest(root, folder / str(directory), depth + 1, seen))
+    listed = {t.path.resolve() for t in templates}
+    templates.extend(
+        _template(root, path, _stack_name(path.name))
+        for path in sorted(folder.glob("*.nested.template.json"))
+        if path.resolve() not in listed
+    )
+    return templates
+
+
+def _template(root: Path, path: Path, stack: str) -> StackTemplate:
+    try:
+        relative = path.relative_to(root).as_posix()
+    except ValueError:
+        relative = path.as_posix()
+    return StackTemplate(stack=stack, path=path, relative_path=relative)
+
+
+def find_templates(directory: str | Path) -> list[StackTemplate]:
+    """The stack templates of the cloud assembly in ``directory``, in manifest order (sorted by
+    file name without a manifest). Raises :class:`AssemblyError` when the folder is missing or
+    a manifest cannot be read."""
+    root = Path(directory)
+    if not root.exists():
+        raise AssemblyError(f"folder not found: {root}")
+    if not root.is_dir():
+        raise AssemblyError(f"not a folder: {root} (expected a cloud assembly such as cdk.out)")
+    if (root / MANIFEST).is_file():
+        return _from_manifest(root, root, 0, {root.resolve()})
+    return [
+        _template(root, path, _stack_name(path.name))
+        for path in sorted(root.glob("*.template.json"))
+    ]
+
+
+def summarize(directory: str | Path) -> AssemblySummary:
+    """Read every stack template in ``directory`` and summarize its HyperPod clusters.
+
+    Raises :class:`AssemblyError` (one-line message naming the file) when the folder is missing
+    or a manifest or template is unreadable, not JSON, or not a template.
+    """
+    clusters: list[ClusterSummary] = []
+    templates = find_templates(directory)
+    for stack in templates:
+        document = _read_json(stack.path, "template")
+        try:
+            clusters.extend(
+                summarize_template(document, stack=stack.stack, template_file=stack.relative_path)
+            )
+        except TemplateError as error:
+            raise AssemblyError(f"cannot read template {stack.path}: {error}") from None
+    return AssemblySummary(
+        directory=str(directory), stacks_read=len(templates), clusters=tuple(clusters)
+    )
