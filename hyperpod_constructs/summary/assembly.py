@@ -97,8 +97,13 @@ def _from_manifest(root: Path, folder: Path, depth: int, seen: set[Path]) -> lis
                     f"cannot read manifest {manifest_path}: stack {artifact_id} has no templateFile"
                 )
             display = artifact.get("displayName")
-            templates.append(_template(root, folder / template_file,
-                                       display if isinstance(display, str) else str(artifact_id)))
+            templates.append(
+                _template(
+                    root,
+                    folder / template_file,
+                    display if isinstance(display, str) else str(artifact_id),
+                )
+            )
         elif kind == NESTED_ASSEMBLY_ARTIFACT and depth < _MAX_NESTING:
             directory = properties.get("directoryName")
             nested = (folder / directory).resolve() if isinstance(directory, str) else None

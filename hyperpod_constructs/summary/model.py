@@ -119,7 +119,9 @@ def _render(value: object, depth: int) -> str:
             ((key, arg),) = value.items()
             if isinstance(key, str) and (key == "Ref" or key.startswith("Fn::")):
                 return _render_intrinsic(key, arg, depth + 1)
-        items = ", ".join(f"{_render(k, depth + 1)}: {_render(v, depth + 1)}" for k, v in value.items())
+        items = ", ".join(
+            f"{_render(k, depth + 1)}: {_render(v, depth + 1)}" for k, v in value.items()
+        )
         return "{" + items + "}"
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_render(item, depth + 1) for item in value) + "]"
@@ -265,9 +267,7 @@ def _group_summary(group: Mapping[str, object], gate: GateSummary | None) -> Gro
     )
 
 
-def summarize_template(
-    template: object, *, stack: str, template_file: str
-) -> list[ClusterSummary]:
+def summarize_template(template: object, *, stack: str, template_file: str) -> list[ClusterSummary]:
     """Summarize every ``AWS::SageMaker::Cluster`` of ``template`` (in template order), each with
     the ``Custom::HyperPodMinCountGate`` that watches it, if any.
 
@@ -276,12 +276,15 @@ def summarize_template(
     only when ``template`` is not a template at all.
     """
     if not isinstance(template, Mapping):
-        raise TemplateError(f"not a CloudFormation template: the top level is a "
-                            f"{_json_kind(template)}, not an object")
+        raise TemplateError(
+            f"not a CloudFormation template: the top level is a "
+            f"{_json_kind(template)}, not an object"
+        )
     resources = template.get("Resources", {})
     if not isinstance(resources, Mapping):
-        raise TemplateError(f"not a CloudFormation template: Resources is a "
-                            f"{_json_kind(resources)}, not an object")
+        raise TemplateError(
+            f"not a CloudFormation template: Resources is a {_json_kind(resources)}, not an object"
+        )
 
     clusters = _resources_of_type(resources, CLUSTER_TYPE)
     wait_timeouts = _wait_timeouts(resources)
@@ -299,20 +302,22 @@ def summarize_template(
     for cluster_id, cluster in clusters:
         props = _mapping(cluster.get("Properties"))
         gate_summary = gate_of.get(cluster_id)
-        summaries.append(ClusterSummary(
-            stack=stack,
-            template_file=template_file,
-            logical_id=cluster_id,
-            cluster_name=_text(props.get("ClusterName")),
-            node_provisioning_mode=_text(props.get("NodeProvisioningMode")),
-            node_recovery=_text(props.get("NodeRecovery")),
-            instance_groups=tuple(
-                _group_summary(group, gate_summary)
-                for group in _items(props.get("InstanceGroups"))
-                if isinstance(group, Mapping)
-            ),
-            gate=gate_summary,
-        ))
+        summaries.append(
+            ClusterSummary(
+                stack=stack,
+                template_file=template_file,
+                logical_id=cluster_id,
+                cluster_name=_text(props.get("ClusterName")),
+                node_provisioning_mode=_text(props.get("NodeProvisioningMode")),
+                node_recovery=_text(props.get("NodeRecovery")),
+                instance_groups=tuple(
+                    _group_summary(group, gate_summary)
+                    for group in _items(props.get("InstanceGroups"))
+                    if isinstance(group, Mapping)
+                ),
+                gate=gate_summary,
+            )
+        )
     return summaries
 
 

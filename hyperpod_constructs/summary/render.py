@@ -31,8 +31,11 @@ def format_duration(seconds: Count | None) -> str:
         return f"{seconds} s"
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
-    parts = [f"{hours} h" if hours else "", f"{minutes} min" if minutes else "",
-             f"{secs} s" if secs else ""]
+    parts = [
+        f"{hours} h" if hours else "",
+        f"{minutes} min" if minutes else "",
+        f"{secs} s" if secs else "",
+    ]
     return " ".join(part for part in parts if part)
 
 
@@ -41,8 +44,9 @@ def _count_text(value: Count | None) -> str:
 
 
 def _requirement_text(requirement: GateRequirement) -> str:
-    return (f"min {_count_text(requirement.min_count)} / "
-            f"target {_count_text(requirement.target_count)}")
+    return (
+        f"min {_count_text(requirement.min_count)} / target {_count_text(requirement.target_count)}"
+    )
 
 
 def _group_row(group: GroupSummary) -> tuple[str, ...]:
@@ -73,15 +77,23 @@ def _gate_line(cluster: ClusterSummary, gate: GateSummary | None) -> str:
     if gate is None:
         return "gate: no gate"
     names = {group.name for group in cluster.instance_groups}
-    waits = ", ".join(
-        (f"{r.group or '?'} ({_requirement_text(r)}, not a group of this cluster)"
-         if r.group not in names else r.group)
-        for r in gate.requirements
-    ) or "no group"
+    waits = (
+        ", ".join(
+            (
+                f"{r.group or '?'} ({_requirement_text(r)}, not a group of this cluster)"
+                if r.group not in names
+                else r.group
+            )
+            for r in gate.requirements
+        )
+        or "no group"
+    )
     notifications = f"on ({gate.topic})" if gate.notifications else "off"
-    return (f"gate: waits for {waits}; timeout {format_duration(gate.timeout_seconds)}; "
-            f"poll every {format_duration(gate.poll_interval_seconds)}; "
-            f"notifications {notifications}")
+    return (
+        f"gate: waits for {waits}; timeout {format_duration(gate.timeout_seconds)}; "
+        f"poll every {format_duration(gate.poll_interval_seconds)}; "
+        f"notifications {notifications}"
+    )
 
 
 def _cluster_lines(cluster: ClusterSummary) -> list[str]:
@@ -110,16 +122,21 @@ def render_text(summary: AssemblySummary) -> str:
     stacks = _plural(summary.stacks_read, "stack")
     if not summary.clusters:
         return f"no HyperPod clusters found in {summary.directory} ({stacks} read)\n"
-    lines = [f"{_plural(len(summary.clusters), 'HyperPod cluster')} in {summary.directory} "
-             f"({stacks} read)"]
+    lines = [
+        f"{_plural(len(summary.clusters), 'HyperPod cluster')} in {summary.directory} "
+        f"({stacks} read)"
+    ]
     for cluster in summary.clusters:
         lines += ["", *_cluster_lines(cluster)]
     return "\n".join(lines) + "\n"
 
 
 def _requirement_json(requirement: GateRequirement) -> dict[str, object]:
-    return {"group": requirement.group, "min_count": requirement.min_count,
-            "target_count": requirement.target_count}
+    return {
+        "group": requirement.group,
+        "min_count": requirement.min_count,
+        "target_count": requirement.target_count,
+    }
 
 
 def _gate_json(gate: GateSummary | None) -> dict[str, object] | None:

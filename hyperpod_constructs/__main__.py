@@ -1,0 +1,83 @@
+"""Command line: ``python -m hyperpod_constructs summary [CDK_OUT] [--json]``.
+
+Prints each HyperPod cluster of a synthesized cloud assembly with its instance groups (node
+type, instance type, count, minimum, partition) and its readiness-gate settings; see
+``docs/cli.md``. Reads JSON only: it never imports ``aws_cdk``.
+
+Exit codes: 0 report printed (also when no cluster is found); 2 usage error, missing folder,
+or an unreadable manifest or template (a one-line ``error:`` message on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from .summary import AssemblyError, render_json, render_text, summarize
+
+PROG = "python -m hyperpod_constructs"
+EXIT_OK = 0
+EXIT_ERROR = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Tools for HyperPod clusters defined with hyperpod_constructs.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    summary = commands.add_parser(
+        "summary",
+        help="summarize the HyperPod clusters of a synthesized cdk.out folder",
+        description=(
+            "Print each HyperPod cluster found in a synthesized cloud assembly: its instance "
+            "groups with counts, minimums, node types and partitions, and its MinCount gate "
+            "settings. Exit codes: 0 printed (also when no cluster is found), 2 missing "
+            "folder or unreadable manifest/template."
+        ),
+    )
+    summary.add_argument(
+        "directory",
+        nargs="?",
+        default="cdk.out",
+        metavar="CDK_OUT",
+        help="the cloud assembly folder written by `cdk synth` (default: cdk.out)",
+    )
+    summary.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON document (schema in docs/cli.md) instead of the table",
+    )
+    return parser
+
+
+def _write(text: str) -> int:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away: stop quietly, as Python's docs recommend.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exit_:  # --help, or a usage error already printed by argparse
+        return exit_.code if isinstance(exit_.code, int) else EXIT_ERROR
+    try:
+        summary = summarize(args.directory)
+    except AssemblyError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    return _write(render_json(summary) if args.json else render_text(summary))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
