@@ -7,13 +7,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from aws_cdk import App, Validations  # noqa: E402
-from cdk_nag import AwsSolutionsChecks  # noqa: E402
+from aws_cdk import App, Validations
+from cdk_nag import AwsSolutionsChecks
 
-from examples.fsdp import FsdpTrainingStack  # noqa: E402
-from examples.heterogeneous import HeterogeneousStack  # noqa: E402
-from examples.minimal import MinimalDevStack  # noqa: E402
-from hyperpod_constructs import report_validation_errors  # noqa: E402
+from examples.fsdp import FsdpTrainingStack
+from examples.heterogeneous import HeterogeneousStack
+from examples.minimal import MinimalDevStack
+from hyperpod_constructs import report_validation_errors
 
 
 def build(app: App) -> None:

@@ -35,7 +35,9 @@ class FsdpTrainingStack(Stack):
             vpc=vpc,
             lifecycle_scripts=LifecycleScripts.from_directory(LIFECYCLE_DIR),
             instance_groups=[
-                InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE),
+                InstanceGroup.controller(
+                    "controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE
+                ),
                 InstanceGroup.login("login", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
                 InstanceGroup.compute(
                     "gpu",

@@ -25,7 +25,9 @@ class HeterogeneousStack(Stack):
             "Cluster",
             cluster_name="hetero",
             instance_groups=[
-                InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE),
+                InstanceGroup.controller(
+                    "controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE
+                ),
                 InstanceGroup.login("login", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
                 InstanceGroup.compute(
                     "gpu",

@@ -22,7 +22,9 @@ class MinimalDevStack(Stack):
             self,
             "Cluster",
             instance_groups=[
-                InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_T3_XLARGE),
+                InstanceGroup.controller(
+                    "controller", instance_type=HyperPodInstanceType.ML_T3_XLARGE
+                ),
                 InstanceGroup.compute(
                     "dev",
                     instance_type=HyperPodInstanceType.ML_G5_2XLARGE,

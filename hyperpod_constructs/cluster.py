@@ -17,17 +17,18 @@ from constructs import Construct, IConstruct, IDependable, IValidation
 from ._lazy import lazy_any
 from ._nag import acknowledge
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy
-from .gate.construct import MinCountGate, MinCountGateOptions
+from .gate.construct import MinCountGate
+from .gate.options import MinCountGateOptions
 from .gate.runtime.hyperpod_gate.decision import GroupRequirement
 from .instance_group import InstanceGroup
 from .lifecycle import BoundLifecycle, LifecycleScripts
 from .rendering import render_group
 from .validation import (
     ClusterSpec,
-    check_name,
-    lifecycle_findings,
     Finding,
     HyperPodValidationError,
+    check_name,
+    lifecycle_findings,
     validate_cluster,
     validate_group,
 )
@@ -199,8 +200,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._name = cluster_name or Names.unique_resource_name(self, max_length=63)
         self._bound_lifecycles: dict[str, BoundLifecycle | None] = {}
         self._fail_on(
-            check_name(self._name, rule="HP-NAME-CLUSTER", field="cluster_name (ClusterName)",
-                       group=None)
+            check_name(
+                self._name, rule="HP-NAME-CLUSTER", field="cluster_name (ClusterName)", group=None
+            )
             + lifecycle_findings(lifecycle_scripts, group=None)
         )
 

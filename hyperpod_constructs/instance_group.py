@@ -140,7 +140,8 @@ class InstanceGroup:
             if min_instance_count is not None:
                 errors.append(
                     "min_accelerators and min_instance_count are both set: give one of them "
-                    f"(min_accelerators={min_accelerators}, min_instance_count={min_instance_count})"
+                    f"(min_accelerators={min_accelerators}, "
+                    f"min_instance_count={min_instance_count})"
                 )
             else:
                 try:

@@ -156,9 +156,7 @@ class LifecycleScripts:
                 "HyperPod nodes read every lifecycle script under the scripts prefix",
                 f"AwsSolutions-IAM5[Resource::{arn_placeholder(bucket)}/lifecycle/*]",
             )
-        return BoundLifecycle(
-            f"s3://{bucket.bucket_name}/lifecycle/", self.on_create, upload
-        )
+        return BoundLifecycle(f"s3://{bucket.bucket_name}/lifecycle/", self.on_create, upload)
 
     def _uri(self, bucket_name: str) -> str:
         return f"s3://{bucket_name}/{self.prefix + '/' if self.prefix else ''}"
@@ -189,8 +187,10 @@ def _acknowledge_upload_handler(upload: s3deploy.BucketDeployment, bucket: s3.Bu
         "lifecycle bucket; its generated policy is scoped to those two buckets",
         "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
         "AWSLambdaBasicExecutionRole]",
-        *(f"AwsSolutions-IAM5[Action::s3:{action}]"
-          for action in ("GetObject*", "GetBucket*", "List*", "DeleteObject*", "Abort*")),
+        *(
+            f"AwsSolutions-IAM5[Action::s3:{action}]"
+            for action in ("GetObject*", "GetBucket*", "List*", "DeleteObject*", "Abort*")
+        ),
         f"AwsSolutions-IAM5[Resource::{arn_placeholder(bucket)}/*]",
         "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-"
         "<AWS::AccountId>-<AWS::Region>/*]",

@@ -35,7 +35,9 @@ class InstanceStorage:
         :param root_volume: apply the size and key to the root volume instead. Default: no.
         :param kms_key_id: customer managed KMS key id or ARN. Default: AWS managed key.
         """
-        return cls(kind="ebs", volume_size=volume_size, root_volume=root_volume, kms_key_id=kms_key_id)
+        return cls(
+            kind="ebs", volume_size=volume_size, root_volume=root_volume, kms_key_id=kms_key_id
+        )
 
     @classmethod
     def fsx_lustre(
@@ -45,7 +47,9 @@ class InstanceStorage:
 
         :param mount_path: where to mount it. Default: HyperPod's default (``/fsx``).
         """
-        return cls(kind="fsx_lustre", dns_name=dns_name, mount_name=mount_name, mount_path=mount_path)
+        return cls(
+            kind="fsx_lustre", dns_name=dns_name, mount_name=mount_name, mount_path=mount_path
+        )
 
     @classmethod
     def fsx_open_zfs(cls, *, dns_name: str, mount_path: str | None = None) -> InstanceStorage:

@@ -10,15 +10,15 @@ from pathlib import Path
 # (cfn-lint runs on every template in tests/test_lint.py instead).
 os.environ.setdefault("CDK_VALIDATION", "false")
 
-from collections.abc import Callable  # noqa: E402
-from typing import Any  # noqa: E402
+from collections.abc import Callable
+from typing import Any
 
-import pytest  # noqa: E402
-from aws_cdk import App, Stack, Validations  # noqa: E402
-from aws_cdk.assertions import Template  # noqa: E402
-from aws_cdk.cx_api import CloudAssembly  # noqa: E402
+import pytest
+from aws_cdk import App, Stack, Validations
+from aws_cdk.assertions import Template
+from aws_cdk.cx_api import CloudAssembly
 
-from examples.app import build  # noqa: E402
+from examples.app import build
 
 ROOT = Path(__file__).resolve().parent.parent
 CDK_CONTEXT: dict[str, Any] = json.loads((ROOT / "cdk.json").read_text())["context"]

@@ -42,7 +42,10 @@ def gate_fingerprint(cluster_name: str, requirements: Mapping[str, GroupRequirem
     so changing a gated minimum or target creates a new wait condition (they are
     create-only) while any other change leaves the finished wait alone."""
     canonical = json.dumps(
-        [cluster_name, sorted((name, r.min_count, r.target_count) for name, r in requirements.items())]
+        [
+            cluster_name,
+            sorted((name, r.min_count, r.target_count) for name, r in requirements.items()),
+        ]
     )
     return hashlib.sha256(canonical.encode()).hexdigest()[:8]
 
@@ -51,14 +54,25 @@ def _check_options(path: str, options: MinCountGateOptions) -> list[Finding]:
     found: list[Finding] = []
     timeout, poll = options.timeout.to_seconds(), options.poll_interval.to_seconds()
     if not 0 < timeout <= MAX_GATE_TIMEOUT.to_seconds():
-        found.append(Finding("HP-GATE-TIMEOUT", "min_count_gate.timeout", options.timeout.to_human_string(),
-                             "more than 0 and at most 12 hours (a wait condition's limit)",
-                             "use Duration.hours(n) with n <= 12"))
+        found.append(
+            Finding(
+                "HP-GATE-TIMEOUT",
+                "min_count_gate.timeout",
+                options.timeout.to_human_string(),
+                "more than 0 and at most 12 hours (a wait condition's limit)",
+                "use Duration.hours(n) with n <= 12",
+            )
+        )
     if not MIN_POLL.to_seconds() <= poll <= MAX_POLL.to_seconds() or poll >= timeout:
-        found.append(Finding("HP-GATE-POLL", "min_count_gate.poll_interval",
-                             options.poll_interval.to_human_string(),
-                             "10 seconds .. 15 minutes, and shorter than the timeout",
-                             "use Duration.minutes(1) (the default)"))
+        found.append(
+            Finding(
+                "HP-GATE-POLL",
+                "min_count_gate.poll_interval",
+                options.poll_interval.to_human_string(),
+                "10 seconds .. 15 minutes, and shorter than the timeout",
+                "use Duration.minutes(1) (the default)",
+            )
+        )
     return found
 
 
@@ -78,7 +92,12 @@ class MinCountGate(Construct):
     """
 
     def __init__(
-        self, scope: Construct, id: str, *, cluster: HyperPodSlurmCluster, options: MinCountGateOptions
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cluster: HyperPodSlurmCluster,
+        options: MinCountGateOptions,
     ) -> None:
         super().__init__(scope, id)
         findings = _check_options(self.node.path, options)
@@ -99,23 +118,41 @@ class MinCountGate(Construct):
         self._handle: cfn.CfnWaitConditionHandle | None = None
 
         code = lambda_.Code.from_asset(RUNTIME_DIR, exclude=_ASSET_EXCLUDES)
-        self.check_function = self._function("CheckFunction", "hyperpod_gate.poll.handler", code,
-                                             "Checks whether the gated HyperPod groups reached their minimum")
-        self.arm_function = self._function("ArmFunction", "hyperpod_gate.arm.handler", code,
-                                           "Arms the HyperPod MinCount gate (starts or stops its poll loop)")
-        cluster.grant(self.check_function, "sagemaker:DescribeCluster",
-                      "sagemaker:ListClusterEvents", "sagemaker:ListClusterNodes")
-        self.check_function.add_to_role_policy(iam.PolicyStatement(
-            sid="ReadWaitHandleOfThisStack",
-            actions=["cloudformation:DescribeStackResource"],
-            resources=[Aws.STACK_ID],
-        ))
+        self.check_function = self._function(
+            "CheckFunction",
+            "hyperpod_gate.poll.handler",
+            code,
+            "Checks whether the gated HyperPod groups reached their minimum",
+        )
+        self.arm_function = self._function(
+            "ArmFunction",
+            "hyperpod_gate.arm.handler",
+            code,
+            "Arms the HyperPod MinCount gate (starts or stops its poll loop)",
+        )
+        cluster.grant(
+            self.check_function,
+            "sagemaker:DescribeCluster",
+            "sagemaker:ListClusterEvents",
+            "sagemaker:ListClusterNodes",
+        )
+        self.check_function.add_to_role_policy(
+            iam.PolicyStatement(
+                sid="ReadWaitHandleOfThisStack",
+                actions=["cloudformation:DescribeStackResource"],
+                resources=[Aws.STACK_ID],
+            )
+        )
 
         self.topic = options.notification_topic
         if self.topic is None and options.create_notification_topic:
-            self.topic = sns.Topic(self, "Topic", display_name="HyperPod MinCount gate",
-                                   enforce_ssl=True,
-                                   master_key=kms.Alias.from_alias_name(self, "SnsKey", "alias/aws/sns"))
+            self.topic = sns.Topic(
+                self,
+                "Topic",
+                display_name="HyperPod MinCount gate",
+                enforce_ssl=True,
+                master_key=kms.Alias.from_alias_name(self, "SnsKey", "alias/aws/sns"),
+            )
         if self.topic is not None:
             self.topic.grant_publish(self.check_function)
             if options.notification_topic is None:
@@ -129,18 +166,27 @@ class MinCountGate(Construct):
                 )
 
         timeout_seconds = int(options.timeout.to_seconds())
-        log_group = logs.LogGroup(self, "PollLoopLogs", retention=logs.RetentionDays.ONE_MONTH,
-                                  removal_policy=RemovalPolicy.DESTROY)
+        log_group = logs.LogGroup(
+            self,
+            "PollLoopLogs",
+            retention=logs.RetentionDays.ONE_MONTH,
+            removal_policy=RemovalPolicy.DESTROY,
+        )
         self.state_machine = sfn.StateMachine(
             self,
             "PollLoop",
-            definition_body=sfn.DefinitionBody.from_string(json.dumps(build_definition(
-                poll_function_arn=self.check_function.function_arn,
-                timeout_seconds=timeout_seconds + int(WAIT_CONDITION_MARGIN.to_seconds()),
-            ))),
+            definition_body=sfn.DefinitionBody.from_string(
+                json.dumps(
+                    build_definition(
+                        poll_function_arn=self.check_function.function_arn,
+                        timeout_seconds=timeout_seconds + int(WAIT_CONDITION_MARGIN.to_seconds()),
+                    )
+                )
+            ),
             state_machine_type=sfn.StateMachineType.STANDARD,
-            logs=sfn.LogOptions(destination=log_group, level=sfn.LogLevel.ALL,
-                                include_execution_data=True),
+            logs=sfn.LogOptions(
+                destination=log_group, level=sfn.LogLevel.ALL, include_execution_data=True
+            ),
             tracing_enabled=True,
         )
         self.check_function.grant_invoke(self.state_machine)
@@ -215,20 +261,34 @@ class MinCountGate(Construct):
             "Condition",
             handle=self._handle.ref,
             count=1,
-            timeout=str(int(min(
-                self._options.timeout.to_seconds() + WAIT_CONDITION_MARGIN.to_seconds(),
-                MAX_GATE_TIMEOUT.to_seconds(),
-            ))),
+            timeout=str(
+                int(
+                    min(
+                        self._options.timeout.to_seconds() + WAIT_CONDITION_MARGIN.to_seconds(),
+                        MAX_GATE_TIMEOUT.to_seconds(),
+                    )
+                )
+            ),
         )
         condition.node.add_dependency(self.arm)
 
-    def _function(self, id: str, handler: str, code: lambda_.Code, description: str) -> lambda_.Function:
-        log_group = logs.LogGroup(self, f"{id}Logs", retention=logs.RetentionDays.ONE_MONTH,
-                                  removal_policy=RemovalPolicy.DESTROY)
+    def _function(
+        self, id: str, handler: str, code: lambda_.Code, description: str
+    ) -> lambda_.Function:
+        log_group = logs.LogGroup(
+            self,
+            f"{id}Logs",
+            retention=logs.RetentionDays.ONE_MONTH,
+            removal_policy=RemovalPolicy.DESTROY,
+        )
         # An explicit role with write access to its own log group only, instead of the
         # AWSLambdaBasicExecutionRole managed policy.
-        role = iam.Role(self, f"{id}Role", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
-                        description=description)
+        role = iam.Role(
+            self,
+            f"{id}Role",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description=description,
+        )
         log_group.grant_write(role)
         return lambda_.Function(
             self,

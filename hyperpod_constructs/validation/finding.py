@@ -14,22 +14,27 @@ class Finding:
     """One broken rule: where, which field, what was given, what is allowed, how to fix it."""
 
     rule: str
-    """Stable rule id, e.g. ``HP-COUNT-MIN``; listed in docs/validation.md."""
+    """Stable rule id, e.g. ``HP-MIN-ABOVE-COUNT``; listed in docs/validation.md."""
     field: str
     """The library's property name, with the CloudFormation name in parentheses."""
     value: object
     allowed: str
+    """What is allowed (an error) or recommended (a warning)."""
     fix: str
     group: str | None = None
     severity: Severity = "error"
 
     def message(self) -> str:
-        """One line: ``instance group 'gpu': field = value: allowed ... Fix: ...``."""
+        """One line: ``instance group 'gpu': field = value is not allowed; allowed: ...``.
+
+        Warnings read ``field = value: recommended: ...`` instead.
+        """
         where = f"instance group {self.group!r}: " if self.group is not None else ""
-        return (
-            f"{where}{self.field} = {self.value!r} is not allowed; allowed: {self.allowed}. "
-            f"Fix: {self.fix} [{self.rule}]"
-        )
+        if self.severity == "warning":
+            verdict = f": recommended: {self.allowed}"
+        else:
+            verdict = f" is not allowed; allowed: {self.allowed}"
+        return f"{where}{self.field} = {self.value!r}{verdict}. Fix: {self.fix} [{self.rule}]"
 
 
 class HyperPodValidationError(ValueError):

@@ -9,17 +9,25 @@ MIN_THREADS_PER_CORE, MAX_THREADS_PER_CORE = 1, 2
 MAX_INSTANCE_GROUPS = 100
 MAX_STORAGE_CONFIGS = 4
 MAX_DEEP_HEALTH_CHECKS = 2
+"""Distinct known values; the schema's maxItems is 3, but only two values exist."""
 MIN_EBS_GIB, MAX_EBS_GIB = 1, 16384
 MAX_NAME_LENGTH = 63
 MAX_PARTITION_LENGTH = 1024
 MAX_SECURITY_GROUPS, MAX_SUBNETS = 5, 16
+MAX_ON_CREATE_LENGTH = 128
+MAX_FSX_DNS_NAME_LENGTH = 275
+MAX_MOUNT_PATH_LENGTH = 1024
+MAX_KMS_KEY_ID_LENGTH = 2048
+MIN_TRAINING_PLAN_ARN_LENGTH, MAX_TRAINING_PLAN_ARN_LENGTH = 50, 2048
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
 """Cluster, instance group and partition names."""
-TRAINING_PLAN_ARN = re.compile(r"^arn:aws[a-z\-]*:sagemaker:[a-z0-9\-]*:[0-9]{12}:training-plan/.*$")
-MIN_TRAINING_PLAN_ARN_LENGTH = 50
+TRAINING_PLAN_ARN = re.compile(
+    r"^arn:aws[a-z\-]*:sagemaker:[a-z0-9\-]*:[0-9]{12}:training-plan/.*$"
+)
 IMAGE_ID = re.compile(r"^(ami-[0-9a-fA-F]{8,17}|default)$")
 FSX_DNS_NAME = re.compile(r"^((fs|fc)i?-[0-9a-f]{8,}\..{4,253})$")
 FSX_MOUNT_NAME = re.compile(r"^([A-Za-z0-9_-]{1,8})$")
 MOUNT_PATH = re.compile(r"^/(?!/)(?!.*/$)[a-zA-Z0-9._-]+(/[a-zA-Z0-9._-]+)*$")
+"""The CloudFormation schema's pattern (stricter than the API's ``/[a-zA-Z0-9._/-]+``)."""
 KMS_KEY_ID = re.compile(r"^[a-zA-Z0-9:/_-]*$")

@@ -1,0 +1,323 @@
+"""Fakes for the non-SageMaker edges of the gate: CloudFormation (DescribeStackResource,
+wait condition handles, custom resource responses), SNS Publish, Step Functions
+StartExecution/StopExecution (running executions with the ASL interpreter), and the
+urllib seam used for the presigned-URL PUTs."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.message import Message
+from typing import Any
+
+from .asl import AslUnsupported, Execution
+from .clock import Scheduler, VirtualClock
+from .wire import ACCOUNT, REGION, ApiError, ContractViolation, WireFake
+
+_UUID = "8d1c6f20-4b1e-11f1-9a3c-0a1b2c3d4e5f"
+
+
+def _secret(seed: str) -> str:
+    return hashlib.sha256(seed.encode()).hexdigest()
+
+
+@dataclass
+class Put:
+    """One HTTP PUT that reached a fake presigned URL."""
+
+    time: float
+    url: str
+    method: str
+    headers: dict[str, str]
+    body: bytes
+    timeout: float | None
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass
+class WaitCondition:
+    """A wait condition (Count 1) attached to a handle."""
+
+    handle: str
+    timeout_at: float
+    status: str = "CREATE_IN_PROGRESS"
+    reason: str = ""
+    completed_at: float | None = None
+
+
+class FakeCloudFormation:
+    """The stack: resources, handle URLs, signals, custom resource responses."""
+
+    def __init__(self, clock: VirtualClock, stack_name: str = "HyperPodTrain") -> None:
+        self.clock = clock
+        self.stack_name = stack_name
+        self.stack_id = f"arn:aws:cloudformation:{REGION}:{ACCOUNT}:stack/{stack_name}/{_UUID}"
+        self.stack_deleted = False
+        self.resources: dict[str, dict[str, str]] = {}
+        self.handle_urls: dict[str, str] = {}
+        self.response_urls: dict[str, str] = {}
+        self.signals: dict[str, list[Put]] = {}
+        self.responses: dict[str, list[Put]] = {}
+        self.wait_conditions: dict[str, WaitCondition] = {}
+        self.fake = WireFake("cloudformation", self._handle)
+
+    # -- stack model -------------------------------------------------------------
+    @property
+    def secrets(self) -> list[str]:
+        """Every presigned URL handed out, and its signature alone."""
+        urls = [*self.handle_urls.values(), *self.response_urls.values()]
+        signatures = [urllib.parse.parse_qs(urllib.parse.urlsplit(u).query)["X-Amz-Signature"][0]
+                      for u in urls]
+        return urls + signatures
+
+    def add_wait_handle(self, logical_id: str) -> str:
+        """Create an AWS::CloudFormation::WaitConditionHandle; return its URL."""
+        path = urllib.parse.quote(f"{self.stack_id}/{logical_id}", safe="")
+        url = (
+            f"https://cloudformation-waitcondition-{REGION}.s3.amazonaws.com/{path}"
+            "?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20260601T080000Z"
+            "&X-Amz-SignedHeaders=host&X-Amz-Expires=86399"
+            "&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20260601%2Fus-east-1%2Fs3%2Faws4_request"
+            f"&X-Amz-Signature={_secret('handle' + logical_id)}"
+        )
+        self.resources[logical_id] = {
+            "type": "AWS::CloudFormation::WaitConditionHandle",
+            "physical": url,
+            "status": "CREATE_COMPLETE",
+        }
+        self.handle_urls[logical_id] = url
+        self.signals.setdefault(logical_id, [])
+        return url
+
+    def add_wait_condition(self, handle: str, timeout_seconds: int) -> WaitCondition:
+        """Create the wait condition that waits for one signal on ``handle``."""
+        condition = WaitCondition(handle, self.clock.time() + timeout_seconds)
+        self.wait_conditions[handle] = condition
+        return condition
+
+    def remove_resource(self, logical_id: str) -> None:
+        """The resource was deleted (e.g. replaced by an update or a rollback)."""
+        self.resources.pop(logical_id, None)
+
+    def delete_stack(self) -> None:
+        """The whole stack is gone."""
+        self.stack_deleted = True
+        self.resources.clear()
+
+    def response_url(self, request_id: str, logical_id: str) -> str:
+        """A presigned ResponseURL for one custom resource request."""
+        key = urllib.parse.quote(f"{self.stack_id}|{logical_id}|{request_id}", safe="")
+        url = (
+            f"https://cloudformation-custom-resource-response-useast1.s3.amazonaws.com/{key}"
+            "?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20260601T080000Z"
+            "&X-Amz-SignedHeaders=host&X-Amz-Expires=7200"
+            "&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20260601%2Fus-east-1%2Fs3%2Faws4_request"
+            f"&X-Amz-Signature={_secret('response' + request_id)}"
+        )
+        self.response_urls[request_id] = url
+        self.responses.setdefault(request_id, [])
+        return url
+
+    def condition(self, handle: str) -> WaitCondition:
+        """The wait condition of ``handle`` with its timeout applied."""
+        condition = self.wait_conditions[handle]
+        if condition.status == "CREATE_IN_PROGRESS" and self.clock.time() >= condition.timeout_at:
+            condition.status, condition.reason = "CREATE_FAILED", "WaitCondition timed out"
+            condition.completed_at = condition.timeout_at
+        return condition
+
+    # -- HTTP side -----------------------------------------------------------------
+    def receive_put(self, put: Put) -> int:
+        """Route a PUT to a handle or a ResponseURL; return the HTTP status S3 would."""
+        if put.headers.get("Content-type", "") != "":
+            return 403  # SignatureDoesNotMatch: the URL was signed without a content type
+        for logical_id, url in self.handle_urls.items():
+            if put.url == url:
+                return self._signal(logical_id, put)
+        for request_id, url in self.response_urls.items():
+            if put.url == url:
+                return self._response(request_id, put)
+        return 403
+
+    def _signal(self, logical_id: str, put: Put) -> int:
+        document = put.json()
+        if set(document) != {"Status", "Reason", "UniqueId", "Data"}:
+            raise ContractViolation(f"wait condition signal has fields {sorted(document)}")
+        if document["Status"] not in ("SUCCESS", "FAILURE"):
+            raise ContractViolation(f"bad signal status {document['Status']}")
+        if not all(isinstance(v, str) for v in document.values()):
+            raise ContractViolation("signal fields must be strings")
+        self.signals[logical_id].append(put)
+        condition = self.wait_conditions.get(logical_id)
+        if condition is not None and self.condition(logical_id).status == "CREATE_IN_PROGRESS":
+            success = document["Status"] == "SUCCESS"
+            condition.status = "CREATE_COMPLETE" if success else "CREATE_FAILED"
+            condition.reason = document["Reason"]
+            condition.completed_at = self.clock.time()
+        return 200
+
+    def _response(self, request_id: str, put: Put) -> int:
+        document = put.json()
+        required = {"Status", "PhysicalResourceId", "StackId", "RequestId", "LogicalResourceId"}
+        if not required <= set(document) or document["Status"] not in ("SUCCESS", "FAILED"):
+            raise ContractViolation(f"bad custom resource response {sorted(document)}")
+        if document["Status"] == "FAILED" and not document.get("Reason"):
+            raise ContractViolation("a FAILED response needs a Reason")
+        if len(put.body) > 4096:
+            raise ContractViolation("custom resource response larger than 4096 bytes")
+        self.responses[request_id].append(put)
+        return 200
+
+    # -- API side --------------------------------------------------------------------
+    def _handle(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        if operation != "DescribeStackResource":
+            raise ApiError("ValidationError", f"{operation} is not simulated")
+        stack = params.get("StackName")
+        if self.stack_deleted or stack not in (self.stack_id, self.stack_name):
+            raise ApiError("ValidationError", f"Stack with id {stack} does not exist")
+        logical_id = params.get("LogicalResourceId", "")
+        resource = self.resources.get(logical_id)
+        if resource is None:
+            raise ApiError(
+                "ValidationError", f"Resource {logical_id} does not exist for stack {self.stack_name}"
+            )
+        return {
+            "StackResourceDetail": {
+                "StackName": self.stack_name,
+                "StackId": self.stack_id,
+                "LogicalResourceId": logical_id,
+                "PhysicalResourceId": resource["physical"],
+                "ResourceType": resource["type"],
+                "LastUpdatedTimestamp": datetime.fromtimestamp(self.clock.time(), UTC),
+                "ResourceStatus": resource["status"],
+            }
+        }
+
+
+class FakeSns:
+    """SNS Publish, recorded."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, str]] = []
+        self.fake = WireFake("sns", self._handle)
+        self._ids = itertools.count(1)
+
+    def _handle(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        if operation != "Publish":
+            raise ApiError("InvalidParameter", f"{operation} is not simulated")
+        subject = params.get("Subject", "")
+        if len(subject) > 100 or not subject.isascii() or "\n" in subject:
+            raise ApiError("InvalidParameter", "Invalid parameter: Subject")
+        if len(params.get("Message", "").encode()) > 262_144:
+            raise ApiError("InvalidParameter", "Invalid parameter: Message too long")
+        self.messages.append(dict(params))
+        return {"MessageId": f"5a1d{next(self._ids):028d}"}
+
+
+class FakeStepFunctions:
+    """StartExecution/StopExecution backed by :class:`tests.support.asl.Execution`."""
+
+    def __init__(
+        self,
+        scheduler: Scheduler,
+        definitions: Mapping[str, Mapping[str, Any]],
+        resources: Mapping[str, Callable[[Any], Any]],
+    ) -> None:
+        self.scheduler = scheduler
+        self.definitions = dict(definitions)
+        self.resources = resources
+        self.executions: dict[str, Execution] = {}
+        self.inputs: dict[str, str] = {}
+        self.stop_requests: list[tuple[float, str, str]] = []
+        self.fake = WireFake("stepfunctions", self._handle)
+        self._names = itertools.count(1)
+
+    def _handle(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        now = datetime.fromtimestamp(self.scheduler.clock.time(), UTC)
+        if operation == "StartExecution":
+            machine = params["stateMachineArn"]
+            if machine not in self.definitions:
+                raise ApiError("StateMachineDoesNotExist", f"State Machine Does Not Exist: '{machine}'")
+            name = params.get("name") or f"exec-{next(self._names):06d}"
+            arn = machine.replace(":stateMachine:", ":execution:", 1) + ":" + name
+            text = params.get("input", "{}")
+            if arn in self.executions:
+                if self.inputs[arn] == text:
+                    return {"executionArn": arn, "startDate": now}
+                raise ApiError("ExecutionAlreadyExists", f"Execution Already Exists: '{arn}'")
+            try:
+                execution = Execution(arn, self.definitions[machine], json.loads(text),
+                                      self.resources, self.scheduler)
+            except AslUnsupported as exc:
+                raise ContractViolation(f"definition outside the interpreter's subset: {exc}") from exc
+            self.executions[arn] = execution
+            self.inputs[arn] = text
+            execution.start()
+            return {"executionArn": arn, "startDate": now}
+        if operation == "StopExecution":
+            arn = params["executionArn"]
+            self.stop_requests.append((self.scheduler.clock.time(), arn, params.get("cause", "")))
+            if arn not in self.executions:
+                raise ApiError("ExecutionDoesNotExist", f"Execution Does Not Exist: '{arn}'")
+            self.executions[arn].stop(params.get("error", ""), params.get("cause", ""))
+            return {"stopDate": now}
+        raise ApiError("ValidationException", f"{operation} is not simulated")
+
+    @property
+    def running(self) -> list[Execution]:
+        """Executions still running."""
+        return [e for e in self.executions.values() if e.running]
+
+
+@dataclass
+class _Response:
+    status: int
+
+    def __enter__(self) -> _Response:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+
+@dataclass
+class FakeHttp:
+    """Replacement for ``urllib.request.urlopen`` in ``hyperpod_gate.httpput``.
+
+    It runs urllib's real request preparation (``HTTPSHandler.https_request``,
+    which adds default headers) and hands the result to CloudFormation.
+    ``failures`` is a queue of statuses (int) or exceptions to answer first.
+    """
+
+    clock: VirtualClock
+    cfn: FakeCloudFormation
+    puts: list[Put] = field(default_factory=list)
+    failures: list[int | BaseException] = field(default_factory=list)
+
+    def urlopen(self, request: urllib.request.Request, timeout: float | None = None) -> _Response:
+        prepared = urllib.request.HTTPSHandler().https_request(request)
+        headers = dict(prepared.header_items())
+        body = prepared.data if isinstance(prepared.data, bytes) else b""
+        put = Put(self.clock.time(), prepared.full_url, prepared.get_method(), headers, body, timeout)
+        if put.method != "PUT":
+            raise ContractViolation(f"expected PUT, got {put.method}")
+        self.puts.append(put)
+        if self.failures:
+            failure = self.failures.pop(0)
+            if isinstance(failure, BaseException):
+                raise failure
+            status = failure
+        else:
+            status = self.cfn.receive_put(put)
+        if status >= 400:
+            raise urllib.error.HTTPError(put.url, status, "Forbidden", Message(), None)
+        return _Response(status)
