@@ -17,7 +17,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_stepfunctions as sfn
-from constructs import Construct
+from constructs import Construct, Dependable, IConstruct
 
 from .._lazy import lazy_any, lazy_string
 from .._nag import acknowledge, arn_placeholder, ref_placeholder
@@ -35,6 +35,16 @@ RUNTIME = lambda_.Runtime.PYTHON_3_14
 WAIT_CONDITION_MARGIN = Duration.minutes(15)
 MIN_POLL, MAX_POLL = Duration.seconds(10), Duration.minutes(15)
 _ASSET_EXCLUDES = ["__pycache__", "*.pyc", "__init__.py"]
+
+
+class _DependencyRoots(Dependable):
+    def __init__(self, *roots: IConstruct) -> None:
+        super().__init__()
+        self._roots = list(roots)
+
+    @property
+    def dependency_roots(self) -> list[IConstruct]:
+        return self._roots
 
 
 def gate_fingerprint(cluster_name: str, requirements: Mapping[str, GroupRequirement]) -> str:
@@ -114,8 +124,6 @@ class MinCountGate(Construct):
         self._cluster = cluster
         self._options = options
         self._requirements: dict[str, GroupRequirement] = {}
-        self._wait: Construct | None = None
-        self._handle: cfn.CfnWaitConditionHandle | None = None
 
         code = lambda_.Code.from_asset(RUNTIME_DIR, exclude=_ASSET_EXCLUDES)
         self.check_function = self._function(
@@ -229,6 +237,29 @@ class MinCountGate(Construct):
         )
         self.arm.node.add_dependency(cluster.node.default_child)
 
+        self._handle = cfn.CfnWaitConditionHandle(self, "WaitHandle")
+        self._condition = cfn.CfnWaitCondition(
+            self,
+            "WaitCondition",
+            handle=self._handle.ref,
+            count=1,
+            timeout=str(
+                int(
+                    min(
+                        timeout_seconds + WAIT_CONDITION_MARGIN.to_seconds(),
+                        MAX_GATE_TIMEOUT.to_seconds(),
+                    )
+                )
+            ),
+        )
+        # The handle exists before the loop starts (it may signal on its first check); the
+        # condition starts counting once the arm resource has started the loop.
+        self.arm.node.add_dependency(self._handle)
+        self._condition.node.add_dependency(self.arm)
+        # `x.node.add_dependency(gate)` makes x wait for the wait condition only, not for every
+        # resource of the gate's machinery.
+        Dependable.implement(self, _DependencyRoots(self._condition))
+
         self.dashboard: cloudwatch.CfnDashboard | None = None
         if options.dashboard:
             self.dashboard = cloudwatch.CfnDashboard(
@@ -242,35 +273,32 @@ class MinCountGate(Construct):
 
     @property
     def wait_condition(self) -> cfn.CfnWaitCondition:
-        """The wait condition that holds the dependants (its id changes with the gated values)."""
-        assert self._wait is not None
-        return self._wait.node.find_child("Condition")  # type: ignore[return-value]
+        """The wait condition that holds the dependants (its logical id changes with the gated
+        values)."""
+        return self._condition
+
+    @property
+    def wait_handle(self) -> cfn.CfnWaitConditionHandle:
+        """The handle the poll loop signals (its logical id changes with the gated values)."""
+        return self._handle
 
     def set_requirements(self, requirements: Mapping[str, GroupRequirement]) -> None:
-        """Wait for these groups (called by the cluster whenever a gated group is added)."""
-        fingerprint = gate_fingerprint(self._cluster.cluster_name, requirements)
+        """Wait for these groups (called by the cluster whenever a gated group is added).
+
+        Wait conditions are create-only, so the handle's and the condition's logical ids embed
+        a fingerprint of the gated values: changing a minimum or target makes CloudFormation
+        create a new pair (a new wait) and delete the old one; other changes keep them.
+        """
         self._requirements = dict(requirements)
-        if self._wait is not None:
-            if self._wait.node.id == f"Wait{fingerprint}":
-                return
-            self.node.try_remove_child(self._wait.node.id)
-        self._wait = Construct(self, f"Wait{fingerprint}")
-        self._handle = cfn.CfnWaitConditionHandle(self._wait, "Handle")
-        condition = cfn.CfnWaitCondition(
-            self._wait,
-            "Condition",
-            handle=self._handle.ref,
-            count=1,
-            timeout=str(
-                int(
-                    min(
-                        self._options.timeout.to_seconds() + WAIT_CONDITION_MARGIN.to_seconds(),
-                        MAX_GATE_TIMEOUT.to_seconds(),
-                    )
-                )
-            ),
+        fingerprint = gate_fingerprint(self._cluster.cluster_name, requirements)
+        prefix = "".join(
+            char
+            for scope in self.node.scopes[len(Stack.of(self).node.scopes) :]
+            for char in scope.node.id
+            if char.isalnum()
         )
-        condition.node.add_dependency(self.arm)
+        self._handle.override_logical_id(f"{prefix}Handle{fingerprint}")
+        self._condition.override_logical_id(f"{prefix}Wait{fingerprint}")
 
     def _function(
         self, id: str, handler: str, code: lambda_.Code, description: str
@@ -311,7 +339,6 @@ class MinCountGate(Construct):
         ]
 
     def _handle_logical_id(self) -> str:
-        assert self._handle is not None
         return Stack.of(self).resolve(self._handle.logical_id)  # type: ignore[no-any-return]
 
     def _dashboard_body(self) -> str:
