@@ -34,8 +34,11 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Print each HyperPod cluster found in a synthesized cloud assembly: its instance "
             "groups with counts, minimums, node types and partitions, and its MinCount gate "
-            "settings. Exit codes: 0 printed (also when no cluster is found), 2 missing "
-            "folder or unreadable manifest/template."
+            "settings, as a table or (--json) as one JSON document."
+        ),
+        epilog=(
+            "exit codes: 0 report printed (also when no cluster is found); 2 usage error, "
+            "missing folder, or unreadable manifest or template"
         ),
     )
     summary.add_argument(
