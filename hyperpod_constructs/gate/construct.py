@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
 RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
 RUNTIME = lambda_.Runtime.PYTHON_3_14
-WAIT_CONDITION_MARGIN = Duration.minutes(15)
+LOOP_BACKSTOP_MARGIN = Duration.minutes(15)
+"""The poll loop's own Step Functions timeout exceeds the gate deadline by this much."""
 MIN_POLL, MAX_POLL = Duration.seconds(10), Duration.minutes(15)
 _ASSET_EXCLUDES = ["__pycache__", "*.pyc", "__init__.py"]
 
@@ -187,7 +188,7 @@ class MinCountGate(Construct):
                 json.dumps(
                     build_definition(
                         poll_function_arn=self.check_function.function_arn,
-                        timeout_seconds=timeout_seconds + int(WAIT_CONDITION_MARGIN.to_seconds()),
+                        timeout_seconds=timeout_seconds + int(LOOP_BACKSTOP_MARGIN.to_seconds()),
                     )
                 )
             ),
@@ -243,14 +244,11 @@ class MinCountGate(Construct):
             "WaitCondition",
             handle=self._handle.ref,
             count=1,
-            timeout=str(
-                int(
-                    min(
-                        timeout_seconds + WAIT_CONDITION_MARGIN.to_seconds(),
-                        MAX_GATE_TIMEOUT.to_seconds(),
-                    )
-                )
-            ),
+            # Wait conditions cannot be updated, so their own timeout is a constant backstop
+            # (the maximum); the gate's configurable deadline is enforced by the poll loop,
+            # which signals FAILURE with a reason when it passes. Changing `timeout` therefore
+            # updates the arm resource in place and never forces a new wait.
+            timeout=str(int(MAX_GATE_TIMEOUT.to_seconds())),
         )
         # The handle exists before the loop starts (it may signal on its first check); the
         # condition starts counting once the arm resource has started the loop.
