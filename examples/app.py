@@ -10,6 +10,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from aws_cdk import App, Validations
 from cdk_nag import AwsSolutionsChecks
 
+from examples.blueprints import FsdpBlueprintStack, MegatronBlueprintStack
 from examples.fsdp import FsdpTrainingStack
 from examples.heterogeneous import HeterogeneousStack
 from examples.minimal import MinimalDevStack
@@ -21,6 +22,8 @@ def build(app: App) -> None:
     FsdpTrainingStack(app, "FsdpTraining")
     HeterogeneousStack(app, "Heterogeneous")
     MinimalDevStack(app, "MinimalDev")
+    FsdpBlueprintStack(app, "FsdpBlueprint")
+    MegatronBlueprintStack(app, "MegatronBlueprint")
 
 
 def main() -> None:

@@ -13,6 +13,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .blueprints import (
+        BlueprintDefaults,
+        FsdpTrainingCluster,
+        MegatronTrainingCluster,
+        TrainingClusterBlueprint,
+    )
     from .cluster import (
         AccountingDatabase,
         HyperPodClusterBase,
@@ -31,8 +37,33 @@ if TYPE_CHECKING:
     from .instance_group import InstanceGroup
     from .instance_type import HyperPodInstanceType
     from .lifecycle import LifecycleScripts
+    from .policy import (
+        AllowedInstanceTypes,
+        ClusterFacts,
+        EbsCustomerManagedKey,
+        HyperPodPolicy,
+        MaxInstanceCount,
+        MinInstanceFloor,
+        PolicyExemption,
+        PolicyRule,
+        PolicyRuleId,
+        PolicySeverity,
+        PolicyViolation,
+        RequiredDeepHealthChecks,
+        RequiredTags,
+        VpcRequired,
+    )
     from .reporting import report_validation_errors
-    from .sizing import SizingError, instances_for_accelerators
+    from .sizing import (
+        FsdpLayout,
+        MegatronLayout,
+        ParallelLayout,
+        SizingError,
+        SizingProblem,
+        accelerator_count_of,
+        fsdp_world_size,
+        instances_for_accelerators,
+    )
     from .storage import InstanceStorage
     from .validation import Finding, HyperPodValidationError
 
@@ -60,30 +91,78 @@ _EXPORTS = {
     "InstanceStorage": ".storage",
     "Finding": ".validation",
     "HyperPodValidationError": ".validation",
+    "FsdpLayout": ".sizing",
+    "MegatronLayout": ".sizing",
+    "ParallelLayout": ".sizing",
+    "SizingProblem": ".sizing",
+    "accelerator_count_of": ".sizing",
+    "fsdp_world_size": ".sizing",
+    "AllowedInstanceTypes": ".policy",
+    "ClusterFacts": ".policy",
+    "EbsCustomerManagedKey": ".policy",
+    "HyperPodPolicy": ".policy",
+    "MaxInstanceCount": ".policy",
+    "MinInstanceFloor": ".policy",
+    "PolicyExemption": ".policy",
+    "PolicyRule": ".policy",
+    "PolicyRuleId": ".policy",
+    "PolicySeverity": ".policy",
+    "PolicyViolation": ".policy",
+    "RequiredDeepHealthChecks": ".policy",
+    "RequiredTags": ".policy",
+    "VpcRequired": ".policy",
+    "BlueprintDefaults": ".blueprints",
+    "FsdpTrainingCluster": ".blueprints",
+    "MegatronTrainingCluster": ".blueprints",
+    "TrainingClusterBlueprint": ".blueprints",
 }
 
 __all__ = [
     "AccountingDatabase",
+    "AllowedInstanceTypes",
+    "BlueprintDefaults",
+    "ClusterFacts",
     "DeepHealthCheck",
+    "EbsCustomerManagedKey",
     "Finding",
+    "FsdpLayout",
+    "FsdpTrainingCluster",
     "GateDecision",
     "GroupRequirement",
     "HyperPodClusterBase",
     "HyperPodInstanceType",
+    "HyperPodPolicy",
     "HyperPodSlurmCluster",
     "HyperPodValidationError",
     "IHyperPodCluster",
     "InstanceGroup",
     "InstanceStorage",
     "LifecycleScripts",
+    "MaxInstanceCount",
+    "MegatronLayout",
+    "MegatronTrainingCluster",
     "MinCountGate",
     "MinCountGateOptions",
+    "MinInstanceFloor",
     "NodeProvisioningMode",
     "NodeRecovery",
     "NodeType",
+    "ParallelLayout",
+    "PolicyExemption",
+    "PolicyRule",
+    "PolicyRuleId",
+    "PolicySeverity",
+    "PolicyViolation",
+    "RequiredDeepHealthChecks",
+    "RequiredTags",
     "SizingError",
+    "SizingProblem",
     "SlurmConfigStrategy",
+    "TrainingClusterBlueprint",
+    "VpcRequired",
+    "accelerator_count_of",
     "evaluate_gate",
+    "fsdp_world_size",
     "instances_for_accelerators",
     "report_validation_errors",
 ]

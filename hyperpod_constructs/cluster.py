@@ -289,6 +289,11 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         return self._mode
 
     @property
+    def vpc(self) -> ec2.IVpc | None:
+        """The VPC the nodes run in, or ``None`` for HyperPod's own network."""
+        return self._vpc
+
+    @property
     def role(self) -> iam.IRole:
         """The default execution role of the groups."""
         return self._role

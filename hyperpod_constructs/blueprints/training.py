@@ -1,0 +1,412 @@
+"""Training cluster blueprints: a platform team's defaults and policy, sized from the job."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from aws_cdk import AspectPriority, Aspects, Size
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from constructs import Construct
+
+from ..cluster import HyperPodSlurmCluster
+from ..instance_group import InstanceGroup
+from ..instance_type import HyperPodInstanceType
+from ..lifecycle import LifecycleScripts
+from ..sizing import FsdpLayout, MegatronLayout, ParallelLayout, SizingError
+from ..storage import InstanceStorage
+from ..validation.finding import Finding, HyperPodValidationError
+from .defaults import BlueprintDefaults
+
+SIZING_RULE = "HP-BLUEPRINT-SIZING"
+"""Finding rule id of a layout that does not fit the chosen instance type."""
+ARGUMENT_RULE = "HP-BLUEPRINT-ARGS"
+"""Finding rule id of a blueprint argument the platform defaults do not allow."""
+LAYOUT_TAG = "hyperpod:layout"
+"""Tag holding the layout's description, e.g. ``FSDP dp=128``."""
+BLUEPRINT_TAG = "hyperpod:blueprint"
+"""Tag holding the blueprint class name, e.g. ``AcmeFsdpCluster``."""
+KMS_GRANT_ACTIONS = ("kms:CreateGrant", "kms:DescribeKey")
+"""What the execution role needs on the volume key: HyperPod creates grants on it when it
+launches, adds or patches instances."""
+
+
+def _path(scope: Construct, id: str) -> str:
+    return f"{scope.node.path}/{id}" if scope.node.path else id
+
+
+def _sizing_findings(
+    error: SizingError, *, context: str, field: str = "instance_type", value: object = None
+) -> list[Finding]:
+    """Findings for a layout that does not fit; ``context`` names the layout (and type)."""
+    if not error.problems:
+        return [
+            Finding(
+                SIZING_RULE,
+                f"{field} ({context})",
+                value,
+                "a layout that fits the instance type",
+                str(error),
+            )
+        ]
+    return [
+        Finding(
+            SIZING_RULE,
+            f"{problem.field} ({context})",
+            problem.value,
+            problem.allowed,
+            (
+                f"use {problem.field}=" + " or ".join(str(n) for n in problem.nearest)
+                if problem.nearest
+                else "change the layout"
+            )
+            + (f" ({problem.hint})" if problem.hint else ""),
+        )
+        for problem in error.problems
+    ]
+
+
+class TrainingClusterBlueprint(HyperPodSlurmCluster):
+    """A training cluster preconfigured by a platform team: one controller, an optional
+    login node and one gated compute partition sized from the job's parallel layout.
+
+    Subclass it (or :class:`FsdpTrainingCluster` / :class:`MegatronTrainingCluster`) and set
+    ``DEFAULTS`` to publish your organisation's blueprint. What it builds:
+
+    - a controller (and login) group of the platform's types, each with an encrypted EBS
+      volume;
+    - a compute group ``partition`` of ``nodes_for(instance_type)`` instances plus
+      ``spare_instances``, gated at the job's node count (``min_instance_count``), with the
+      platform's deep health checks and threads per core;
+    - a customer managed KMS key (rotation on) for every EBS volume, usable by the
+      execution role (``kms:CreateGrant``, ``kms:DescribeKey``), when
+      ``DEFAULTS.encrypt_volumes``;
+    - the platform's tags plus ``hyperpod:layout`` and ``hyperpod:blueprint``;
+    - ``DEFAULTS.policy()`` applied to itself as an aspect.
+
+    Invalid arguments raise :class:`HyperPodValidationError` naming the construct path, the
+    number that does not fit and the nearest valid choices.
+    """
+
+    DEFAULTS: ClassVar[BlueprintDefaults] = BlueprintDefaults()
+    """The platform team's settings; override in a subclass."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        layout: ParallelLayout,
+        vpc: ec2.IVpc,
+        instance_type: HyperPodInstanceType | None = None,
+        accelerators_per_instance: int | None = None,
+        spare_instances: int = 0,
+        tags: Mapping[str, str] | None = None,
+        cluster_name: str | None = None,
+        vpc_subnets: ec2.SubnetSelection | None = None,
+        lifecycle_scripts: LifecycleScripts | None = None,
+        partition: str = "train",
+    ) -> None:
+        """Define the cluster.
+
+        :param layout: the job's parallel layout (:class:`FsdpLayout`,
+            :class:`MegatronLayout`, or any :class:`ParallelLayout`).
+        :param vpc: the VPC of the cluster (required by the platform policy).
+        :param instance_type: compute type; one of ``DEFAULTS.compute_instance_types``.
+            Default: the first of them.
+        :param accelerators_per_instance: ranks per instance. Default: the type's
+            accelerator count.
+        :param spare_instances: instances above the gated minimum, to replace faulty nodes
+            without waiting. Default: 0.
+        :param tags: the ML team's tags (e.g. the keys in ``DEFAULTS.required_tags``); they
+            may not change the platform's tags. Default: none.
+        :param cluster_name: Default: derived from the construct path.
+        :param vpc_subnets: Default: the VPC's private subnets with egress.
+        :param lifecycle_scripts: Default: none (HyperPod configures Slurm from each group's
+            SlurmConfig).
+        :param partition: Slurm partition (and compute group name). Default: ``"train"``.
+        """
+        defaults = type(self).DEFAULTS
+        path = _path(scope, id)
+        chosen = instance_type or defaults.compute_instance_types[0]
+        findings = self._argument_findings(defaults, chosen, spare_instances, tags or {})
+        nodes = 0
+        try:
+            nodes = layout.nodes_for(chosen, accelerators_per_instance=accelerators_per_instance)
+        except SizingError as error:
+            findings += _sizing_findings(
+                error, context=f"{layout.describe()} on {chosen.name}", value=chosen.name
+            )
+        if findings:
+            raise HyperPodValidationError(path, findings)
+
+        super().__init__(
+            scope,
+            id,
+            cluster_name=cluster_name,
+            vpc=vpc,
+            vpc_subnets=vpc_subnets,
+            lifecycle_scripts=lifecycle_scripts,
+            tags={
+                **(tags or {}),
+                **defaults.tags,
+                LAYOUT_TAG: layout.describe(),
+                BLUEPRINT_TAG: type(self).__name__,
+            },
+            min_count_gate=defaults.gate,
+        )
+        self._layout = layout
+        self._volume_key: kms.Key | None = None
+        if defaults.encrypt_volumes:
+            self._volume_key = kms.Key(
+                self,
+                "VolumeKey",
+                enable_key_rotation=True,
+                description=f"EBS volumes of the HyperPod cluster {path}",
+            )
+            self.role.add_to_principal_policy(
+                iam.PolicyStatement(
+                    sid="HyperPodVolumeKey",
+                    actions=list(KMS_GRANT_ACTIONS),
+                    resources=[self._volume_key.key_arn],
+                )
+            )
+        key_arn = self._volume_key.key_arn if self._volume_key is not None else None
+
+        def volume(size: Size) -> tuple[InstanceStorage, ...]:
+            return (InstanceStorage.ebs(volume_size=size, kms_key_id=key_arn),)
+
+        self.add_instance_group(
+            InstanceGroup.controller(
+                "controller",
+                instance_type=defaults.controller_instance_type,
+                storage=volume(defaults.head_volume_size),
+            )
+        )
+        if defaults.login_instance_type is not None:
+            self.add_instance_group(
+                InstanceGroup.login(
+                    "login",
+                    instance_type=defaults.login_instance_type,
+                    storage=volume(defaults.head_volume_size),
+                )
+            )
+        self._compute_group = InstanceGroup.compute(
+            partition,
+            instance_type=chosen,
+            partition=partition,
+            instance_count=nodes + spare_instances,
+            min_instance_count=nodes,
+            threads_per_core=defaults.threads_per_core,
+            deep_health_checks=defaults.deep_health_checks,
+            storage=volume(defaults.compute_volume_size),
+        )
+        self.add_instance_group(self._compute_group)
+        Aspects.of(self).add(defaults.policy(), priority=AspectPriority.READONLY)
+
+    @staticmethod
+    def _argument_findings(
+        defaults: BlueprintDefaults,
+        instance_type: HyperPodInstanceType,
+        spare_instances: int,
+        tags: Mapping[str, str],
+    ) -> list[Finding]:
+        found: list[Finding] = []
+        if instance_type not in defaults.compute_instance_types:
+            found.append(
+                Finding(
+                    ARGUMENT_RULE,
+                    "instance_type",
+                    instance_type.name,
+                    ", ".join(t.name for t in defaults.compute_instance_types),
+                    f"pick one of the types {defaults.name} offers",
+                )
+            )
+        limit = defaults.max_spare_instances
+        if (
+            isinstance(spare_instances, bool)
+            or not isinstance(spare_instances, int)
+            or spare_instances < 0
+            or (limit is not None and spare_instances > limit)
+        ):
+            allowed = f"0..{limit}" if limit is not None else "0 or more"
+            found.append(
+                Finding(
+                    ARGUMENT_RULE,
+                    "spare_instances",
+                    spare_instances,
+                    allowed,
+                    f"pass spare_instances in {allowed}",
+                )
+            )
+        for key, value in tags.items():
+            if key in defaults.tags and defaults.tags[key] != value:
+                found.append(
+                    Finding(
+                        ARGUMENT_RULE,
+                        f"tags[{key!r}]",
+                        value,
+                        f"{defaults.tags[key]!r} (set by {defaults.name})",
+                        f"remove {key!r} from tags",
+                    )
+                )
+            if key in (LAYOUT_TAG, BLUEPRINT_TAG):
+                found.append(
+                    Finding(
+                        ARGUMENT_RULE,
+                        f"tags[{key!r}]",
+                        value,
+                        "no value: the blueprint sets this tag",
+                        f"remove {key!r} from tags",
+                    )
+                )
+        return found
+
+    @property
+    def layout(self) -> ParallelLayout:
+        """The parallel layout the compute group was sized from."""
+        return self._layout
+
+    @property
+    def world_size(self) -> int:
+        """Ranks of the job the cluster is sized for."""
+        return self._layout.world_size
+
+    @property
+    def compute_group(self) -> InstanceGroup:
+        """The gated compute group."""
+        return self._compute_group
+
+    @property
+    def volume_key(self) -> kms.Key | None:
+        """The KMS key of the EBS volumes (``None`` unless ``DEFAULTS.encrypt_volumes``)."""
+        return self._volume_key
+
+
+class FsdpTrainingCluster(TrainingClusterBlueprint):
+    """A PyTorch FSDP (or HSDP) training cluster, gated at the job's world size.
+
+    ``FsdpTrainingCluster(self, "Train", vpc=vpc, data_parallel=128)`` builds 16 x
+    ``ml.p5.48xlarge`` gated at 16. Subclass it with your ``DEFAULTS`` to publish it.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        data_parallel: int,
+        vpc: ec2.IVpc,
+        shard_group_size: int | None = None,
+        instance_type: HyperPodInstanceType | None = None,
+        accelerators_per_instance: int | None = None,
+        spare_instances: int = 0,
+        tags: Mapping[str, str] | None = None,
+        cluster_name: str | None = None,
+        vpc_subnets: ec2.SubnetSelection | None = None,
+        lifecycle_scripts: LifecycleScripts | None = None,
+        partition: str = "train",
+    ) -> None:
+        """Define the cluster.
+
+        :param data_parallel: ranks of the job (= world size = accelerators); must fill whole
+            instances.
+        :param shard_group_size: HSDP shard group size. Default: ``None`` (full sharding).
+
+        The other parameters are those of :class:`TrainingClusterBlueprint`.
+        """
+        try:
+            layout = FsdpLayout(data_parallel, shard_group_size)
+        except SizingError as error:
+            raise HyperPodValidationError(
+                _path(scope, id),
+                _sizing_findings(
+                    error, context="FSDP layout", field="data_parallel", value=data_parallel
+                ),
+            ) from None
+        super().__init__(
+            scope,
+            id,
+            layout=layout,
+            vpc=vpc,
+            instance_type=instance_type,
+            accelerators_per_instance=accelerators_per_instance,
+            spare_instances=spare_instances,
+            tags=tags,
+            cluster_name=cluster_name,
+            vpc_subnets=vpc_subnets,
+            lifecycle_scripts=lifecycle_scripts,
+            partition=partition,
+        )
+
+
+class MegatronTrainingCluster(TrainingClusterBlueprint):
+    """A Megatron-LM / NeMo training cluster (TP x CP x PP x DP), gated at the world size.
+
+    ``MegatronTrainingCluster(self, "Train", vpc=vpc, tensor_parallel=8,
+    pipeline_parallel=4, data_parallel=4)`` builds 16 x ``ml.p5.48xlarge`` gated at 16.
+    Subclass it with your ``DEFAULTS`` to publish it.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        tensor_parallel: int,
+        data_parallel: int,
+        vpc: ec2.IVpc,
+        pipeline_parallel: int = 1,
+        context_parallel: int = 1,
+        instance_type: HyperPodInstanceType | None = None,
+        accelerators_per_instance: int | None = None,
+        spare_instances: int = 0,
+        tags: Mapping[str, str] | None = None,
+        cluster_name: str | None = None,
+        vpc_subnets: ec2.SubnetSelection | None = None,
+        lifecycle_scripts: LifecycleScripts | None = None,
+        partition: str = "train",
+    ) -> None:
+        """Define the cluster.
+
+        :param tensor_parallel: TP size; must divide the accelerators per instance.
+        :param data_parallel: DP size; the world size TP x CP x PP x DP must fill whole
+            instances.
+        :param pipeline_parallel: PP size. Default: 1.
+        :param context_parallel: CP size. Default: 1.
+
+        The other parameters are those of :class:`TrainingClusterBlueprint`.
+        """
+        try:
+            layout = MegatronLayout(
+                tensor_parallel, pipeline_parallel, data_parallel, context_parallel
+            )
+        except SizingError as error:
+            raise HyperPodValidationError(
+                _path(scope, id),
+                _sizing_findings(
+                    error,
+                    context="Megatron layout",
+                    field="layout",
+                    value=(
+                        f"tp={tensor_parallel} cp={context_parallel} pp={pipeline_parallel} "
+                        f"dp={data_parallel}"
+                    ),
+                ),
+            ) from None
+        super().__init__(
+            scope,
+            id,
+            layout=layout,
+            vpc=vpc,
+            instance_type=instance_type,
+            accelerators_per_instance=accelerators_per_instance,
+            spare_instances=spare_instances,
+            tags=tags,
+            cluster_name=cluster_name,
+            vpc_subnets=vpc_subnets,
+            lifecycle_scripts=lifecycle_scripts,
+            partition=partition,
+        )

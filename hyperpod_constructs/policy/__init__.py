@@ -1,0 +1,40 @@
+"""Organisation policy for HyperPod clusters, applied as a CDK Aspect.
+
+``Aspects.of(app).add(HyperPodPolicy(...))`` checks every HyperPod cluster in the app at
+synth; see ``docs/policies.md``.
+"""
+
+from .aspect import EXEMPTION_METADATA, WARNING_ID_PREFIX, HyperPodPolicy, PolicyExemption
+from .rules import (
+    AllowedInstanceTypes,
+    ClusterFacts,
+    EbsCustomerManagedKey,
+    MaxInstanceCount,
+    MinInstanceFloor,
+    PolicyRule,
+    PolicyRuleId,
+    PolicySeverity,
+    PolicyViolation,
+    RequiredDeepHealthChecks,
+    RequiredTags,
+    VpcRequired,
+)
+
+__all__ = [
+    "EXEMPTION_METADATA",
+    "WARNING_ID_PREFIX",
+    "AllowedInstanceTypes",
+    "ClusterFacts",
+    "EbsCustomerManagedKey",
+    "HyperPodPolicy",
+    "MaxInstanceCount",
+    "MinInstanceFloor",
+    "PolicyExemption",
+    "PolicyRule",
+    "PolicyRuleId",
+    "PolicySeverity",
+    "PolicyViolation",
+    "RequiredDeepHealthChecks",
+    "RequiredTags",
+    "VpcRequired",
+]

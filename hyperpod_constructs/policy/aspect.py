@@ -1,0 +1,253 @@
+"""The organisation policy as a CDK Aspect: ``Aspects.of(app).add(HyperPodPolicy(...))``."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any
+
+import jsii
+from aws_cdk import Annotations, IAspect
+from constructs import Construct, IConstruct, IValidation
+
+from ..cluster import HyperPodSlurmCluster
+from ..enums import DeepHealthCheck
+from ..instance_type import HyperPodInstanceType
+from .rules import (
+    AllowedInstanceTypes,
+    ClusterFacts,
+    EbsCustomerManagedKey,
+    MaxInstanceCount,
+    MinInstanceFloor,
+    PolicyRule,
+    PolicyRuleId,
+    PolicySeverity,
+    PolicyViolation,
+    RequiredDeepHealthChecks,
+    RequiredTags,
+    VpcRequired,
+)
+
+EXEMPTION_METADATA = "hyperpod-policy:exemption"
+"""Construct metadata type under which :meth:`HyperPodPolicy.exempt` records exemptions
+(it also lands in the cloud assembly manifest, as an audit trail)."""
+
+WARNING_ID_PREFIX = "hyperpod-policy:"
+"""Warnings are added as ``hyperpod-policy:<rule id>`` (the id to acknowledge)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PolicyExemption:
+    """A recorded exemption: ``rule_id`` does not apply below the construct it was added to
+    (to every group, or only to ``group``)."""
+
+    rule_id: str
+    reason: str
+    group: str | None = None
+
+
+def _exemptions(construct: IConstruct) -> list[PolicyExemption]:
+    found: list[PolicyExemption] = []
+    for scope in construct.node.scopes:
+        for entry in scope.node.metadata:
+            if entry.type != EXEMPTION_METADATA or not isinstance(entry.data, Mapping):
+                continue
+            data: Mapping[str, Any] = entry.data
+            found.append(PolicyExemption(str(data["rule"]), str(data["reason"]), data.get("group")))
+    return found
+
+
+@jsii.implements(IValidation)
+class _DeferredCheck:
+    """Runs the policy on one cluster at validation time: after every aspect (including the
+    ``Tags.of()`` aspects, whatever their priority) has run."""
+
+    def __init__(self, policy: HyperPodPolicy, cluster: HyperPodSlurmCluster) -> None:
+        self._policy = policy
+        self._cluster = cluster
+        self._done = False
+
+    def validate(self) -> list[str]:
+        if not self._done:
+            self._done = True
+            self._policy._report(self._cluster)
+        return []
+
+
+@jsii.implements(IAspect)
+class HyperPodPolicy:
+    """An organisation's rules for every HyperPod cluster in a scope, applied as an aspect.
+
+    >>> Aspects.of(app).add(HyperPodPolicy(
+    ...     name="acme", allowed_instance_types=[HyperPodInstanceType.ML_P5_48XLARGE, ...],
+    ...     max_instance_count=64, min_instance_fraction=0.9,
+    ...     required_deep_health_checks=True, required_tags=["team"],
+    ...     require_customer_managed_key=True, require_vpc=True,
+    ...     severities={PolicyRuleId.REQUIRED_TAGS: PolicySeverity.WARNING}))  # doctest: +SKIP
+
+    Every HyperPod cluster (:class:`HyperPodSlurmCluster` and its subclasses) in the scope is
+    checked at synth, after all aspects ran, so tags from ``Tags.of(app)`` count. Each
+    violation is an annotation on the cluster naming the rule, the construct path, the group
+    and the fix: an error (``cdk synth`` fails) or a warning with id
+    ``hyperpod-policy:<rule id>``. Rules left at their default (``None`` / ``False``) are
+    off. Exempt a construct from a rule with :meth:`exempt`.
+
+    :param name: shown in every message. Default: ``"HyperPod policy"``.
+    :param allowed_instance_types: :class:`AllowedInstanceTypes`. Default: off.
+    :param max_instance_count: :class:`MaxInstanceCount`. Default: off.
+    :param min_instance_fraction: :class:`MinInstanceFloor`. Default: off.
+    :param required_deep_health_checks: :class:`RequiredDeepHealthChecks`; ``True`` requires
+        both checks. Default: off.
+    :param required_tags: :class:`RequiredTags` (keys, or key -> allowed values). Default: off.
+    :param require_customer_managed_key: :class:`EbsCustomerManagedKey`. Default: off.
+    :param require_vpc: :class:`VpcRequired`. Default: off.
+    :param severity: severity of the rules built from the arguments above. Default: ERROR.
+    :param severities: per-rule severity (rule id -> severity), overriding ``severity``.
+    :param rules: more rules (built-in rule objects, or your own :class:`PolicyRule`).
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str = "HyperPod policy",
+        allowed_instance_types: Collection[HyperPodInstanceType | str] | None = None,
+        max_instance_count: int | None = None,
+        min_instance_fraction: float | None = None,
+        required_deep_health_checks: bool | Collection[DeepHealthCheck] = False,
+        required_tags: Mapping[str, Collection[str] | None] | Collection[str] | None = None,
+        require_customer_managed_key: bool = False,
+        require_vpc: bool = False,
+        severity: PolicySeverity = PolicySeverity.ERROR,
+        severities: Mapping[str, PolicySeverity] | None = None,
+        rules: Sequence[PolicyRule] = (),
+    ) -> None:
+        overrides = {str(key): value for key, value in (severities or {}).items()}
+        unknown = sorted(set(overrides) - {str(rule_id) for rule_id in PolicyRuleId})
+        if unknown:
+            raise ValueError(
+                f"HyperPodPolicy: unknown rule id(s) in severities: {', '.join(unknown)}; "
+                f"known: {', '.join(str(rule_id) for rule_id in PolicyRuleId)}"
+            )
+
+        def level(rule_id: PolicyRuleId) -> PolicySeverity:
+            return overrides.get(str(rule_id), severity)
+
+        built: list[PolicyRule] = []
+        if allowed_instance_types is not None:
+            built.append(
+                AllowedInstanceTypes(
+                    allowed_instance_types, severity=level(PolicyRuleId.INSTANCE_TYPE)
+                )
+            )
+        if max_instance_count is not None:
+            built.append(
+                MaxInstanceCount(
+                    max_instance_count, severity=level(PolicyRuleId.MAX_INSTANCE_COUNT)
+                )
+            )
+        if min_instance_fraction is not None:
+            built.append(
+                MinInstanceFloor(
+                    min_instance_fraction, severity=level(PolicyRuleId.MIN_INSTANCE_FLOOR)
+                )
+            )
+        if required_deep_health_checks is not False:
+            checks = (
+                RequiredDeepHealthChecks()
+                if required_deep_health_checks is True
+                else RequiredDeepHealthChecks(tuple(required_deep_health_checks))
+            )
+            built.append(
+                dataclasses.replace(checks, severity=level(PolicyRuleId.DEEP_HEALTH_CHECKS))
+            )
+        if required_tags is not None:
+            built.append(RequiredTags(required_tags, severity=level(PolicyRuleId.REQUIRED_TAGS)))
+        if require_customer_managed_key:
+            built.append(EbsCustomerManagedKey(severity=level(PolicyRuleId.EBS_CUSTOMER_KEY)))
+        if require_vpc:
+            built.append(VpcRequired(severity=level(PolicyRuleId.VPC_REQUIRED)))
+        for rule in rules:
+            if not isinstance(rule, PolicyRule):
+                raise TypeError(f"HyperPodPolicy: {rule!r} is not a PolicyRule")
+        self._name = name
+        self._rules: tuple[PolicyRule, ...] = (*built, *rules)
+        # Keyed by id(); the values keep the clusters alive so an id is never reused.
+        self._seen: dict[int, HyperPodSlurmCluster] = {}
+        self._violations: list[PolicyViolation] = []
+
+    @property
+    def name(self) -> str:
+        """The policy's name, shown in every message."""
+        return self._name
+
+    @property
+    def rules(self) -> tuple[PolicyRule, ...]:
+        """The rules the policy checks, in order."""
+        return self._rules
+
+    @property
+    def violations(self) -> tuple[PolicyViolation, ...]:
+        """Every violation reported so far (exempted ones included, with their reason)."""
+        return tuple(self._violations)
+
+    def evaluate(self, cluster: ClusterFacts) -> list[PolicyViolation]:
+        """Run every rule on ``cluster``: pure, no annotations, no exemptions."""
+        return [
+            dataclasses.replace(violation, policy=self._name)
+            for rule in self._rules
+            for violation in rule.check(cluster)
+        ]
+
+    def visit(self, node: IConstruct) -> None:
+        """Aspect entry point: schedule the check of each HyperPod cluster (once)."""
+        if isinstance(node, HyperPodSlurmCluster) and id(node) not in self._seen:
+            self._seen[id(node)] = node
+            node.node.add_validation(_DeferredCheck(self, node))
+
+    @staticmethod
+    def exempt(scope: Construct, rule_id: str, *, reason: str, group: str | None = None) -> None:
+        """Exempt every cluster at or below ``scope`` from ``rule_id`` (or only its group
+        ``group``). The violation is still reported, as an info annotation with the reason,
+        and the exemption is recorded in the construct metadata.
+
+        :raises ValueError: ``reason`` is empty.
+        """
+        if not reason or not reason.strip():
+            raise ValueError("HyperPodPolicy.exempt: give the reason for the exemption")
+        data: dict[str, str] = {"rule": str(rule_id), "reason": reason}
+        if group is not None:
+            data["group"] = group
+        scope.node.add_metadata(EXEMPTION_METADATA, data)
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _apply_exemptions(
+        self, violations: Iterable[PolicyViolation], exemptions: Sequence[PolicyExemption]
+    ) -> list[PolicyViolation]:
+        result: list[PolicyViolation] = []
+        for violation in violations:
+            reason = next(
+                (
+                    e.reason
+                    for e in exemptions
+                    if e.rule_id == violation.rule_id and e.group in (None, violation.group)
+                ),
+                None,
+            )
+            result.append(dataclasses.replace(violation, exemption=reason))
+        return result
+
+    def _report(self, cluster: HyperPodSlurmCluster) -> None:
+        violations = self._apply_exemptions(
+            self.evaluate(ClusterFacts.of(cluster)), _exemptions(cluster)
+        )
+        annotations = Annotations.of(cluster)
+        for violation in violations:
+            self._violations.append(violation)
+            message = violation.message()
+            if violation.exemption is not None:
+                annotations.add_info(message)
+            elif violation.severity is PolicySeverity.ERROR:
+                annotations.add_error(message)
+            else:
+                annotations.add_warning_v2(f"{WARNING_ID_PREFIX}{violation.rule_id}", message)
