@@ -33,9 +33,12 @@ if TYPE_CHECKING:
 RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
 RUNTIME = lambda_.Runtime.PYTHON_3_14
 LOOP_BACKSTOP_MARGIN = Duration.minutes(15)
-"""The poll loop's own Step Functions timeout exceeds the gate deadline by this much."""
+"""The poll loop's own Step Functions timeout exceeds the gate deadline by one poll interval
+plus this much, so the deadline check always runs before the backstop."""
 MIN_POLL, MAX_POLL = Duration.seconds(10), Duration.minutes(15)
-_ASSET_EXCLUDES = ["__pycache__", "*.pyc", "__init__.py"]
+_ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
+FUNCTION_TIMEOUT = Duration.seconds(100)
+"""Below the state machine's 120-second task timeout, above botocore's bounded retries."""
 
 
 class _DependencyRoots(Dependable):
@@ -188,7 +191,9 @@ class MinCountGate(Construct):
                 json.dumps(
                     build_definition(
                         poll_function_arn=self.check_function.function_arn,
-                        timeout_seconds=timeout_seconds + int(LOOP_BACKSTOP_MARGIN.to_seconds()),
+                        timeout_seconds=timeout_seconds
+                        + int(options.poll_interval.to_seconds())
+                        + int(LOOP_BACKSTOP_MARGIN.to_seconds()),
                     )
                 )
             ),
@@ -323,7 +328,7 @@ class MinCountGate(Construct):
             architecture=lambda_.Architecture.ARM_64,
             handler=handler,
             code=code,
-            timeout=Duration.seconds(60),
+            timeout=FUNCTION_TIMEOUT,
             memory_size=128,
             description=description,
             log_group=log_group,

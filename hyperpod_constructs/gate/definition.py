@@ -53,7 +53,7 @@ def build_definition(*, poll_function_arn: str, timeout_seconds: int) -> dict[st
                         "ErrorEquals": list(LAMBDA_RETRY_ERRORS),
                         "IntervalSeconds": 5,
                         "MaxAttempts": 5,
-                        "BackoffRate": 2,
+                        "BackoffRate": 2.0,
                     }
                 ],
                 "Next": "Decide",

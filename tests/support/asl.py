@@ -206,12 +206,15 @@ class Execution:
         if self.running:
             self._end("ABORTED", error=error or None, cause=cause or None)
 
-    def _end(self, status: str, *, output: Any = None, error: str | None = None,
-             cause: str | None = None) -> None:
+    def _end(
+        self, status: str, *, output: Any = None, error: str | None = None, cause: str | None = None
+    ) -> None:
         self.status = status
         self.output, self.error, self.cause = output, error, cause
         self.stopped_at = self.clock.time()
-        self.history.append(HistoryEvent(self.stopped_at, status, "", f"{error or ''} {cause or ''}"))
+        self.history.append(
+            HistoryEvent(self.stopped_at, status, "", f"{error or ''} {cause or ''}")
+        )
 
     def _deadline_passed(self) -> bool:
         timeout = self.definition.get("TimeoutSeconds")
@@ -309,8 +312,10 @@ class Execution:
         self.history.append(HistoryEvent(self.clock.time(), "TaskFailed", name, error))
         for retrier in state.get("Retry", []):
             names = retrier["ErrorEquals"]
-            matches = error in names or "States.ALL" in names or (
-                "States.TaskFailed" in names and error != "States.Timeout"
+            matches = (
+                error in names
+                or "States.ALL" in names
+                or ("States.TaskFailed" in names and error != "States.Timeout")
             )
             if not matches:
                 continue

@@ -75,8 +75,10 @@ class FakeCloudFormation:
     def secrets(self) -> list[str]:
         """Every presigned URL handed out, and its signature alone."""
         urls = [*self.handle_urls.values(), *self.response_urls.values()]
-        signatures = [urllib.parse.parse_qs(urllib.parse.urlsplit(u).query)["X-Amz-Signature"][0]
-                      for u in urls]
+        signatures = [
+            urllib.parse.parse_qs(urllib.parse.urlsplit(u).query)["X-Amz-Signature"][0]
+            for u in urls
+        ]
         return urls + signatures
 
     def add_wait_handle(self, logical_id: str) -> str:
@@ -188,7 +190,8 @@ class FakeCloudFormation:
         resource = self.resources.get(logical_id)
         if resource is None:
             raise ApiError(
-                "ValidationError", f"Resource {logical_id} does not exist for stack {self.stack_name}"
+                "ValidationError",
+                f"Resource {logical_id} does not exist for stack {self.stack_name}",
             )
         return {
             "StackResourceDetail": {
@@ -246,7 +249,9 @@ class FakeStepFunctions:
         if operation == "StartExecution":
             machine = params["stateMachineArn"]
             if machine not in self.definitions:
-                raise ApiError("StateMachineDoesNotExist", f"State Machine Does Not Exist: '{machine}'")
+                raise ApiError(
+                    "StateMachineDoesNotExist", f"State Machine Does Not Exist: '{machine}'"
+                )
             name = params.get("name") or f"exec-{next(self._names):06d}"
             arn = machine.replace(":stateMachine:", ":execution:", 1) + ":" + name
             text = params.get("input", "{}")
@@ -255,10 +260,13 @@ class FakeStepFunctions:
                     return {"executionArn": arn, "startDate": now}
                 raise ApiError("ExecutionAlreadyExists", f"Execution Already Exists: '{arn}'")
             try:
-                execution = Execution(arn, self.definitions[machine], json.loads(text),
-                                      self.resources, self.scheduler)
+                execution = Execution(
+                    arn, self.definitions[machine], json.loads(text), self.resources, self.scheduler
+                )
             except AslUnsupported as exc:
-                raise ContractViolation(f"definition outside the interpreter's subset: {exc}") from exc
+                raise ContractViolation(
+                    f"definition outside the interpreter's subset: {exc}"
+                ) from exc
             self.executions[arn] = execution
             self.inputs[arn] = text
             execution.start()
@@ -304,10 +312,16 @@ class FakeHttp:
     failures: list[int | BaseException] = field(default_factory=list)
 
     def urlopen(self, request: urllib.request.Request, timeout: float | None = None) -> _Response:
-        prepared = urllib.request.HTTPSHandler().https_request(request)
+        opener = urllib.request.build_opener()
+        https = next(
+            h for h in getattr(opener, "handlers", []) if isinstance(h, urllib.request.HTTPSHandler)
+        )
+        prepared = https.https_request(request)
         headers = dict(prepared.header_items())
         body = prepared.data if isinstance(prepared.data, bytes) else b""
-        put = Put(self.clock.time(), prepared.full_url, prepared.get_method(), headers, body, timeout)
+        put = Put(
+            self.clock.time(), prepared.full_url, prepared.get_method(), headers, body, timeout
+        )
         if put.method != "PUT":
             raise ContractViolation(f"expected PUT, got {put.method}")
         self.puts.append(put)

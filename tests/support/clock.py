@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from types import ModuleType
 from typing import Any
 
-import botocore.endpoint
+import botocore.endpoint  # type: ignore[import-untyped, unused-ignore]
 
 EPOCH = datetime(2026, 6, 1, 8, 0, 0, tzinfo=UTC).timestamp()
 """Virtual time zero of every test (an arbitrary, fixed instant)."""

@@ -39,9 +39,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-import boto3
-import botocore.loaders
-import botocore.session
+import boto3  # type: ignore[import-untyped, unused-ignore]
+import botocore.loaders  # type: ignore[import-untyped, unused-ignore]
+import botocore.session  # type: ignore[import-untyped, unused-ignore]
 
 from .clock import VirtualClock
 from .wire import ACCOUNT, REGION, ApiError, WireFake
@@ -84,7 +84,7 @@ def linear(start_seconds: float, per_hour: float, cap: int) -> CapacityCurve:
     def curve(t: float) -> int:
         if t < start_seconds:
             return 0
-        return min(cap, int(math.floor((t - start_seconds) / 3600 * per_hour)))
+        return min(cap, math.floor((t - start_seconds) / 3600 * per_hour))
 
     return curve
 
@@ -200,6 +200,7 @@ def _old_model_root() -> str:
     return root
 
 
+@cache
 def old_boto3_session() -> boto3.Session:
     """A boto3 session whose SageMaker model does not know ``MinCount``.
 
@@ -556,7 +557,9 @@ class HyperPodSimulator:
             response["FailureMessage"] = self.failure_message
         return response
 
-    def _page(self, items: list[Any], params: dict[str, Any], default: int) -> tuple[list[Any], str | None]:
+    def _page(
+        self, items: list[Any], params: dict[str, Any], default: int
+    ) -> tuple[list[Any], str | None]:
         size = int(params.get("MaxResults") or default)
         offset = int(params.get("NextToken") or 0)
         chunk = items[offset : offset + size]
@@ -574,7 +577,9 @@ class HyperPodSimulator:
             events = [e for e in events if e.time > float(params["EventTimeAfter"])]
         if params.get("EventTimeBefore") is not None:
             events = [e for e in events if e.time < float(params["EventTimeBefore"])]
-        events.sort(key=lambda e: (e.time, e.event_id), reverse=params.get("SortOrder") == "Descending")
+        events.sort(
+            key=lambda e: (e.time, e.event_id), reverse=params.get("SortOrder") == "Descending"
+        )
         chunk, token = self._page(events, params, 10)
         response: dict[str, Any] = {
             "Events": [

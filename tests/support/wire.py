@@ -22,17 +22,17 @@ from functools import cache
 from typing import Any
 from xml.sax.saxutils import escape
 
-import boto3
-import botocore.session
-from botocore.awsrequest import AWSPreparedRequest, AWSResponse
-from botocore.model import OperationModel, ServiceModel, Shape
-from botocore.validate import ParamValidator
+import boto3  # type: ignore[import-untyped, unused-ignore]
+import botocore.session  # type: ignore[import-untyped, unused-ignore]
+from botocore.awsrequest import AWSPreparedRequest, AWSResponse  # type: ignore[import-untyped, unused-ignore]
+from botocore.model import OperationModel, ServiceModel, Shape  # type: ignore[import-untyped, unused-ignore]
+from botocore.validate import ParamValidator  # type: ignore[import-untyped, unused-ignore]
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
 
 
-class ContractViolation(BaseException):  # noqa: N818 - must escape `except Exception`
+class ContractViolation(BaseException):
     """A fake produced a response the real API model does not allow.
 
     Derived from BaseException on purpose: handler code under test catches
@@ -61,6 +61,12 @@ Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
 def reference_model(service_name: str) -> ServiceModel:
     """The full botocore model of a service (what the real service answers with)."""
     return botocore.session.get_session().get_service_model(service_name)
+
+
+@cache
+def shared_session() -> boto3.Session:
+    """One boto3 session for every fake client: botocore then loads each model once."""
+    return boto3.Session()
 
 
 class _Raw:
@@ -145,7 +151,7 @@ class WireFake:
         """A real boto3 client (dummy credentials, us-east-1) answered by this fake."""
         from hyperpod_constructs.gate.runtime.hyperpod_gate.aws import CLIENT_CONFIG
 
-        session = service_model_loader() if service_model_loader is not None else boto3.Session()
+        session = service_model_loader() if service_model_loader is not None else shared_session()
         client = session.client(
             self.service_name,
             region_name=REGION,

@@ -218,6 +218,22 @@ def _stop(physical_id: str) -> str:
     return "execution stopped"
 
 
+def needs_new_wait(event: Mapping[str, Any]) -> bool:
+    """Whether an Update must start a new wait.
+
+    The construct derives the wait handle's logical id from the gated minimums and targets,
+    so the same handle means the same gated values: its wait condition (create-only) already
+    holds the result, and a new loop would only poll again for nothing. Any other change
+    (timeout, poll interval, topic) takes effect at the next wait.
+    """
+    old = event.get("OldResourceProperties") or {}
+    new = event.get("ResourceProperties") or {}
+    return bool(
+        old.get("WaitHandleLogicalId") != new.get("WaitHandleLogicalId")
+        or old.get("ClusterName") != new.get("ClusterName")
+    )
+
+
 def handler(event: Mapping[str, Any], context: Any) -> None:
     """CloudFormation custom resource entry point (Create, Update, Delete)."""
     request_type = str(event.get("RequestType", ""))
@@ -228,6 +244,14 @@ def handler(event: Mapping[str, Any], context: Any) -> None:
             print(f"hyperpod-min-count-gate arm Delete: {detail}")
             body = response_document(
                 event, success=True, physical_id=old_id or NOT_STARTED, reason=detail
+            )
+        elif request_type == "Update" and not needs_new_wait(event):
+            print("hyperpod-min-count-gate arm Update: gated values unchanged, no new wait")
+            body = response_document(
+                event,
+                success=True,
+                physical_id=old_id or NOT_STARTED,
+                reason="gated values unchanged; the wait condition already holds its result",
             )
         elif request_type in ("Create", "Update"):
             fallback = NOT_STARTED if request_type == "Create" else old_id or NOT_STARTED

@@ -225,7 +225,7 @@ def latest_error_events(
     groups: Sequence[str] | None = None,
     limit: int = MAX_ERROR_EVENTS,
 ) -> list[Mapping[str, Any]]:
-    """Return the newest Error-level events, newest first.
+    """Return the newest distinct Error-level events, newest first.
 
     When ``groups`` is given, only events of those groups and cluster-level
     events (no ``InstanceGroupName``) are kept.
@@ -239,9 +239,16 @@ def latest_error_events(
             wanted is None or e.get("InstanceGroupName") in wanted or not e.get("InstanceGroupName")
         )
     ]
-    # sorted() is stable, so events without a time keep their relative order.
+    # sort() is stable, so events without a time keep their relative order.
     picked.sort(key=_event_time, reverse=True)
-    return picked[:limit]
+    distinct: list[Mapping[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for event in picked:
+        key = (str(event.get("InstanceGroupName") or ""), str(event.get("Description") or ""))
+        if key not in seen:  # HyperPod repeats the same error on every launch retry
+            seen.add(key)
+            distinct.append(event)
+    return distinct[:limit]
 
 
 def _events_text(events: Sequence[Mapping[str, Any]]) -> str:

@@ -1,0 +1,206 @@
+"""What a 3-hour MinCount wait costs: the gate's Step Functions loop vs the CDK Provider framework.
+
+Runs the real arm/poll handlers and the real ASL definition against the HyperPod simulator
+in virtual time (tests/support), for a minimum met at 2 h 59 min and for a minimum never met
+(HyperPod rolls back at 3 h), then prints API calls, Lambda invocations, state transitions,
+detection latency and an estimated cost.  Run: ``python bench/gate_cost.py``.
+
+Prices (us-east-1, list): Step Functions Standard USD 0.025 per 1,000 state transitions;
+Lambda USD 0.20 per million requests + USD 0.0000166667 per GB-second (x86; Arm is ~20 %
+cheaper), 128 MB and an assumed ~300 ms per invocation.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import pytest
+
+from tests.support.hyperpod_sim import GroupSpec, constant, steps
+from tests.support.world import GateWorld, Requirement
+
+TRANSITION_USD = 0.025 / 1000
+LAMBDA_REQUEST_USD = 0.20 / 1_000_000
+LAMBDA_GB_SECOND_USD = 0.0000166667
+LAMBDA_MEMORY_GB = 128 / 1024
+LAMBDA_SECONDS = 0.3
+PROVIDER_POLL_SECONDS = 5
+PROVIDER_MAX_SECONDS = 3600
+
+MET_AT = 2 * 3600 + 59 * 60
+"""The 'slow' case: the gated group reaches its minimum 2 h 59 min after cluster creation."""
+ARM_AT = 59
+"""The gate is armed 59 s after cluster creation, so polls run at 59 s + k minutes and both
+the minimum (2:59:00) and the rollback (3:00:00) land 1 s after a poll: the measured
+detection latency is the worst case for the 10-second simulator tick."""
+
+
+def lambda_usd(invocations: float) -> float:
+    """Request + duration cost of ``invocations`` 128 MB / 300 ms invocations."""
+    per_call = LAMBDA_REQUEST_USD + LAMBDA_MEMORY_GB * LAMBDA_SECONDS * LAMBDA_GB_SECOND_USD
+    return invocations * per_call
+
+
+def _groups(scenario: str) -> list[GroupSpec]:
+    controller = GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge")
+    if scenario == "met":
+        # controller healthy at 610 s; launch attempts every 60 s from 620 s; the attempt
+        # at 10,100 s gets the capacity and the instances are healthy 640 s later: 2 h 59 min.
+        gpu = GroupSpec(
+            "gpu", 16, 16, capacity=steps((0, 4), (10_100, 16)), retry_seconds=60, boot_seconds=640
+        )
+    elif scenario == "never":
+        gpu = GroupSpec("gpu", 16, 16, capacity=constant(10))
+    else:
+        raise ValueError(f"unknown scenario {scenario!r}")
+    return [controller, gpu]
+
+
+def measure(poll_interval_seconds: int = 60, scenario: str = "met") -> dict[str, float]:
+    """Run one full gate wait in virtual time and return its figures.
+
+    ``scenario`` is ``"met"`` (minimum reached at 2 h 59 min) or ``"never"`` (HyperPod rolls
+    the group back at 3 h and the gate fails).  Keys: ``describe_cluster``,
+    ``list_cluster_events``, ``describe_stack_resource``, ``lambda_invocations`` (poll +
+    arm), ``state_transitions``, ``wait_seconds``, ``detection_latency_seconds`` (measured),
+    ``worst_case_latency_seconds`` (bound: one interval), ``transitions_usd``, ``lambda_usd``,
+    ``total_usd``, ``succeeded`` (1.0 or 0.0).
+    """
+    with pytest.MonkeyPatch.context() as mp:
+        world = GateWorld(
+            mp,
+            _groups(scenario),
+            poll_interval=poll_interval_seconds,
+            timeout_seconds=3 * 3600 + 1800,
+        )
+        world.clock.advance(ARM_AT)
+        response = world.arm_gate([Requirement("gpu", 16, 16)])
+        execution = world.execution(response)
+        world.run(until_elapsed=6 * 3600)
+        (signal,) = world.signals()
+        event_time = (
+            world.sim.min_reached_at("gpu")
+            if scenario == "met"
+            else world.sim.rolled_back_at("gpu")
+        )
+        if event_time is None:
+            raise RuntimeError("the scenario did not play out")
+        if scenario == "met" and round(event_time - world.clock.start) != MET_AT:
+            raise RuntimeError(f"minimum met at {event_time - world.clock.start} s, not {MET_AT}")
+        calls = world.sim.calls
+        invocations = len(world.invocations)
+        transitions = execution.transitions
+        figures = {
+            "describe_cluster": float(calls.get("DescribeCluster", 0)),
+            "list_cluster_events": float(calls.get("ListClusterEvents", 0)),
+            "describe_stack_resource": float(world.cfn.fake.count("DescribeStackResource")),
+            "lambda_invocations": float(invocations),
+            "state_transitions": float(transitions),
+            "wait_seconds": signal.time - world.clock.start - ARM_AT,
+            "detection_latency_seconds": signal.time - event_time,
+            "worst_case_latency_seconds": float(poll_interval_seconds),
+            "transitions_usd": transitions * TRANSITION_USD,
+            "lambda_usd": lambda_usd(invocations),
+            "succeeded": 1.0 if execution.status == "SUCCEEDED" else 0.0,
+        }
+        figures["total_usd"] = figures["transitions_usd"] + figures["lambda_usd"]
+        return figures
+
+
+def provider_framework(
+    poll_seconds: int = PROVIDER_POLL_SECONDS, covered_seconds: int = PROVIDER_MAX_SECONDS
+) -> dict[str, float]:
+    """The CDK Provider framework polling ``isComplete`` until its 1-hour maximum.
+
+    Per poll: one retry of the waiter task (1 state transition), two Lambda invocations
+    (the framework's isComplete function invokes the user's), one DescribeCluster.  It
+    cannot wait 3 hours: a custom resource must answer within 1 hour.
+    """
+    polls = covered_seconds // poll_seconds
+    invocations = 2 * polls + 2  # + onEvent (framework + user)
+    transitions = polls + 2
+    return {
+        "describe_cluster": float(polls),
+        "list_cluster_events": 0.0,
+        "describe_stack_resource": 0.0,
+        "lambda_invocations": float(invocations),
+        "state_transitions": float(transitions),
+        "wait_seconds": float(covered_seconds),
+        "detection_latency_seconds": float(poll_seconds),
+        "worst_case_latency_seconds": float(poll_seconds),
+        "transitions_usd": transitions * TRANSITION_USD,
+        "lambda_usd": lambda_usd(invocations),
+        "total_usd": transitions * TRANSITION_USD + lambda_usd(invocations),
+        "succeeded": 0.0,
+    }
+
+
+ROWS: list[tuple[str, str, str]] = [
+    ("SageMaker DescribeCluster calls", "describe_cluster", "{:.0f}"),
+    ("SageMaker ListClusterEvents calls", "list_cluster_events", "{:.0f}"),
+    ("CloudFormation DescribeStackResource", "describe_stack_resource", "{:.0f}"),
+    ("Lambda invocations", "lambda_invocations", "{:.0f}"),
+    ("Step Functions state transitions", "state_transitions", "{:.0f}"),
+    ("Wait covered (h:mm)", "wait_seconds", "hm"),
+    ("Detection latency, measured (s)", "detection_latency_seconds", "{:.0f}"),
+    ("Detection latency, worst case (s)", "worst_case_latency_seconds", "{:.0f}"),
+    ("Step Functions cost (USD)", "transitions_usd", "{:.4f}"),
+    ("Lambda cost (USD)", "lambda_usd", "{:.4f}"),
+    ("Total cost (USD)", "total_usd", "{:.4f}"),
+]
+
+
+def _cell(value: float, fmt: str) -> str:
+    if fmt == "hm":
+        minutes = round(value / 60)
+        return f"{minutes // 60}:{minutes % 60:02d}"
+    return fmt.format(value)
+
+
+def format_table(columns: Mapping[str, Mapping[str, float]]) -> str:
+    """Render ``{column title: figures}`` as a fixed-width text table."""
+    names = list(columns)
+    label_width = max(len(r[0]) for r in ROWS)
+    widths = [max(len(n), 12) for n in names]
+    lines = [
+        " " * label_width
+        + " | "
+        + " | ".join(n.rjust(w) for n, w in zip(names, widths, strict=True))
+    ]
+    lines.append("-" * len(lines[0]))
+    for label, key, fmt in ROWS:
+        cells = [_cell(columns[n][key], fmt).rjust(w) for n, w in zip(names, widths, strict=True)]
+        lines.append(label.ljust(label_width) + " | " + " | ".join(cells))
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Print the comparison table."""
+    columns = {
+        "gate, met 2:59": measure(60, "met"),
+        "gate, never met": measure(60, "never"),
+        "Provider 5 s, 1 h max": provider_framework(),
+    }
+    print(
+        "MinCount gate (Step Functions Wait loop, 60 s poll) vs CDK Provider framework "
+        "(5 s isComplete polling)"
+    )
+    print(format_table(columns))
+    print(
+        "Provider framework: a custom resource must answer within 1 hour, so it cannot "
+        "cover HyperPod's 3-hour MinCount window (aws-cdk #24974); figures are for its "
+        "1-hour maximum."
+    )
+    print(
+        f"Lambda: 128 MB, ~{LAMBDA_SECONDS * 1000:.0f} ms per invocation assumed; prices are "
+        "us-east-1 list prices."
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,555 @@
+"""The MinCount gate's CloudFormation: which resources, wired how, allowed to do what."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from aws_cdk import Duration, Stack
+from aws_cdk import aws_ssm as ssm
+from aws_cdk.assertions import Annotations, Match, Template
+
+from hyperpod_constructs import (
+    HyperPodInstanceType,
+    HyperPodSlurmCluster,
+    HyperPodValidationError,
+    InstanceGroup,
+    MinCountGateOptions,
+)
+from hyperpod_constructs.gate.runtime.hyperpod_gate import arm, poll
+from tests.conftest import new_app
+from tests.template_utils import (
+    actions,
+    depends_on,
+    flatten,
+    only,
+    references,
+    resources,
+    statement_resources,
+    statements,
+    walk,
+)
+
+GATE_TYPES = (
+    "Custom::HyperPodMinCountGate",
+    "AWS::CloudFormation::WaitCondition",
+    "AWS::CloudFormation::WaitConditionHandle",
+    "AWS::StepFunctions::StateMachine",
+    "AWS::Lambda::Function",
+    "AWS::CloudWatch::Dashboard",
+)
+SAGEMAKER_READ = {
+    "sagemaker:DescribeCluster",
+    "sagemaker:ListClusterEvents",
+    "sagemaker:ListClusterNodes",
+}
+MAX_WAIT = 43200
+MARGIN = 15 * 60
+DEFAULT_TIMEOUT = 210 * 60
+
+
+def controller() -> InstanceGroup:
+    return InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE)
+
+
+def compute(name: str, count: int, minimum: int | None = None) -> InstanceGroup:
+    return InstanceGroup.compute(
+        name,
+        instance_type=HyperPodInstanceType.ML_C5_4XLARGE,
+        instance_count=count,
+        min_instance_count=minimum,
+        partition=name,
+    )
+
+
+def build(
+    groups: Sequence[InstanceGroup],
+    options: MinCountGateOptions | None = None,
+    after: Callable[[Stack, HyperPodSlurmCluster], None] | None = None,
+) -> tuple[Stack, HyperPodSlurmCluster]:
+    app = new_app()
+    stack = Stack(app, "Gate")
+    cluster = HyperPodSlurmCluster(
+        stack, "Cluster", cluster_name="train", instance_groups=groups, min_count_gate=options
+    )
+    if after is not None:
+        after(stack, cluster)
+    return stack, cluster
+
+
+def wait_ids(stack: Stack, cluster: HyperPodSlurmCluster) -> tuple[str, str]:
+    """(wait condition, wait handle) logical ids, without synthesizing."""
+    gate = cluster.min_count_gate
+    assert gate is not None
+    return (
+        str(stack.resolve(gate.wait_condition.logical_id)),
+        str(stack.resolve(gate.wait_handle.logical_id)),
+    )
+
+
+def function_by_handler(template: dict[str, Any], handler: str) -> tuple[str, dict[str, Any]]:
+    found = [
+        (logical_id, fn)
+        for logical_id, fn in resources(template, "AWS::Lambda::Function").items()
+        if fn["Properties"]["Handler"] == handler
+    ]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def role_of(function: dict[str, Any]) -> str:
+    role = function["Properties"]["Role"]
+    assert set(role) == {"Fn::GetAtt"} and role["Fn::GetAtt"][1] == "Arn", role
+    return str(role["Fn::GetAtt"][0])
+
+
+@pytest.fixture(scope="module")
+def two_gated() -> dict[str, Any]:
+    """Two gated groups, an ungated one, dashboard and default options."""
+    stack, _ = build([controller(), compute("a", 4, 2), compute("b", 8, 8), compute("c", 2)])
+    return Template.from_stack(stack).to_json()
+
+
+# -- when the gate exists -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("groups", "options"),
+    [
+        pytest.param([controller(), compute("cpu", 4)], None, id="no-min"),
+        pytest.param([controller(), compute("cpu", 4, 0)], None, id="min-0"),
+        pytest.param(
+            [controller(), compute("gpu", 4, 4)], MinCountGateOptions(enabled=False), id="disabled"
+        ),
+    ],
+)
+def test_no_gate_without_a_gated_group_or_when_disabled(
+    groups: list[InstanceGroup], options: MinCountGateOptions | None
+) -> None:
+    stack, cluster = build(groups, options)
+    assert cluster.min_count_gate is None
+    template = Template.from_stack(stack).to_json()
+    for type_name in GATE_TYPES:
+        assert not resources(template, type_name), type_name
+    assert set(r["Type"] for r in template["Resources"].values()) == {
+        "AWS::SageMaker::Cluster",
+        "AWS::IAM::Role",
+    }
+
+
+def test_the_gate_exists_when_a_group_is_gated(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    for name in ("FsdpTraining", "Heterogeneous"):
+        template = example_templates[name]
+        for type_name in GATE_TYPES:
+            assert resources(template, type_name), (name, type_name)
+        assert len(resources(template, "AWS::CloudFormation::WaitCondition")) == 1
+    for type_name in GATE_TYPES:
+        assert not resources(example_templates["MinimalDev"], type_name), type_name
+
+
+# -- the arm custom resource --------------------------------------------------------------------
+
+
+def test_arm_properties_name_only_the_gated_groups(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    template = example_templates["Heterogeneous"]
+    _, gate = only(template, "Custom::HyperPodMinCountGate")
+    props = gate["Properties"]
+    # gpu is gated (8 of 10); controller, login and the late cpu group are not.
+    assert props["Requirements"] == [{"GroupName": "gpu", "MinCount": "8", "TargetCount": "10"}]
+    handle_id, _ = only(template, "AWS::CloudFormation::WaitConditionHandle")
+    assert props["WaitHandleLogicalId"] == handle_id
+    assert props["TimeoutSeconds"] == str(DEFAULT_TIMEOUT) == "12600"
+    assert props["PollIntervalSeconds"] == "60"
+    assert props["ClusterName"] == "hetero"
+    sm_id, _ = only(template, "AWS::StepFunctions::StateMachine")
+    assert props["StateMachineArn"] == {"Ref": sm_id}
+    arm_fn_id, _ = function_by_handler(template, "hyperpod_gate.arm.handler")
+    assert props["ServiceToken"] == {"Fn::GetAtt": [arm_fn_id, "Arn"]}
+    cluster_id, _ = only(template, "AWS::SageMaker::Cluster")
+    assert cluster_id in depends_on(gate)
+
+
+def test_arm_requirements_list_every_gated_group_sorted(two_gated: dict[str, Any]) -> None:
+    _, gate = only(two_gated, "Custom::HyperPodMinCountGate")
+    assert gate["Properties"]["Requirements"] == [
+        {"GroupName": "a", "MinCount": "2", "TargetCount": "4"},
+        {"GroupName": "b", "MinCount": "8", "TargetCount": "8"},
+    ]
+
+
+def test_no_presigned_url_leaves_the_wait_handle(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    """``Ref`` of a wait condition handle is its presigned URL: only the wait condition
+    itself may hold it. The poll loop looks the URL up by logical id when it signals."""
+    for name in ("FsdpTraining", "Heterogeneous"):
+        template = example_templates[name]
+        handle_id, _ = only(template, "AWS::CloudFormation::WaitConditionHandle")
+        holders = [
+            logical_id
+            for logical_id, resource in template["Resources"].items()
+            if handle_id in references(resource.get("Properties", {}))
+        ]
+        wait_id, wait = only(template, "AWS::CloudFormation::WaitCondition")
+        assert holders == [wait_id], (name, holders)
+        assert wait["Properties"]["Handle"] == {"Ref": handle_id}
+        assert handle_id not in references(template.get("Outputs", {}))
+        _, gate = only(template, "Custom::HyperPodMinCountGate")
+        text = json.dumps(gate["Properties"])
+        assert "https://" not in text and "X-Amz-" not in text
+
+
+# -- the wait condition -------------------------------------------------------------------------
+
+
+def test_wait_condition_waits_for_one_signal_after_the_arm(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    template = example_templates["FsdpTraining"]
+    _, wait = only(template, "AWS::CloudFormation::WaitCondition")
+    arm_id, _ = only(template, "Custom::HyperPodMinCountGate")
+    assert wait["Properties"]["Count"] == 1
+    # A constant backstop: wait conditions cannot be updated (see the timeout tests below).
+    assert wait["Properties"]["Timeout"] == str(MAX_WAIT)
+    assert arm_id in depends_on(wait)
+
+
+@pytest.mark.parametrize("hours", [3, 11, 12])
+def test_the_gate_timeout_drives_the_loop_while_the_wait_keeps_a_12h_backstop(
+    hours: int,
+) -> None:
+    """The configured timeout is the poll loop's deadline (arm property) plus a 15-minute
+    Step Functions backstop; the wait condition itself always waits the maximum, 12 h."""
+    stack, _ = build(
+        [controller(), compute("gpu", 4, 2)], MinCountGateOptions(timeout=Duration.hours(hours))
+    )
+    template = Template.from_stack(stack).to_json()
+    _, wait = only(template, "AWS::CloudFormation::WaitCondition")
+    _, gate = only(template, "Custom::HyperPodMinCountGate")
+    assert wait["Properties"]["Timeout"] == str(MAX_WAIT)
+    assert gate["Properties"]["TimeoutSeconds"] == str(hours * 3600)
+    assert _definition(template)["TimeoutSeconds"] == hours * 3600 + MARGIN
+
+
+def test_wait_ids_change_with_a_gated_minimum_or_target_only() -> None:
+    base = [controller(), compute("gpu", 4, 2), compute("cpu", 2)]
+    reference = wait_ids(*build(base))
+    changed = {
+        "min": [controller(), compute("gpu", 4, 3), compute("cpu", 2)],
+        "target": [controller(), compute("gpu", 5, 2), compute("cpu", 2)],
+        "another gated group": [*base, compute("more", 2, 1)],
+    }
+    for what, groups in changed.items():
+        condition, handle = wait_ids(*build(groups))
+        assert condition != reference[0], what
+        assert handle != reference[1], what
+    unchanged: dict[str, tuple[list[InstanceGroup], MinCountGateOptions | None]] = {
+        "poll interval": (base, MinCountGateOptions(poll_interval=Duration.minutes(5))),
+        "ungated group count": ([controller(), compute("gpu", 4, 2), compute("cpu", 9)], None),
+        "ungated group added": ([*base, compute("extra", 3)], None),
+        "dashboard off": (base, MinCountGateOptions(dashboard=False)),
+        "group order": ([controller(), compute("cpu", 2), compute("gpu", 4, 2)], None),
+    }
+    for what, (groups, options) in unchanged.items():
+        assert wait_ids(*build(groups, options)) == reference, what
+
+
+def test_a_changed_timeout_never_updates_a_created_wait_condition() -> None:
+    """CloudFormation cannot update a wait condition (Count, Handle and Timeout: "Updates
+    aren't supported"). A timeout change must either keep the wait condition exactly as it is
+    or replace it under a new logical id."""
+    groups = [controller(), compute("gpu", 4, 2)]
+    templates = [
+        Template.from_stack(build(groups, MinCountGateOptions(timeout=t))[0]).to_json()
+        for t in (Duration.hours(4), Duration.hours(5))
+    ]
+    (first_id, first), (second_id, second) = (
+        only(t, "AWS::CloudFormation::WaitCondition") for t in templates
+    )
+    if first_id == second_id:
+        assert first["Properties"] == second["Properties"]
+
+
+def test_a_gated_group_added_later_moves_the_wait_to_new_ids() -> None:
+    def add(stack: Stack, cluster: HyperPodSlurmCluster) -> None:
+        cluster.add_instance_group(compute("late", 3, 3))
+
+    stack, cluster = build([controller(), compute("gpu", 4, 2)], after=add)
+    template = Template.from_stack(stack).to_json()
+    wait_id, _ = only(template, "AWS::CloudFormation::WaitCondition")
+    handle_id, _ = only(template, "AWS::CloudFormation::WaitConditionHandle")
+    assert (wait_id, handle_id) == wait_ids(stack, cluster)
+    _, gate = only(template, "Custom::HyperPodMinCountGate")
+    assert [r["GroupName"] for r in gate["Properties"]["Requirements"]] == ["gpu", "late"]
+    assert gate["Properties"]["WaitHandleLogicalId"] == handle_id
+
+
+def test_dependants_wait_for_the_wait_condition(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    for name, parameter in (
+        ("FsdpTraining", "ReadyMarker"),
+        ("Heterogeneous", "GpuPartitionReady"),
+    ):
+        template = example_templates[name]
+        wait_id, _ = only(template, "AWS::CloudFormation::WaitCondition")
+        (param_id,) = [
+            k for k in resources(template, "AWS::SSM::Parameter") if k.startswith(parameter)
+        ]
+        assert wait_id in depends_on(template["Resources"][param_id]), name
+
+
+def test_a_resource_depending_on_the_gate_waits_for_the_condition() -> None:
+    def dependant(stack: Stack, cluster: HyperPodSlurmCluster) -> None:
+        assert cluster.min_count_gate is not None
+        marker = ssm.StringParameter(stack, "Marker", string_value="ready")
+        marker.node.add_dependency(cluster.min_count_gate)
+
+    stack, _ = build([controller(), compute("gpu", 4, 2)], after=dependant)
+    template = Template.from_stack(stack).to_json()
+    wait_id, _ = only(template, "AWS::CloudFormation::WaitCondition")
+    _, marker = only(template, "AWS::SSM::Parameter")
+    assert wait_id in depends_on(marker)
+
+
+# -- permissions --------------------------------------------------------------------------------
+
+
+def test_check_function_reads_only_this_cluster_and_this_stack(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    template = example_templates["FsdpTraining"]
+    cluster_id, _ = only(template, "AWS::SageMaker::Cluster")
+    _, check = function_by_handler(template, "hyperpod_gate.poll.handler")
+    granted = statements(template, role_of(check))
+    sagemaker = [s for s in granted if any(a.startswith("sagemaker:") for a in actions(s))]
+    assert set().union(*(actions(s) for s in sagemaker)) == SAGEMAKER_READ
+    for statement in sagemaker:
+        assert statement_resources(statement) == [{"Fn::GetAtt": [cluster_id, "ClusterArn"]}]
+    cloudformation = [
+        s for s in granted if any(a.startswith("cloudformation:") for a in actions(s))
+    ]
+    assert len(cloudformation) == 1
+    assert actions(cloudformation[0]) == {"cloudformation:DescribeStackResource"}
+    assert statement_resources(cloudformation[0]) == [{"Ref": "AWS::StackId"}]
+    for statement in granted:
+        assert "*" not in statement_resources(statement), statement
+        assert not any(a.endswith(":*") or a == "*" for a in actions(statement)), statement
+
+
+def test_arm_function_may_start_only_the_poll_loop(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    template = example_templates["FsdpTraining"]
+    sm_id, _ = only(template, "AWS::StepFunctions::StateMachine")
+    _, arm_fn = function_by_handler(template, "hyperpod_gate.arm.handler")
+    granted = statements(template, role_of(arm_fn))
+    start = [s for s in granted if "states:StartExecution" in actions(s)]
+    assert len(start) == 1
+    assert statement_resources(start[0]) == [{"Ref": sm_id}]
+    stop = [s for s in granted if "states:StopExecution" in actions(s)]
+    assert len(stop) == 1
+    (execution_arn,) = statement_resources(stop[0])
+    assert sm_id in references(execution_arn)
+    assert flatten(execution_arn).endswith(":*")
+    for statement in granted:
+        assert "*" not in statement_resources(statement), statement
+        assert not any(a.startswith("sagemaker:") for a in actions(statement))
+
+
+def test_poll_loop_may_invoke_only_the_check_function(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    template = example_templates["FsdpTraining"]
+    check_id, _ = function_by_handler(template, "hyperpod_gate.poll.handler")
+    _, machine = only(template, "AWS::StepFunctions::StateMachine")
+    role_id = machine["Properties"]["RoleArn"]["Fn::GetAtt"][0]
+    invoke = [s for s in statements(template, role_id) if "lambda:InvokeFunction" in actions(s)]
+    assert len(invoke) == 1
+    assert all(references(r) == {check_id} for r in statement_resources(invoke[0]))
+
+
+# -- functions and the poll loop ----------------------------------------------------------------
+
+
+def test_gate_functions_are_python_with_the_gate_handlers(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    template = example_templates["FsdpTraining"]
+    for handler in ("hyperpod_gate.poll.handler", "hyperpod_gate.arm.handler"):
+        _, function = function_by_handler(template, handler)
+        assert function["Properties"]["Runtime"].startswith("python3."), handler
+        # One check must fit in the state machine's per-task timeout.
+        assert function["Properties"]["Timeout"] < 120
+
+
+def _definition(template: dict[str, Any]) -> dict[str, Any]:
+    _, machine = only(template, "AWS::StepFunctions::StateMachine")
+    assert machine["Properties"]["StateMachineType"] == "STANDARD"
+    definition: dict[str, Any] = json.loads(flatten(machine["Properties"]["DefinitionString"]))
+    return definition
+
+
+def test_poll_loop_waits_checks_and_decides_until_its_timeout(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    template = example_templates["FsdpTraining"]
+    check_id, _ = function_by_handler(template, "hyperpod_gate.poll.handler")
+    definition = _definition(template)
+    states = definition["States"]
+    assert definition["TimeoutSeconds"] == DEFAULT_TIMEOUT + MARGIN
+    start = states[definition["StartAt"]]
+    assert start["Type"] == "Task"
+    assert start["Resource"] == "{" + check_id + ".Arn}"
+    choice = states[start["Next"]]
+    assert choice["Type"] == "Choice"
+    targets = {rule["StringEquals"]: rule["Next"] for rule in choice["Choices"]}
+    wait = states[targets["WAITING"]]
+    assert wait["Type"] == "Wait"
+    assert states[wait["Next"]] is start  # the loop: Wait -> Check -> Choice -> Wait
+    assert states[targets["READY"]]["Type"] == "Succeed"
+    assert states[choice["Default"]]["Type"] == "Fail"
+    assert wait["SecondsPath"] == "$.pollIntervalSeconds"
+
+
+def test_arm_properties_start_an_execution_the_poll_loop_understands(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    """Contract between the template and the Lambda code: the properties CloudFormation sends
+    parse, and the execution input carries what the definition and the poll function read."""
+    template = example_templates["Heterogeneous"]
+    _, gate = only(template, "Custom::HyperPodMinCountGate")
+    sent = {
+        key: value if isinstance(value, str | list) else f"arn:aws:states:us-east-1:1:{key}"
+        for key, value in gate["Properties"].items()
+    }
+    parsed = arm.parse_properties(sent)
+    now = datetime(2026, 6, 1, tzinfo=UTC)
+    document = arm.execution_input(parsed, stack_id="arn:aws:cloudformation:stack/x/y", now=now)
+    seconds_path = _definition(template)["States"]["WaitForCapacity"]["SecondsPath"]
+    assert document[seconds_path.removeprefix("$.")] == 60
+    request = poll.parse_event(document)
+    assert request.wait_handle_logical_id == gate["Properties"]["WaitHandleLogicalId"]
+    assert request.cluster_name == "hetero"
+    assert {n: (r.min_count, r.target_count) for n, r in request.requirements.items()} == {
+        "gpu": (8, 10)
+    }
+    assert request.deadline.timestamp() == now.timestamp() + DEFAULT_TIMEOUT
+
+
+# -- dashboard and notifications ----------------------------------------------------------------
+
+
+def _dashboard(template: dict[str, Any]) -> dict[str, Any]:
+    _, dashboard = only(template, "AWS::CloudWatch::Dashboard")
+    body: dict[str, Any] = json.loads(flatten(dashboard["Properties"]["DashboardBody"]))
+    return body
+
+
+def test_dashboard_has_one_widget_per_gated_group(two_gated: dict[str, Any]) -> None:
+    widgets = _dashboard(two_gated)["widgets"]
+    assert len(widgets) == 2
+    shown = {metric[5] for widget in widgets for metric in widget["properties"]["metrics"]}
+    assert shown == {"a", "b"}
+
+
+def test_dashboard_graphs_the_metrics_the_poll_function_emits(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    (widget,) = _dashboard(example_templates["Heterogeneous"])["widgets"]
+    graphed = {tuple(metric) for metric in widget["properties"]["metrics"]}
+    progress = SimpleNamespace(name="gpu", current_count=3, min_count=8, target_count=10)
+    emitted = set()
+    for line in poll.metric_lines(
+        "HyperPod/MinCountGate",
+        "hetero",
+        [progress],
+        datetime(2026, 6, 1, tzinfo=UTC),  # type: ignore[list-item]
+    ):
+        document = json.loads(line)
+        (directive,) = document["_aws"]["CloudWatchMetrics"]
+        (dimensions,) = directive["Dimensions"]
+        for metric in directive["Metrics"]:
+            emitted.add(
+                (
+                    directive["Namespace"],
+                    metric["Name"],
+                    *[part for d in dimensions for part in (d, document[d])],
+                )
+            )
+    assert graphed == emitted
+
+
+def test_dashboard_can_be_turned_off() -> None:
+    stack, cluster = build(
+        [controller(), compute("gpu", 4, 2)], MinCountGateOptions(dashboard=False)
+    )
+    assert cluster.min_count_gate is not None
+    assert cluster.min_count_gate.dashboard is None
+    assert not resources(Template.from_stack(stack).to_json(), "AWS::CloudWatch::Dashboard")
+
+
+def test_notification_topic_is_created_on_request_and_may_be_published_to(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    template = example_templates["Heterogeneous"]
+    topic_id, topic = only(template, "AWS::SNS::Topic")
+    assert "KmsMasterKeyId" in topic["Properties"]
+    _, gate = only(template, "Custom::HyperPodMinCountGate")
+    assert gate["Properties"]["TopicArn"] == {"Ref": topic_id}
+    _, check = function_by_handler(template, "hyperpod_gate.poll.handler")
+    publish = [s for s in statements(template, role_of(check)) if "sns:Publish" in actions(s)]
+    assert [statement_resources(s) for s in publish] == [[{"Ref": topic_id}]]
+    # Without create_notification_topic: no topic and no TopicArn.
+    fsdp = example_templates["FsdpTraining"]
+    assert not resources(fsdp, "AWS::SNS::Topic")
+    assert "TopicArn" not in only(fsdp, "Custom::HyperPodMinCountGate")[1]["Properties"]
+
+
+# -- options ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "rule"),
+    [
+        (MinCountGateOptions(timeout=Duration.hours(13)), "HP-GATE-TIMEOUT"),
+        (MinCountGateOptions(poll_interval=Duration.seconds(5)), "HP-GATE-POLL"),
+        (MinCountGateOptions(poll_interval=Duration.minutes(16)), "HP-GATE-POLL"),
+    ],
+)
+def test_invalid_gate_options_are_rejected(options: MinCountGateOptions, rule: str) -> None:
+    with pytest.raises(HyperPodValidationError) as raised:
+        build([controller(), compute("gpu", 4, 2)], options)
+    assert [f.rule for f in raised.value.findings] == [rule]
+
+
+def test_a_timeout_below_hyperpods_window_warns() -> None:
+    stack, _ = build(
+        [controller(), compute("gpu", 4, 2)], MinCountGateOptions(timeout=Duration.hours(2))
+    )
+    warnings = Annotations.from_stack(stack).find_warning(
+        "/Gate/Cluster/MinCountGate", Match.string_like_regexp(r"\[HP-WARN-GATE-TIMEOUT\]")
+    )
+    assert len(warnings) == 1
+    default_stack, _ = build([controller(), compute("gpu", 4, 2)])
+    assert not Annotations.from_stack(default_stack).find_warning(
+        "*", Match.string_like_regexp("HP-WARN-GATE-TIMEOUT")
+    )
+
+
+def test_no_sagemaker_wildcards_anywhere_in_the_gate(two_gated: dict[str, Any]) -> None:
+    checked = 0
+    for node in walk(two_gated["Resources"]):
+        is_statement = isinstance(node, dict) and "Action" in node and "Resource" in node
+        if is_statement and any(a.startswith("sagemaker:") for a in actions(node)):
+            assert "*" not in statement_resources(node), node
+            checked += 1
+    assert checked >= 1

@@ -1,0 +1,296 @@
+"""The arm handler: CloudFormation custom resource protocol against real boto3 clients."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from hyperpod_constructs.gate.runtime.hyperpod_gate import arm
+from tests.support.hyperpod_sim import GroupSpec
+from tests.support.wire import ApiError
+from tests.support.world import STATE_MACHINE_ARN, TOPIC_ARN, GateWorld, Requirement
+
+GPU = [Requirement("gpu", 16, 16)]
+
+
+def world(monkeypatch: pytest.MonkeyPatch, **options: Any) -> GateWorld:
+    return GateWorld(
+        monkeypatch,
+        [GroupSpec("controller", 1, node_type="Controller"), GroupSpec("gpu", 16, 16)],
+        **options,
+    )
+
+
+def sfn_calls(w: GateWorld, name: str) -> list[dict[str, Any]]:
+    return [params for op, params in w.sfn.fake.attempts if op == name]
+
+
+def test_create_starts_the_loop_with_the_contract_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.clock.advance(123)
+    response = w.arm_gate([Requirement("gpu", 16, 16), Requirement("trn", 2, 4)])
+    (start,) = sfn_calls(w, "StartExecution")
+    assert start["stateMachineArn"] == STATE_MACHINE_ARN
+    assert start["name"] == "gate-5f0c4a8e-1b2d-4c3e-9f40-000000000001"
+    assert json.loads(start["input"]) == {
+        "clusterName": "train",
+        "requirements": [
+            {"groupName": "gpu", "minCount": 16, "targetCount": 16},
+            {"groupName": "trn", "minCount": 2, "targetCount": 4},
+        ],
+        "deadline": int(w.clock.time()) + w.timeout_seconds,
+        "pollIntervalSeconds": 60,
+        "stackId": w.cfn.stack_id,
+        "waitHandleLogicalId": w.handle_id(),
+        "topicArn": TOPIC_ARN,
+        "metricsNamespace": "HyperPod/MinCountGate",
+    }
+    arn = (
+        "arn:aws:states:us-east-1:123456789012:execution:GatePollLoopAbCdEf12:"
+        "gate-5f0c4a8e-1b2d-4c3e-9f40-000000000001"
+    )
+    assert response["Status"] == "SUCCESS"
+    assert response["PhysicalResourceId"] == arn
+    assert response["Data"] == {"ExecutionArn": arn}
+    assert (response["StackId"], response["LogicalResourceId"]) == (
+        w.cfn.stack_id,
+        "ClusterMinCountGateArm",
+    )
+    assert w.sfn.executions[arn].running
+    (line,) = w.invocations[-1].stdout.splitlines()
+    assert line.startswith("hyperpod-min-count-gate arm Create: started arn:aws:states")
+    w.assert_no_secret_leak()
+
+
+def test_no_topic_means_no_topic_arn(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch, topic=False)
+    w.arm_gate(GPU)
+    assert "topicArn" not in json.loads(sfn_calls(w, "StartExecution")[0]["input"])
+
+
+def test_start_failure_fails_with_placeholder_id_and_delete_is_a_noop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    w = world(monkeypatch)
+    props = w.properties(GPU, w.handle_id())
+    props["StateMachineArn"] = STATE_MACHINE_ARN + "Gone"
+    response = w.custom_resource("Create", props)
+    assert response["Status"] == "FAILED"
+    assert response["PhysicalResourceId"] == arm.NOT_STARTED
+    assert (
+        "could not start the MinCount gate poll loop: StateMachineDoesNotExist"
+        in response["Reason"]
+    )
+    delete = w.custom_resource("Delete", props, physical_id=arm.NOT_STARTED)
+    assert delete["Status"] == "SUCCESS" and delete["PhysicalResourceId"] == arm.NOT_STARTED
+    assert sfn_calls(w, "StopExecution") == []
+
+
+def test_start_access_denied_names_the_permission(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+
+    def denied(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise ApiError("AccessDeniedException", "not authorized to perform: states:StartExecution")
+
+    monkeypatch.setattr(w.sfn.fake, "handler", denied)
+    response = w.arm_gate(GPU)
+    assert response["Status"] == "FAILED"
+    assert "missing permission states:StartExecution" in response["Reason"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"Requirements": [{"GroupName": "gpu", "MinCount": "17", "TargetCount": "16"}]},
+            "MinCount 17 > TargetCount 16",
+        ),
+        (
+            {"Requirements": [{"GroupName": "gpu", "MinCount": "many", "TargetCount": "16"}]},
+            "MinCount must be an integer",
+        ),
+        ({"Requirements": []}, "Requirements must be a non-empty list"),
+        ({"TimeoutSeconds": "0"}, "TimeoutSeconds must be >= 1"),
+        ({"WaitHandleLogicalId": ""}, "WaitHandleLogicalId is required"),
+    ],
+)
+def test_invalid_properties_fail(
+    monkeypatch: pytest.MonkeyPatch, change: dict[str, Any], message: str
+) -> None:
+    w = world(monkeypatch)
+    props = {**w.properties(GPU, w.handle_id()), **change}
+    response = w.custom_resource("Create", props)
+    assert response["Status"] == "FAILED" and message in response["Reason"]
+    assert response["PhysicalResourceId"] == arm.NOT_STARTED
+    assert sfn_calls(w, "StartExecution") == []
+
+
+def test_update_starts_a_new_execution_and_failure_keeps_the_old_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    w = world(monkeypatch)
+    first = w.arm_gate(GPU)
+    second = w.arm_gate(
+        [Requirement("gpu", 24, 24)],
+        tag="ef56ab78",
+        request_type="Update",
+        physical_id=first["PhysicalResourceId"],
+    )
+    assert second["Status"] == "SUCCESS"
+    assert second["PhysicalResourceId"] != first["PhysicalResourceId"]
+    assert len(w.sfn.executions) == 2
+    props = w.properties(GPU, w.handle_id())
+    props["StateMachineArn"] = STATE_MACHINE_ARN + "Gone"
+    failed = w.custom_resource("Update", props, physical_id=second["PhysicalResourceId"])
+    assert failed["Status"] == "FAILED"
+    assert failed["PhysicalResourceId"] == second["PhysicalResourceId"]
+
+
+def test_update_with_unchanged_gated_values_does_not_wait_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    w = world(monkeypatch)
+    first = w.arm_gate(GPU)
+    old = w.properties(GPU, w.handle_id())
+    new = w.properties(GPU, w.handle_id(), timeout_seconds=5 * 3600)
+    response = w.custom_resource(
+        "Update", new, physical_id=first["PhysicalResourceId"], old_properties=old
+    )
+    assert response["Status"] == "SUCCESS"
+    assert response["PhysicalResourceId"] == first["PhysicalResourceId"]
+    assert len(sfn_calls(w, "StartExecution")) == 1
+
+
+def test_update_with_a_new_handle_waits_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    first = w.arm_gate(GPU)
+    second = w.arm_gate(
+        [Requirement("gpu", 24, 24)],
+        tag="ef56ab78",
+        request_type="Update",
+        physical_id=first["PhysicalResourceId"],
+        old_properties=w.properties(GPU, w.handle_id()),
+    )
+    assert second["Status"] == "SUCCESS"
+    assert second["PhysicalResourceId"] != first["PhysicalResourceId"]
+    assert len(sfn_calls(w, "StartExecution")) == 2
+
+
+def test_delete_stops_the_execution(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    created = w.arm_gate(GPU)
+    arn = created["PhysicalResourceId"]
+    response = w.custom_resource("Delete", w.properties(GPU, w.handle_id()), physical_id=arn)
+    assert response["Status"] == "SUCCESS" and response["PhysicalResourceId"] == arn
+    assert sfn_calls(w, "StopExecution") == [{"executionArn": arn, "cause": "gate deleted"}]
+    assert w.sfn.executions[arn].status == "ABORTED"
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        ApiError("ExecutionDoesNotExist", "Execution Does Not Exist"),
+        ApiError("InternalFailure", "oops", 500),
+        ApiError("AccessDeniedException", "not authorized"),
+    ],
+)
+def test_delete_always_succeeds(monkeypatch: pytest.MonkeyPatch, failure: ApiError) -> None:
+    w = world(monkeypatch)
+    arn = w.arm_gate(GPU)["PhysicalResourceId"]
+
+    def failing(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise failure
+
+    monkeypatch.setattr(w.sfn.fake, "handler", failing)
+    began = w.clock.time()
+    response = w.custom_resource("Delete", w.properties(GPU, w.handle_id()), physical_id=arn)
+    assert response["Status"] == "SUCCESS"
+    assert w.clock.time() - began < 30  # retries of a 5xx are bounded
+    assert f"stop skipped ({failure.code})" in w.invocations[-1].stdout
+
+
+def test_delete_of_a_non_execution_id_does_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    response = w.custom_resource("Delete", {"ServiceToken": "x"}, physical_id="something-else")
+    assert response["Status"] == "SUCCESS"
+    assert w.sfn.fake.attempts == []
+
+
+def test_retried_delivery_reuses_the_execution(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    handle = w.handle_id()
+    w.cfn.add_wait_handle(handle)
+    props = w.properties(GPU, handle)
+    event = {
+        "RequestType": "Create",
+        "ServiceToken": "x",
+        "StackId": w.cfn.stack_id,
+        "RequestId": "same-request",
+        "LogicalResourceId": "Arm",
+        "ResponseURL": w.cfn.response_url("same-request", "Arm"),
+        "ResourceType": "Custom::HyperPodMinCountGate",
+        "ResourceProperties": props,
+    }
+    w._run_lambda("arm", arm.handler, event, 60)
+    w.clock.advance(30)  # a later delivery computes another deadline: different input
+    w._run_lambda("arm", arm.handler, event, 60)
+    first, second = (p.json() for p in w.cfn.responses["same-request"])
+    assert first["Status"] == second["Status"] == "SUCCESS"
+    assert first["PhysicalResourceId"] == second["PhysicalResourceId"]
+    assert len(w.sfn.executions) == 1
+
+
+def test_response_put_is_retried_and_never_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.http.failures = [503, 502]
+    assert w.arm_gate(GPU)["Status"] == "SUCCESS"
+    assert len(w.http.puts) == 3
+    w.http.failures = [503, 503, 503]
+    props = w.properties(GPU, w.handle_id())
+    w._run_lambda(
+        "arm",
+        arm.handler,
+        {
+            "RequestType": "Delete",
+            "StackId": w.cfn.stack_id,
+            "RequestId": "r2",
+            "LogicalResourceId": "Arm",
+            "ResponseURL": w.cfn.response_url("r2", "Arm"),
+            "PhysicalResourceId": "x",
+            "ResourceProperties": props,
+        },
+        60,
+    )
+    assert "response not delivered: PUT failed after retries: HTTP 503" in w.invocations[-1].stdout
+    w.assert_no_secret_leak()
+
+
+def test_unknown_request_type_and_internal_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    odd = w.custom_resource("Replace", w.properties(GPU, w.handle_id()))
+    assert odd["Status"] == "FAILED" and "unknown RequestType" in odd["Reason"]
+
+    def broken(_: Any) -> Any:
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(arm, "parse_properties", broken)
+    create = w.custom_resource("Create", w.properties(GPU, w.handle_id()))
+    assert create["Status"] == "FAILED"
+    assert create["Reason"] == "internal error: RuntimeError: kaboom"
+    monkeypatch.setattr(arm, "_stop", broken)
+    delete = w.custom_resource("Delete", {}, physical_id="arn:whatever")
+    assert delete["Status"] == "SUCCESS"
+
+
+def test_pure_helpers() -> None:
+    assert arm.execution_name("a/b c" * 30).startswith("gate-a-b-c")
+    assert len(arm.execution_name("x" * 200)) == 80
+    assert arm.is_execution_arn("arn:aws:states:us-east-1:123456789012:execution:Machine:gate-1")
+    assert not arm.is_execution_arn(arm.NOT_STARTED)
+    assert not arm.is_execution_arn("arn:aws:states:us-east-1:123456789012:stateMachine:Machine")
+    assert (
+        arm.execution_arn_for("arn:aws:states:eu-west-1:1:stateMachine:M", "n")
+        == "arn:aws:states:eu-west-1:1:execution:M:n"
+    )

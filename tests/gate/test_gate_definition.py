@@ -1,0 +1,121 @@
+"""The ASL definition: contract shape, statelint (the real ASL validator), interpreter subset."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from statelint.config import Config
+from statelint.linter import Linter
+
+from hyperpod_constructs.gate.definition import build_definition
+from tests.support.asl import validate
+
+ARN = "arn:aws:lambda:us-east-1:123456789012:function:HyperPodTrain-GateCheck-1A2B"
+
+
+def lint(definition: dict[str, Any]) -> list[str]:
+    return Linter.validate(json.dumps(definition), Config())
+
+
+def test_contract_shape() -> None:
+    d = build_definition(poll_function_arn=ARN, timeout_seconds=13500)
+    assert d["StartAt"] == "CheckCapacity"
+    assert d["TimeoutSeconds"] == 13500
+    states = d["States"]
+    assert set(states) == {
+        "CheckCapacity",
+        "Decide",
+        "WaitForCapacity",
+        "GateOpened",
+        "GateAbandoned",
+        "GateFailed",
+    }
+    check = states["CheckCapacity"]
+    assert check["Type"] == "Task" and check["Resource"] == ARN
+    assert check["ResultPath"] == "$.check" and check["TimeoutSeconds"] == 120
+    assert check["Next"] == "Decide"
+    assert check["Retry"] == [
+        {
+            "ErrorEquals": [
+                "Lambda.ServiceException",
+                "Lambda.AWSLambdaException",
+                "Lambda.SdkClientException",
+                "Lambda.TooManyRequestsException",
+                "States.Timeout",
+            ],
+            "IntervalSeconds": 5,
+            "MaxAttempts": 5,
+            "BackoffRate": 2,
+        }
+    ]
+    decide = states["Decide"]
+    routes = {c["StringEquals"]: c["Next"] for c in decide["Choices"]}
+    assert all(c["Variable"] == "$.check.status" for c in decide["Choices"])
+    assert routes == {
+        "WAITING": "WaitForCapacity",
+        "READY": "GateOpened",
+        "ABANDONED": "GateAbandoned",
+    }
+    assert decide["Default"] == "GateFailed"
+    assert states["WaitForCapacity"] == {
+        "Type": "Wait",
+        "SecondsPath": "$.pollIntervalSeconds",
+        "Next": "CheckCapacity",
+    }
+    assert states["GateOpened"] == {"Type": "Succeed"}
+    assert states["GateAbandoned"] == {"Type": "Succeed"}
+    assert states["GateFailed"] == {
+        "Type": "Fail",
+        "Error": "MinCountGateFailed",
+        "CausePath": "$.check.reason",
+    }
+
+
+def test_statelint_accepts_the_definition() -> None:
+    assert lint(build_definition(poll_function_arn=ARN, timeout_seconds=13500)) == []
+
+
+def test_statelint_cli_on_the_dumped_file(tmp_path: Path) -> None:
+    path = tmp_path / "gate.asl.json"
+    path.write_text(json.dumps(build_definition(poll_function_arn=ARN, timeout_seconds=600)))
+    result = subprocess.run(
+        [sys.executable, "-m", "statelint", str(path)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_statelint_does_catch_a_broken_variant() -> None:
+    broken = build_definition(poll_function_arn=ARN, timeout_seconds=600)
+    del broken["States"]["WaitForCapacity"]["Next"]
+    broken["States"]["Decide"]["Default"] = "Nowhere"
+    problems = lint(broken)
+    assert any("Nowhere" in p for p in problems)
+    assert any('required field "Next"' in p for p in problems)
+
+
+def test_token_resource_is_embedded_verbatim() -> None:
+    token = "${Token[TOKEN.1234]}"
+    d = build_definition(poll_function_arn=token, timeout_seconds=600)
+    assert d["States"]["CheckCapacity"]["Resource"] == token
+    assert token in json.dumps(d)
+
+
+@pytest.mark.parametrize("bad", [0, -5])
+def test_rejects_non_positive_timeout(bad: int) -> None:
+    with pytest.raises(ValueError):
+        build_definition(poll_function_arn=ARN, timeout_seconds=bad)
+
+
+def test_rejects_non_int_timeout() -> None:
+    with pytest.raises(TypeError):
+        build_definition(poll_function_arn=ARN, timeout_seconds=1.5)  # type: ignore[arg-type]
+
+
+def test_definition_stays_within_the_interpreters_subset() -> None:
+    d = build_definition(poll_function_arn=ARN, timeout_seconds=600)
+    validate(d, {ARN: lambda _: None})  # raises AslUnsupported otherwise

@@ -1,0 +1,368 @@
+"""The poll handler, one invocation at a time, against real boto3 clients and the fakes."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+from typing import Any
+
+import pytest
+
+from hyperpod_constructs.gate.runtime.hyperpod_gate import poll
+from tests.support.hyperpod_sim import Fault, GroupSpec, constant, steps
+from tests.support.wire import ApiError
+from tests.support.world import TOPIC_ARN, GateWorld, Requirement
+
+HOUR = 3600
+GPU = [Requirement("gpu", 16, 16)]
+
+
+def world(monkeypatch: pytest.MonkeyPatch, capacity: Any = None, **options: Any) -> GateWorld:
+    groups = [
+        GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge"),
+        GroupSpec("gpu", 16, 16, capacity=capacity or steps((0, 8), (HOUR, 16))),
+        GroupSpec("cpu", 4, 0, instance_type="ml.c5.18xlarge"),
+    ]
+    return GateWorld(monkeypatch, groups, **options)
+
+
+def calls(w: GateWorld) -> dict[str, int]:
+    counts = dict(w.sim.calls)
+    counts.update({f"cfn.{k}": v for k, v in _count(w.cfn.fake.attempts).items()})
+    counts.update({f"sns.{k}": v for k, v in _count(w.sns.fake.attempts).items()})
+    return counts
+
+
+def _count(attempts: list[tuple[str, dict[str, Any]]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for name, _ in attempts:
+        out[name] = out.get(name, 0) + 1
+    return out
+
+
+def test_missing_gated_group_fails_once_cluster_in_service(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.clock.advance(1300)
+    result = w.poll_once(w.poll_event([*GPU, Requirement("trn", 2, 2)]))
+    assert result["status"] == "FAILED"
+    assert "instance group(s) trn not in the cluster" in result["reason"]
+    assert "gpu 8/16 (target 16, Creating)" in result["reason"]
+    assert calls(w) == {
+        "DescribeCluster": 1,
+        "ListClusterEvents": 1,
+        "cfn.DescribeStackResource": 1,
+        "sns.Publish": 1,
+    }
+
+
+def test_missing_gated_group_waits_while_cluster_creating(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.clock.advance(300)
+    result = w.poll_once(w.poll_event(GPU))
+    assert result["status"] == "WAITING"
+    assert "gpu not listed (minimum 16, target 16); cluster train is Creating" in result["reason"]
+
+
+def test_waiting_poll_exact_calls_and_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.clock.advance(1300)
+    result = w.poll_once(w.poll_event(GPU))
+    assert result == {"status": "WAITING", "reason": result["reason"]}
+    assert result["reason"].startswith(
+        "waiting for minimum capacity: gpu 8/16 (target 16, Creating); cluster train is InService"
+    )
+    assert calls(w) == {"DescribeCluster": 1}
+    lines = w.invocations[-1].stdout.splitlines()
+    assert len(lines) == 2
+    metric = json.loads(lines[0])
+    assert metric["_aws"]["CloudWatchMetrics"] == [
+        {
+            "Namespace": "HyperPod/MinCountGate",
+            "Dimensions": [["ClusterName", "InstanceGroup"]],
+            "Metrics": [
+                {"Name": "CurrentCount", "Unit": "Count"},
+                {"Name": "MinimumCount", "Unit": "Count"},
+                {"Name": "TargetCount", "Unit": "Count"},
+            ],
+        }
+    ]
+    assert metric["_aws"]["Timestamp"] == int(w.clock.time() * 1000)
+    assert (
+        metric["ClusterName"],
+        metric["InstanceGroup"],
+        metric["CurrentCount"],
+        metric["MinimumCount"],
+        metric["TargetCount"],
+    ) == ("train", "gpu", 8, 16, 16)
+    assert lines[1] == "hyperpod-min-count-gate WAITING cluster=train gpu=8/16/16"
+    assert w.signals() == [] and w.sns.messages == []
+
+
+def test_ready_signals_success_and_notifies(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.clock.advance(2 * HOUR)
+    result = w.poll_once(w.poll_event(GPU))
+    assert result["status"] == "READY"
+    assert calls(w) == {"DescribeCluster": 1, "cfn.DescribeStackResource": 1, "sns.Publish": 1}
+    (signal,) = w.signals()
+    assert signal.method == "PUT"
+    assert signal.headers["Content-type"] == ""  # urllib did not add its form default
+    assert signal.timeout == 10.0
+    assert signal.json() == {
+        "Status": "SUCCESS",
+        "Reason": "all gated groups reached their minimum: gpu 16/16 (target 16, InService); "
+        "cluster train is InService",
+        "UniqueId": "hyperpod-min-count-gate",
+        "Data": "READY gpu=16/16/16",
+    }
+    (message,) = w.sns.messages
+    assert message == {
+        "TopicArn": TOPIC_ARN,
+        "Subject": "HyperPod MinCount gate READY: train",
+        "Message": result["reason"],
+    }
+    w.assert_no_secret_leak()
+
+
+def test_failed_enriches_with_events_and_signals_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch, capacity=constant(10))
+    w.clock.advance(3 * HOUR + 700)
+    result = w.poll_once(w.poll_event(GPU))
+    assert result["status"] == "FAILED"
+    assert "rolled back instance group(s) gpu" in result["reason"]
+    assert "HyperPod reports target 0 and minimum 0" in result["reason"]
+    assert (
+        "Latest errors (newest first): [gpu] Failed to launch 6 ml.p5.48xlarge" in result["reason"]
+    )
+    assert calls(w) == {
+        "DescribeCluster": 1,
+        "ListClusterEvents": 1,
+        "cfn.DescribeStackResource": 1,
+        "sns.Publish": 1,
+    }
+    ((_, params),) = [a for a in w.sim.fake.attempts if a[0] == "ListClusterEvents"]
+    assert params["SortOrder"] == "Descending" and params["MaxResults"] <= 100
+    (signal,) = w.signals()
+    body = signal.json()
+    assert body["Status"] == "FAILURE" and body["Reason"] == result["reason"][:1000]
+
+
+def test_signal_reason_is_truncated_to_1000(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch, capacity=constant(10))
+    w.clock.advance(3 * HOUR + 700)
+    requirements = [Requirement("gpu", 16, 16)] + [
+        Requirement(f"missing-group-with-a-rather-long-name-{i:02d}", 1, 1) for i in range(30)
+    ]
+    result = w.poll_once(w.poll_event(requirements))
+    assert len(result["reason"]) > 1000
+    reason = w.signals()[0].json()["Reason"]
+    assert len(reason) == 1000 and reason.endswith("...")
+    assert reason[:997] == result["reason"][:997]
+
+
+def test_events_unavailable_still_fails_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch, capacity=constant(10))
+    w.sim.inject("access_denied", operation="ListClusterEvents")
+    w.clock.advance(3 * HOUR + 700)
+    result = w.poll_once(w.poll_event(GPU))
+    assert result["status"] == "FAILED"
+    assert "rolled back" in result["reason"]
+    assert "grant sagemaker:ListClusterEvents" in result["reason"]
+    assert len(w.signals()) == 1
+
+
+def test_cluster_not_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    event = w.poll_event(GPU)
+    event["clusterName"] = "other"
+    result = w.poll_once(event)
+    assert result["status"] == "FAILED"
+    assert "cluster other not found" in result["reason"]
+    assert "gpu (minimum 16, target 16)" in result["reason"]
+    assert w.signals()[0].json()["Status"] == "FAILURE"
+    assert w.sim.calls == {"DescribeCluster": 1}
+
+
+def test_access_denied_names_the_permission(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.sim.inject("access_denied")
+    result = w.poll_once(w.poll_event(GPU))
+    assert result["status"] == "FAILED"
+    assert "may not call sagemaker:DescribeCluster" in result["reason"]
+    assert "AccessDeniedException" in result["reason"]
+    assert w.invocations[-1].stdout.strip().endswith("error=AccessDeniedException")
+
+
+def test_transient_errors_wait_then_fail_after_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.sim.inject("5xx")
+    event = w.poll_event(GPU, deadline_in=600)
+    first = w.poll_once(event)
+    assert first["status"] == "WAITING"
+    assert "DescribeCluster failed transiently after retries (InternalFailure)" in first["reason"]
+    assert w.sim.calls == {"DescribeCluster": 6}
+    assert w.signals() == []
+    w.clock.advance(600)
+    second = w.poll_once(event)
+    assert second["status"] == "FAILED" and "deadline reached" in second["reason"]
+    assert w.signals()[0].json()["Status"] == "FAILURE"
+
+
+def test_other_api_errors_fail_with_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    event = w.poll_event(GPU)
+    w.sim.faults.append(
+        Fault(
+            "DescribeCluster",
+            "ValidationException",
+            400,
+            "1 validation error detected: Value at 'clusterName' failed",
+        )
+    )
+    result = w.poll_once(event)
+    assert result["status"] == "FAILED"
+    assert "DescribeCluster on " in result["reason"] and "ValidationException" in result["reason"]
+
+
+def test_handle_gone_is_abandoned(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.clock.advance(2 * HOUR)
+    event = w.poll_event(GPU)
+    w.cfn.remove_resource(w.handle_id())
+    result = w.poll_once(event)
+    assert result["status"] == "ABANDONED"
+    assert "no longer exists" in result["reason"]
+    assert w.signals() == [] and w.sns.messages == []
+
+
+def test_stack_gone_is_abandoned(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.clock.advance(2 * HOUR)
+    event = w.poll_event(GPU)
+    w.cfn.delete_stack()
+    assert w.poll_once(event)["status"] == "ABANDONED"
+
+
+def test_handle_unreadable_transiently_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.clock.advance(2 * HOUR)
+    event = w.poll_event(GPU)
+    original = w.cfn.fake.handler
+
+    def throttled(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise ApiError("Throttling", "Rate exceeded")
+
+    monkeypatch.setattr(w.cfn.fake, "handler", throttled)
+    result = w.poll_once(event)
+    assert result["status"] == "WAITING" and "decision READY" in result["reason"]
+    assert w.cfn.fake.count("DescribeStackResource") == 6
+    monkeypatch.setattr(w.cfn.fake, "handler", original)
+    assert w.poll_once(event)["status"] == "READY"
+    assert len(w.signals()) == 1
+
+
+def test_handle_unreadable_access_denied(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.clock.advance(2 * HOUR)
+    event = w.poll_event(GPU)
+
+    def denied(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise ApiError(
+            "AccessDenied", "not authorized to perform: cloudformation:DescribeStackResource"
+        )
+
+    monkeypatch.setattr(w.cfn.fake, "handler", denied)
+    result = w.poll_once(event)
+    assert result["status"] == "FAILED"
+    assert "missing permission cloudformation:DescribeStackResource" in result["reason"]
+    assert len(w.sns.messages) == 1 and w.signals() == []
+
+
+def test_signal_delivery_retried_then_next_poll(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.clock.advance(2 * HOUR)
+    event = w.poll_event(GPU)
+    w.http.failures = [503, urllib.error.URLError("connection reset"), TimeoutError()]
+    result = w.poll_once(event)
+    assert result["status"] == "WAITING"
+    assert "signal was not delivered (PUT failed after retries: TimeoutError)" in result["reason"]
+    assert len(w.http.puts) == 3 and w.signals() == []
+    assert w.sns.messages == []
+    assert w.poll_once(event)["status"] == "READY"
+    assert len(w.signals()) == 1 and len(w.sns.messages) == 1
+
+
+def test_signal_retry_recovers_within_one_invocation(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.clock.advance(2 * HOUR)
+    w.http.failures = [500]
+    assert w.poll_once(w.poll_event(GPU))["status"] == "READY"
+    assert len(w.http.puts) == 2 and len(w.signals()) == 1
+
+
+def test_no_topic_no_publish_and_sns_failure_is_harmless(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch, topic=False)
+    w.clock.advance(2 * HOUR)
+    assert w.poll_once(w.poll_event(GPU))["status"] == "READY"
+    assert w.sns.fake.attempts == []
+    w2 = world(monkeypatch)
+    w2.clock.advance(2 * HOUR)
+    event = w2.poll_event(GPU)
+    event["topicArn"] = TOPIC_ARN + "-missing"
+
+    def missing(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise ApiError("NotFound", "Topic does not exist", 404)
+
+    monkeypatch.setattr(w2.sns.fake, "handler", missing)
+    assert w2.poll_once(event)["status"] == "READY"
+    assert "sns publish failed: NotFound" in w2.invocations[-1].stdout
+
+
+def test_internal_error_signals_failure_without_leaking(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.clock.advance(600)
+    event = w.poll_event(GPU)
+    url = w.cfn.handle_urls[w.handle_id()]
+
+    def broken(*_: Any, **__: Any) -> Any:
+        raise RuntimeError(f"boom while talking to {url}")
+
+    monkeypatch.setattr(poll, "evaluate_gate", broken)
+    result = w.poll_once(event)
+    assert result["status"] == "FAILED"
+    assert result["reason"] == "internal error: RuntimeError: boom while talking to <url>"
+    assert w.signals()[0].json()["Reason"] == result["reason"]
+    w.assert_no_secret_leak()
+
+
+def test_invalid_input_still_signals_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    event = w.poll_event(GPU)
+    event["requirements"] = [{"groupName": "gpu", "minCount": 20, "targetCount": 16}]
+    result = w.poll_once(event)
+    assert result["status"] == "FAILED"
+    assert "invalid gate input" in result["reason"]
+    assert w.signals()[0].json()["Status"] == "FAILURE"
+    assert poll.handler({}, None)["status"] == "FAILED"  # nothing to signal, still answers
+
+
+def test_cluster_arn_and_previous_check_are_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    w.clock.advance(2 * HOUR)
+    event = w.poll_event(GPU)
+    event["clusterName"] = w.sim.arn
+    event["check"] = {"status": "WAITING", "reason": "previous"}
+    del event["metricsNamespace"]
+    assert w.poll_once(event)["status"] == "READY"
+    metric = json.loads(w.invocations[-1].stdout.splitlines()[0])
+    assert metric["ClusterName"] == "train"  # from DescribeCluster, not the ARN
+    assert metric["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "HyperPod/MinCountGate"
+
+
+def test_clients_are_built_once_per_container(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch)
+    event = w.poll_event(GPU)
+    for _ in range(3):
+        w.clock.advance(60)
+        w.poll_once(event)
+    assert w.client_builds == {"sagemaker": 1}

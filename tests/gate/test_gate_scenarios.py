@@ -1,0 +1,456 @@
+"""Full waits in virtual time: the real arm handler starts an execution of the real ASL
+definition (local interpreter), which calls the real poll handler, which talks to the
+HyperPod simulator and the CloudFormation/SNS fakes through real boto3 clients."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.support.asl import Execution
+from tests.support.hyperpod_sim import GroupSpec, constant, linear, steps, unlimited
+from tests.support.world import GateWorld, Requirement
+
+MIN = 60
+HOUR = 3600
+GPU = [Requirement("gpu", 16, 16)]
+ARM_AT = MIN  # CloudFormation may return the cluster early: arm while it is still Creating
+
+
+def cluster_groups(
+    gpu_capacity: Any,
+    *,
+    gpu_min: int = 16,
+    gpu_target: int = 16,
+    extra: list[GroupSpec] | None = None,
+    controller: GroupSpec | None = None,
+) -> list[GroupSpec]:
+    return [
+        controller
+        or GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge"),
+        GroupSpec("gpu", gpu_target, gpu_min, capacity=gpu_capacity),
+        *(extra or []),
+    ]
+
+
+def start(w: GateWorld, requirements: list[Requirement] = GPU, tag: str = "ab12cd34") -> Execution:
+    w.clock.advance(ARM_AT)
+    response = w.arm_gate(requirements, tag=tag)
+    assert response["Status"] == "SUCCESS", response
+    return w.execution(response)
+
+
+def polls_of(w: GateWorld, execution: Execution) -> list[Any]:
+    return [
+        i
+        for i in w.polls()
+        if i.event.get("waitHandleLogicalId") == execution.input["waitHandleLogicalId"]
+    ]
+
+
+def assert_loop_ended(
+    w: GateWorld, execution: Execution, *, events: int = 0, extra_transitions: int = 0
+) -> None:
+    """The execution is over after 3 transitions per poll, the SageMaker calls match the
+    polls (one DescribeCluster each, ListClusterEvents only for ``events`` FAILED
+    decisions), and nothing polls any more, even hours later."""
+    assert not execution.running
+    polls = polls_of(w, execution)
+    assert execution.task_invocations == len(polls) + extra_transitions
+    if execution.status in ("SUCCEEDED", "FAILED") and execution.error != "States.Timeout":
+        assert execution.transitions == 3 * len(polls) + extra_transitions
+    if not w.sim.faults:  # with faults, retried attempts are counted by the test itself
+        assert w.sim.calls.get("DescribeCluster", 0) == len(w.polls())
+    assert w.sim.calls.get("ListClusterEvents", 0) == events
+    assert w.sim.calls.get("ListClusterNodes", 0) == 0
+    count = len(w.invocations)
+    w.run(until_elapsed=w.clock.elapsed + 2 * HOUR, stop_when_idle=False)
+    assert len(w.invocations) == count, "the loop kept polling after it ended"
+
+
+def detection_latency(w: GateWorld, group: str = "gpu", tag: str = "ab12cd34") -> float:
+    reached = w.sim.min_reached_at(group)
+    assert reached is not None
+    (signal,) = w.signals(tag)
+    return signal.time - reached
+
+
+def test_fast_minimum_in_20_minutes(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = GateWorld(monkeypatch, cluster_groups(unlimited()))
+    execution = start(w)
+    w.run(until_elapsed=5 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    reached = w.sim.min_reached_at("gpu")
+    assert reached is not None and 18 * MIN <= reached - w.clock.start <= 22 * MIN
+    assert 0 <= detection_latency(w) <= w.poll_interval
+    (signal,) = w.signals()
+    body = signal.json()
+    assert body["Status"] == "SUCCESS"
+    assert body["Reason"].startswith(
+        "all gated groups reached their minimum: gpu 16/16 (target 16, InService)"
+    )
+    polls = polls_of(w, execution)
+    assert [p.result["status"] for p in polls][-1] == "READY"
+    assert all(p.result["status"] == "WAITING" for p in polls[:-1])
+    assert (
+        "gpu not listed (minimum 16, target 16); cluster train is Creating"
+        in polls[0].result["reason"]
+    )  # armed before the controller was up
+    assert w.sim.calls == {"DescribeCluster": len(polls)}
+    # armed at 1 min; polls every minute; the minimum is reached at 20 min 20 s
+    assert len(polls) == 21 and polls[-1].time - w.clock.start == 21 * MIN
+    assert w.cfn.condition(w.handle_id()).status == "CREATE_COMPLETE"
+    assert len(w.sns.messages) == 1 and "READY" in w.sns.messages[0]["Subject"]
+    assert_loop_ended(w, execution)
+    w.assert_no_secret_leak()
+
+
+def test_slow_minimum_at_2h50(monkeypatch: pytest.MonkeyPatch) -> None:
+    capacity = steps((0, 4), (2 * HOUR + 35 * MIN, 16))
+    w = GateWorld(monkeypatch, cluster_groups(capacity))
+    execution = start(w)
+    w.run(until_elapsed=5 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    reached = w.sim.min_reached_at("gpu")
+    assert reached is not None and 2 * HOUR + 45 * MIN <= reached - w.clock.start < 3 * HOUR
+    assert 0 <= detection_latency(w) <= w.poll_interval
+    polls = polls_of(w, execution)
+    assert 165 <= len(polls) <= 175
+    assert w.sim.calls == {"DescribeCluster": len(polls)}
+    assert execution.transitions == 3 * len(polls)
+    assert w.cfn.condition(w.handle_id()).status == "CREATE_COMPLETE"
+    assert_loop_ended(w, execution)
+
+
+def test_partial_then_recovery(monkeypatch: pytest.MonkeyPatch) -> None:
+    capacity = steps((0, 10), (90 * MIN, 13), (2 * HOUR, 16))
+    w = GateWorld(monkeypatch, cluster_groups(capacity))
+    execution = start(w)
+    w.run(until_elapsed=5 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    reasons = [p.result["reason"] for p in polls_of(w, execution)]
+    assert any("gpu 10/16 (target 16, Creating)" in r for r in reasons)
+    assert any("gpu 13/16 (target 16, Creating)" in r for r in reasons)
+    assert 0 <= detection_latency(w) <= w.poll_interval
+    assert w.sim.calls.get("ListClusterEvents", 0) == 0
+    assert_loop_ended(w, execution)
+
+
+def test_never_rolls_back_at_3h_and_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = GateWorld(monkeypatch, cluster_groups(constant(10)))
+    execution = start(w)
+    w.run(until_elapsed=6 * HOUR)
+    assert execution.status == "FAILED" and execution.error == "MinCountGateFailed"
+    rolled = w.sim.rolled_back_at("gpu")
+    assert rolled is not None and rolled - w.clock.start == pytest.approx(3 * HOUR, abs=10)
+    (signal,) = w.signals()
+    assert 0 <= signal.time - rolled <= w.poll_interval
+    body = signal.json()
+    assert body["Status"] == "FAILURE"
+    reason = body["Reason"]
+    assert "HyperPod rolled back instance group(s) gpu" in reason
+    assert "gpu 0/16 (target 16, InService, HyperPod reports target 0 and minimum 0)" in reason
+    assert "3-hour window" in reason and "training plan" in reason
+    assert "Latest errors (newest first): [gpu] Failed to launch 6 ml.p5.48xlarge" in reason
+    assert len(reason) <= 1000
+    assert execution.cause is not None and execution.cause.startswith(reason[:900])
+    polls = polls_of(w, execution)
+    assert w.sim.calls == {"DescribeCluster": len(polls), "ListClusterEvents": 1}
+    condition = w.cfn.condition(w.handle_id())
+    assert condition.status == "CREATE_FAILED" and condition.reason == reason
+    assert "FAILED" in w.sns.messages[0]["Subject"]
+    assert_loop_ended(w, execution, events=1)
+    w.assert_no_secret_leak()
+
+
+def _update_world(
+    monkeypatch: pytest.MonkeyPatch, capacity: Any, **options: Any
+) -> tuple[GateWorld, Execution, dict[str, Any]]:
+    """Create with gpu min 8 / target 16 (met quickly), then raise the minimum to 14."""
+    w = GateWorld(monkeypatch, cluster_groups(capacity, gpu_min=8), **options)
+    first = start(w, [Requirement("gpu", 8, 16)])
+    w.run(until_elapsed=HOUR)
+    assert first.status == "SUCCEEDED"
+    old_props = w.properties([Requirement("gpu", 8, 16)], w.handle_id())
+    # CloudFormation: cluster update first (UpdateCluster), then the gate (new handle id)
+    w.sim.update_group("gpu", min_instance_count=14)
+    w.cfn.add_wait_handle(w.handle_id("ef56ab78"))
+    response = w.arm_gate(
+        [Requirement("gpu", 14, 16)],
+        tag="ef56ab78",
+        request_type="Update",
+        physical_id=first.arn,
+        old_properties=old_props,
+    )
+    assert response["Status"] == "SUCCESS"
+    assert response["PhysicalResourceId"] != first.arn
+    return w, first, response
+
+
+def test_update_raising_the_minimum_waits_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    w, first, response = _update_world(monkeypatch, steps((0, 10), (2 * HOUR, 16)))
+    first_polls = len(polls_of(w, first))
+    second = w.execution(response)
+    w.run(until_elapsed=6 * HOUR)
+    assert second.status == "SUCCEEDED"
+    assert len(polls_of(w, first)) == first_polls  # the old loop had already ended
+    assert any("gpu 10/14 (target 16, Updating)" in p.result["reason"] for p in polls_of(w, second))
+    assert 0 <= detection_latency(w, tag="ef56ab78") <= w.poll_interval
+    assert w.signals("ef56ab78")[0].json()["Status"] == "SUCCESS"
+    assert len(w.signals()) == 1  # the first handle was not signalled again
+    # cleanup: CloudFormation deletes the old physical id
+    delete = w.custom_resource(
+        "Delete", w.properties([Requirement("gpu", 8, 16)], w.handle_id()), physical_id=first.arn
+    )
+    assert delete["Status"] == "SUCCESS"
+    assert w.sfn.stop_requests[-1][1:] == (first.arn, "gate deleted")
+    assert first.status == "SUCCEEDED"  # stopping a finished execution changes nothing
+    assert_loop_ended(w, second)
+
+
+def test_update_rolled_back_to_previous_values_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    w, _, response = _update_world(monkeypatch, constant(10))
+    second = w.execution(response)
+    updated_at = w.clock.time()
+    w.run(until_elapsed=8 * HOUR)
+    assert second.status == "FAILED"
+    rolled = w.sim.rolled_back_at("gpu")
+    assert rolled is not None and rolled - updated_at == pytest.approx(3 * HOUR, abs=20)
+    (signal,) = w.signals("ef56ab78")
+    reason = signal.json()["Reason"]
+    assert "rolled back instance group(s) gpu" in reason
+    assert "gpu 10/14 (target 16, InService, HyperPod reports target 16 and minimum 8)" in reason
+    # Updating for 5 minutes while scaling in, then InService with the old values
+    assert 0 <= signal.time - rolled <= 5 * MIN + w.poll_interval
+    assert_loop_ended(w, second, events=1)
+
+
+def test_update_rollback_with_old_boto3_fails_at_the_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Without MinCount in the parsed response a rollback that only reverts MinCount looks
+    # like "InService, 8 of 14": the gate keeps waiting and fails at its deadline.
+    w, _, response = _update_world(monkeypatch, constant(10), old_boto3=True)
+    second = w.execution(response)
+    deadline = second.input["deadline"]
+    w.run(until_elapsed=9 * HOUR)
+    assert second.status == "FAILED"
+    (signal,) = w.signals("ef56ab78")
+    reason = signal.json()["Reason"]
+    assert "deadline reached" in reason and "gpu 10/14 (target 16, InService)" in reason
+    assert 0 <= signal.time - deadline <= w.poll_interval
+    assert_loop_ended(w, second, events=1)
+
+
+def test_delete_during_wait_stops_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = GateWorld(monkeypatch, cluster_groups(constant(10)))
+    execution = start(w)
+    responses: list[dict[str, Any]] = []
+    props = w.properties(GPU, w.handle_id())
+    w.at(
+        45 * MIN,
+        lambda: responses.append(w.custom_resource("Delete", props, physical_id=execution.arn)),
+    )
+    w.run(until_elapsed=6 * HOUR)
+    assert responses and responses[0]["Status"] == "SUCCESS"
+    assert execution.status == "ABORTED"
+    assert w.sfn.stop_requests == [(w.clock.start + 45 * MIN, execution.arn, "gate deleted")]
+    polls = polls_of(w, execution)
+    assert max(p.time for p in polls) <= w.clock.start + 45 * MIN
+    assert len(polls) == 44  # minutes 1..44; the Delete at 45 min came first
+    assert w.signals() == []
+    assert_loop_ended(w, execution)
+
+
+def test_controller_failure_fails_with_failure_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    controller = GroupSpec(
+        "controller",
+        1,
+        node_type="Controller",
+        failure_message="Lifecycle script on_create.sh failed on ip-10-1-2-3 with exit code 1",
+    )
+    w = GateWorld(monkeypatch, cluster_groups(unlimited(), controller=controller))
+    execution = start(w)
+    w.run(until_elapsed=3 * HOUR)
+    assert execution.status == "FAILED"
+    reason = w.signals()[0].json()["Reason"]
+    assert "cluster train is Failed" in reason
+    assert "FailureMessage: Lifecycle script on_create.sh failed on ip-10-1-2-3" in reason
+    assert "gpu not listed (minimum 16, target 16)" in reason
+    assert "[controller] Lifecycle script on_create.sh failed" in reason
+    assert w.signals()[0].time - w.clock.start <= 11 * MIN
+    assert w.sim.calls["ListClusterEvents"] == 1
+    assert_loop_ended(w, execution, events=1)
+
+
+def test_throttling_and_5xx_are_absorbed(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = GateWorld(
+        monkeypatch,
+        cluster_groups(
+            steps((0, 0), (25 * MIN, 16)),
+        ),
+    )
+    s = w.clock.start
+    w.sim.inject("throttle", start=s + 10 * MIN, end=s + 13 * MIN)  # a long burst
+    w.sim.inject("5xx", count=3, start=s + 20 * MIN)  # a short one
+    w.sim.inject("unavailable", count=2, start=s + 30 * MIN)
+    execution = start(w)
+    w.run(until_elapsed=3 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    polls = polls_of(w, execution)
+    transient = [p for p in polls if "failed transiently" in p.result["reason"]]
+    assert 1 <= len(transient) <= 4  # only the long burst outlasts botocore's retries
+    assert all(p.result["status"] == "WAITING" for p in transient)
+    attempts = w.sim.calls["DescribeCluster"]
+    assert attempts == len(polls) - len(transient) + sum(f.hits for f in w.sim.faults)
+    assert attempts > len(polls)
+    reached = w.sim.min_reached_at("gpu")
+    assert reached is not None
+    (signal,) = w.signals()
+    assert signal.json()["Status"] == "SUCCESS"
+    assert 0 <= signal.time - reached <= w.poll_interval + 60  # + retry back-off
+    assert_loop_ended(w, execution)
+
+
+def test_lambda_service_errors_are_retried_by_the_state_machine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    w = GateWorld(
+        monkeypatch,
+        cluster_groups(unlimited()),
+        lambda_faults=["Lambda.ServiceException", "Lambda.TooManyRequestsException"],
+    )
+    execution = start(w)
+    w.run(until_elapsed=2 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    failed = [i for i in w.invocations if isinstance(i.result, dict) and "error" in i.result]
+    assert len(failed) == 2
+    assert execution.transitions == 3 * len(polls_of(w, execution)) + 2
+    assert w.sim.calls == {"DescribeCluster": len(polls_of(w, execution))}
+
+
+def test_access_denied_fails_naming_the_permission(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = GateWorld(monkeypatch, cluster_groups(unlimited()))
+    w.sim.inject("access_denied")
+    execution = start(w)
+    w.run(until_elapsed=HOUR)
+    assert execution.status == "FAILED"
+    assert len(polls_of(w, execution)) == 1
+    reason = w.signals()[0].json()["Reason"]
+    assert "may not call sagemaker:DescribeCluster" in reason
+    assert "grant sagemaker:DescribeCluster" in reason
+    assert w.sim.calls == {"DescribeCluster": 1}  # not retried
+    assert_loop_ended(w, execution)
+
+
+@pytest.mark.parametrize(
+    ("delete_seconds", "expected", "events"),
+    [
+        (600.0, "cluster train is being deleted", 1),  # Deleting: a decision, with events
+        (0.0, "cluster train not found", 0),  # gone at once: ResourceNotFound
+    ],
+)
+def test_cluster_deleted_mid_wait(
+    monkeypatch: pytest.MonkeyPatch, delete_seconds: float, expected: str, events: int
+) -> None:
+    w = GateWorld(
+        monkeypatch, cluster_groups(constant(10)), sim_options={"delete_seconds": delete_seconds}
+    )
+    execution = start(w)
+    w.at(40 * MIN + 30, w.sim.delete_cluster)
+    w.run(until_elapsed=3 * HOUR)
+    assert execution.status == "FAILED"
+    (signal,) = w.signals()
+    assert expected in signal.json()["Reason"]
+    assert signal.time - (w.clock.start + 40 * MIN + 30) <= w.poll_interval + 10
+    assert_loop_ended(w, execution, events=events)
+
+
+def test_deadline_fails_before_the_backstop(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = GateWorld(monkeypatch, cluster_groups(constant(10)), timeout_seconds=HOUR)
+    execution = start(w)
+    deadline = execution.input["deadline"]
+    w.run(until_elapsed=4 * HOUR)
+    assert execution.status == "FAILED" and execution.error == "MinCountGateFailed"
+    (signal,) = w.signals()
+    assert 0 <= signal.time - deadline <= w.poll_interval
+    reason = signal.json()["Reason"]
+    assert "deadline reached" in reason and "gpu 10/16 (target 16, Creating)" in reason
+    assert_loop_ended(w, execution, events=1)
+
+
+def test_without_backstop_margin_the_execution_can_time_out_unsignalled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Why the construct passes timeout + margin to build_definition.
+    w = GateWorld(
+        monkeypatch, cluster_groups(constant(10)), timeout_seconds=HOUR + 30, backstop_margin=0
+    )
+    execution = start(w)
+    w.run(until_elapsed=4 * HOUR)
+    assert execution.status == "TIMED_OUT"
+    assert w.signals() == []
+    assert_loop_ended(w, execution)
+
+
+def test_old_boto3_without_min_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = GateWorld(monkeypatch, cluster_groups(steps((0, 8), (30 * MIN, 16))), old_boto3=True)
+    execution = start(fast)
+    fast.run(until_elapsed=3 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    assert 0 <= detection_latency(fast) <= fast.poll_interval
+    assert_loop_ended(fast, execution)
+    sm = fast.sim.client(old_boto3=True)  # what the poll function saw: no MinCount at all
+    assert "MinCount" not in sm.describe_cluster(ClusterName="train")["InstanceGroups"][1]
+
+
+def test_old_boto3_still_detects_a_new_group_rollback(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = GateWorld(monkeypatch, cluster_groups(constant(10)), old_boto3=True)
+    execution = start(w)
+    w.run(until_elapsed=6 * HOUR)
+    assert execution.status == "FAILED"
+    reason = w.signals()[0].json()["Reason"]
+    assert "gpu 0/16 (target 16, InService, HyperPod reports target 0)" in reason
+    rolled = w.sim.rolled_back_at("gpu")
+    assert rolled is not None and w.signals()[0].time - rolled <= w.poll_interval
+    assert_loop_ended(w, execution, events=1)
+
+
+def test_ungated_groups_never_hold_the_gate(monkeypatch: pytest.MonkeyPatch) -> None:
+    extra = [
+        GroupSpec(
+            "cpu", 64, 0, instance_type="ml.c5.18xlarge", capacity=linear(0, per_hour=4, cap=64)
+        ),
+        GroupSpec(
+            "login",
+            1,
+            node_type="Login",
+            instance_type="ml.m5.4xlarge",
+            capacity=steps((0, 0), (2 * HOUR, 1)),
+        ),
+    ]
+    w = GateWorld(monkeypatch, cluster_groups(unlimited(), extra=extra))
+    execution = start(w)
+    w.run(until_elapsed=5 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    signal = w.signals()[0]
+    assert signal.time - w.clock.start < 25 * MIN
+    reason = signal.json()["Reason"]
+    assert "cluster train is Creating" in reason  # the login node is not up yet
+    assert "cpu" not in reason and "login" not in reason
+    assert 0 <= detection_latency(w) <= w.poll_interval
+    assert_loop_ended(w, execution)
+
+
+def test_handle_gone_abandons_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    # e.g. the stack moved on (rollback/update) but StopExecution never reached the loop
+    w = GateWorld(monkeypatch, cluster_groups(steps((0, 10), (HOUR, 16))))
+    execution = start(w)
+    w.at(30 * MIN, lambda: w.cfn.remove_resource(w.handle_id()))
+    w.run(until_elapsed=4 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    last = polls_of(w, execution)[-1].result
+    assert last["status"] == "ABANDONED" and "no longer exists" in last["reason"]
+    assert w.signals() == [] and w.sns.messages == []
+    assert_loop_ended(w, execution)
