@@ -197,7 +197,11 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._gate_options = min_count_gate or MinCountGateOptions()
         self._gate: MinCountGate | None = None
         self._vpc = vpc
-        self._name = cluster_name or Names.unique_resource_name(self, max_length=63)
+        self._name = (
+            cluster_name
+            if cluster_name is not None
+            else Names.unique_resource_name(self, max_length=63)
+        )
         self._bound_lifecycles: dict[str, BoundLifecycle | None] = {}
         self._fail_on(
             check_name(
@@ -383,6 +387,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 allow_all_outbound=True,
             )
             group.add_ingress_rule(group, ec2.Port.all_traffic(), "All traffic between nodes (EFA)")
+            # The self-referencing ingress rule is its own resource: nodes need it (EFA) from
+            # the start and until the cluster is gone.
+            self._teardown_dependencies.append(group)
             self._security_groups = [group]
         if vpc_subnets is None:
             selected = vpc.select_subnets(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS)

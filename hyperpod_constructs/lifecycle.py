@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 
@@ -51,7 +52,8 @@ class LifecycleScripts:
         self.bucket = bucket
         self.prefix = prefix.strip("/")
         self.removal_policy = removal_policy
-        self._bound: dict[str, BoundLifecycle] = {}
+        self._bound: dict[str, tuple[BoundLifecycle, s3.IBucket, str]] = {}
+        self._granted: set[tuple[str, int]] = set()
 
     @classmethod
     def from_directory(
@@ -105,28 +107,41 @@ class LifecycleScripts:
         return found
 
     def bind(self, scope: Construct, role: iam.IRole | None) -> BoundLifecycle:
-        """Create what the scripts need inside ``scope`` (once per scope) and grant ``role``."""
+        """Create what the scripts need inside ``scope`` (once per scope) and let ``role``
+        (every execution role that uses them) read them."""
         key = scope.node.path
         if key not in self._bound:
-            self._bound[key] = self._bind(scope, role)
-        return self._bound[key]
+            self._bound[key] = self._bind(scope)
+        bound, bucket, prefix = self._bound[key]
+        if role is not None and (key, id(role)) not in self._granted:
+            self._granted.add((key, id(role)))
+            _grant_scripts_read(bucket, prefix, role)
+            if bucket is not self.bucket:
+                acknowledge(
+                    role,
+                    "HyperPod nodes read every lifecycle script under the scripts prefix",
+                    f"AwsSolutions-IAM5[Resource::{arn_placeholder(bucket)}/{prefix}/*]",
+                )
+        return bound
 
-    def _bind(self, scope: Construct, role: iam.IRole | None) -> BoundLifecycle:
+    def _bind(self, scope: Construct) -> tuple[BoundLifecycle, s3.IBucket, str]:
         if self.bucket is not None:
-            if role is not None:
-                _grant_scripts_read(self.bucket, self.prefix, role)
-            return BoundLifecycle(self._uri(self.bucket.bucket_name), self.on_create, None)
+            bound = BoundLifecycle(self._uri(self.bucket.bucket_name), self.on_create, None)
+            return bound, self.bucket, self.prefix
         assert self.directory is not None
         holder_id, index = "LifecycleScripts", 1
         while scope.node.try_find_child(holder_id) is not None:
             index += 1
             holder_id = f"LifecycleScripts{index}"
         holder = Construct(scope, holder_id)
+        path_hash = hashlib.sha256(holder.node.path.encode()).hexdigest()[:8]
         stack_uuid = Fn.select(2, Fn.split("/", Aws.STACK_ID))
         bucket = s3.Bucket(
             holder,
             "Bucket",
-            bucket_name=Fn.join("", [REQUIRED_BUCKET_PREFIX, "lifecycle-", stack_uuid]),
+            # sagemaker-lc-<hash of the construct path>-<stack uuid>: unique per cluster and per
+            # stack instance, so a re-created stack never collides with a retained bucket.
+            bucket_name=Fn.join("", [REQUIRED_BUCKET_PREFIX, f"lc-{path_hash}-", stack_uuid]),
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
             encryption=s3.BucketEncryption.S3_MANAGED,
             enforce_ssl=True,
@@ -149,14 +164,8 @@ class LifecycleScripts:
             "AwsSolutions-S1",
         )
         _acknowledge_upload_handler(upload, bucket)
-        if role is not None:
-            _grant_scripts_read(bucket, "lifecycle", role)
-            acknowledge(
-                role,
-                "HyperPod nodes read every lifecycle script under the scripts prefix",
-                f"AwsSolutions-IAM5[Resource::{arn_placeholder(bucket)}/lifecycle/*]",
-            )
-        return BoundLifecycle(f"s3://{bucket.bucket_name}/lifecycle/", self.on_create, upload)
+        bound = BoundLifecycle(f"s3://{bucket.bucket_name}/lifecycle/", self.on_create, upload)
+        return bound, bucket, "lifecycle"
 
     def _uri(self, bucket_name: str) -> str:
         return f"s3://{bucket_name}/{self.prefix + '/' if self.prefix else ''}"
