@@ -17,7 +17,7 @@ from constructs import Construct, IConstruct, IDependable, IValidation
 from ._lazy import lazy_any
 from ._nag import acknowledge
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy
-from .gate.construct import MinCountGate
+from .gate.construct import MinCountGate, gate_option_findings
 from .gate.options import MinCountGateOptions
 from .gate.runtime.hyperpod_gate.decision import GroupRequirement
 from .instance_group import InstanceGroup
@@ -27,8 +27,11 @@ from .validation import (
     ClusterSpec,
     Finding,
     HyperPodValidationError,
+    accounting_findings,
     check_name,
     lifecycle_findings,
+    network_selection_findings,
+    tag_findings,
     validate_cluster,
     validate_group,
 )
@@ -208,6 +211,14 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 self._name, rule="HP-NAME-CLUSTER", field="cluster_name (ClusterName)", group=None
             )
             + lifecycle_findings(lifecycle_scripts, group=None)
+            + accounting_findings(accounting_database)
+            + tag_findings(tags)
+            + (gate_option_findings(self._gate_options) if self._gate_options.enabled else [])
+            + network_selection_findings(
+                has_vpc=vpc is not None,
+                security_groups_given=security_groups is not None,
+                subnets_given=vpc_subnets is not None,
+            )
         )
 
         self._role = execution_role or self._default_role()
@@ -317,7 +328,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
 
     def add_instance_group(self, group: InstanceGroup) -> None:
         """Add a group. Raises :class:`HyperPodValidationError` if its values are invalid."""
-        findings = validate_group(group)
+        findings = validate_group(group, gate=self._gate_options.enabled)
         self._fail_on(findings)
         for finding in findings:
             Annotations.of(self).add_warning_v2(f"hyperpod:{finding.rule}", finding.message())

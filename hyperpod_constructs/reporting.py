@@ -1,4 +1,28 @@
-"""Turning validation failures into a short, clean report for ``cdk synth``."""
+"""Turning validation failures into a short, clean report for ``cdk synth``.
+
+Wrap an app's construction and ``app.synth()`` in :func:`report_validation_errors`::
+
+    with report_validation_errors():
+        app = App()
+        MyStack(app, "MyStack")
+        app.synth()
+
+Three kinds of failure are reported without a Python traceback or a jsii (JavaScript) stack,
+then the process exits with status 1:
+
+1. :class:`~hyperpod_constructs.HyperPodValidationError`, raised while the app is built
+   (invalid values of one cluster or instance group): one line per problem, with the
+   construct path; no template is written.
+2. Node validations failing in ``app.synth()`` (the cluster's cross-group rules, or any other
+   construct's ``node.add_validation``): aws-cdk-lib raises a jsii ``RuntimeError``
+   "Validation failed with the following errors"; one line per problem, each once; no
+   template is written.
+3. Policy validation plugins failing in ``app.synth()`` (cdk-nag's ``Validations`` plugins):
+   aws-cdk-lib has already printed the plugin report, so one line points at it and at the
+   copy it wrote (``validation-report.json``).
+
+Any other error propagates unchanged.
+"""
 
 from __future__ import annotations
 
@@ -6,49 +30,154 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Literal, TextIO
 
 from .validation.finding import HyperPodValidationError
 
-_CDK_VALIDATION_HEADER = "Validation failed with the following errors:"
-_JS_STACK_LINE = re.compile(r"^\s+at .+")
+__all__ = ["ValidationFailure", "classify", "report_validation_errors", "validation_messages"]
+
+EXIT_STATUS = 1
+"""The status the process exits with after a reported validation failure."""
+
+_CONSTRUCT_HEADER = "Validation failed with the following errors:"
+_PLUGIN_FAILURE = re.compile(
+    r"^(?:ValidationFailed: )?(?P<report>.*?)\s*A copy of this report can be found in:?\s*"
+    r"(?P<path>\S+?)\.?\s*$",
+    re.DOTALL,
+)
+_PLUGIN_SHORT_BODY = "Validation failed."
+_JS_STACK_LINE = re.compile(r"^\s*at \S.*")
+_JS_ERROR_PREFIX = re.compile(r"^(?:@jsii/kernel\.)?(?:[A-Za-z]+: )*")
+_HYPERPOD_LINE = re.compile(r"^\[[^\]]+\] .*\[HP-[A-Z0-9-]+\]$")
+
+Kind = Literal["hyperpod", "construct", "plugin"]
+
+
+@dataclass(frozen=True)
+class ValidationFailure:
+    """A recognised validation failure, reduced to what the user must read."""
+
+    kind: Kind
+    """``hyperpod`` (raised while building), ``construct`` (node validations at synth) or
+    ``plugin`` (a policy validation plugin such as cdk-nag, at synth)."""
+    messages: tuple[str, ...]
+    """One line per problem, each once, in the order reported (empty for ``plugin``)."""
+    report_path: str | None = None
+    """For ``plugin``: the copy of the plugin report aws-cdk-lib wrote."""
+    report: str | None = None
+    """For ``plugin``: the report's text when aws-cdk-lib put it in the error instead of
+    printing it (its "inmemory" app mode, e.g. under pytest)."""
+    before_synthesis: bool = True
+    """Whether the failure stopped the app before any template was written (false for
+    HyperPod errors raised inside a jsii callback, which may run during synthesis)."""
+
+    def lines(self) -> list[str]:
+        """The report as printed: a header line, then one indented line per problem (for a
+        plugin failure, one line pointing at the report aws-cdk-lib printed, or the report)."""
+        if self.kind == "plugin":
+            if self.report:
+                return [
+                    "Policy validation failed:",
+                    *self.report.splitlines(),
+                    f"A copy of this report is in {self.report_path}.",
+                ]
+            return [
+                f"Policy validation failed: see the report above; a copy is in {self.report_path}."
+            ]
+        count = len(self.messages)
+        noun = "problem" if count == 1 else "problems"
+        hyperpod = self.kind == "hyperpod" or all(
+            _HYPERPOD_LINE.match(message) for message in self.messages
+        )
+        what = "HyperPod validation failed" if hyperpod and self.messages else "Validation failed"
+        written = "; no template was written" if self.before_synthesis else ""
+        header = f"{what} ({count} {noun}){written}:"
+        return [header, *(f"  {message}" for message in self.messages)]
+
+
+def _unique(lines: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(line for line in lines if line))
+
+
+def _construct_messages(text: str) -> tuple[str, ...]:
+    """The problems listed after aws-cdk-lib's header, up to any JavaScript stack."""
+    body = text.split(_CONSTRUCT_HEADER, 1)[1]
+    messages: list[str] = []
+    for line in body.splitlines():
+        if _JS_STACK_LINE.match(line):
+            break
+        messages.append(line.strip())
+    return _unique(messages)
+
+
+def _hyperpod_messages(text: str) -> tuple[str, ...] | None:
+    """HyperPod problems that crossed the jsii boundary (raised inside a jsii callback, e.g. an
+    aspect adding a group): every line before any stack must read ``[path] ... [HP-...]``."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        if _JS_STACK_LINE.match(line):
+            break
+        if line.strip():
+            lines.append(line.strip())
+    if lines:
+        lines[0] = _JS_ERROR_PREFIX.sub("", lines[0], count=1)
+    if lines and all(_HYPERPOD_LINE.match(line) for line in lines):
+        return _unique(lines)
+    return None
+
+
+def classify(error: BaseException) -> ValidationFailure | None:
+    """What kind of validation failure ``error`` is; ``None`` for any other error."""
+    if isinstance(error, HyperPodValidationError):
+        return ValidationFailure("hyperpod", _unique(str(error).splitlines()))
+    if not isinstance(error, RuntimeError):
+        return None
+    text = str(error)
+    if _CONSTRUCT_HEADER in text:
+        return ValidationFailure("construct", _construct_messages(text))
+    plugin = _PLUGIN_FAILURE.match(text)
+    if plugin is not None:
+        report = plugin.group("report").strip()
+        return ValidationFailure(
+            "plugin",
+            (),
+            report_path=plugin.group("path"),
+            report=None if report in ("", _PLUGIN_SHORT_BODY) else report,
+        )
+    messages = _hyperpod_messages(text)
+    if messages is not None:
+        return ValidationFailure("hyperpod", messages, before_synthesis=False)
+    return None
 
 
 def validation_messages(error: BaseException) -> list[str] | None:
-    """The messages in a HyperPod or CDK validation failure; ``None`` for other errors."""
-    if isinstance(error, HyperPodValidationError):
-        return str(error).splitlines()
-    text = str(error)
-    if _CDK_VALIDATION_HEADER not in text:
+    """The problems in a HyperPod or node validation failure, one line each; ``None`` for
+    other errors (including policy plugin failures, whose report aws-cdk-lib prints)."""
+    failure = classify(error)
+    if failure is None or failure.kind == "plugin":
         return None
-    body = text.split(_CDK_VALIDATION_HEADER, 1)[1]
-    messages: list[str] = []
-    for line in body.splitlines():
-        if not line.strip() or _JS_STACK_LINE.match(line):
-            if messages and _JS_STACK_LINE.match(line):
-                break
-            continue
-        messages.append(line.strip())
-    return list(dict.fromkeys(messages))
+    return list(failure.messages)
 
 
 @contextmanager
-def report_validation_errors(stream: object = None) -> Iterator[None]:
+def report_validation_errors(stream: TextIO | None = None) -> Iterator[None]:
     """Run an app's construction and ``app.synth()`` inside this block: a validation failure
-    prints one line per problem (no Python or jsii stack trace) and exits with status 1,
-    before any template is written. Other errors propagate unchanged.
+    prints a short report (one line per problem, no Python or jsii stack trace) to ``stream``
+    (default: standard error) and exits with status 1. Other errors propagate unchanged.
 
-    >>> with report_validation_errors():
-    ...     app = App(); build(app); app.synth()  # doctest: +SKIP
+    Also usable as a decorator of the app's ``main()``.
+
+    :param stream: where the report goes. Default: ``sys.stderr``.
+    :raises SystemExit: with status 1 after a validation failure.
     """
     try:
         yield
-    except Exception as error:  # noqa: BLE001 - re-raised unless it is a validation failure
-        messages = validation_messages(error)
-        if messages is None:
+    except (HyperPodValidationError, RuntimeError) as error:
+        failure = classify(error)
+        if failure is None:
             raise
-        out = stream or sys.stderr
-        print(f"HyperPod validation failed ({len(messages)} problem(s)); no template was written:",
-              file=out)  # type: ignore[call-overload]
-        for message in messages:
-            print(f"  {message}", file=out)  # type: ignore[call-overload]
-        raise SystemExit(1) from None
+        out = stream if stream is not None else sys.stderr
+        out.write("\n".join(failure.lines()) + "\n")
+        out.flush()
+        raise SystemExit(EXIT_STATUS) from None

@@ -64,8 +64,24 @@ def gate_fingerprint(cluster_name: str, requirements: Mapping[str, GroupRequirem
     return hashlib.sha256(canonical.encode()).hexdigest()[:8]
 
 
-def _check_options(path: str, options: MinCountGateOptions) -> list[Finding]:
+def gate_option_findings(options: MinCountGateOptions) -> list[Finding]:
+    """Problems with the gate's options (pure; no construct needed)."""
     found: list[Finding] = []
+    unresolved = [
+        name
+        for name, value in (("timeout", options.timeout), ("poll_interval", options.poll_interval))
+        if value.is_unresolved()
+    ]
+    if unresolved:
+        return [
+            Finding(
+                "HP-GATE-TOKEN-DURATION",
+                f"min_count_gate.{unresolved[0]}",
+                "a token",
+                "a concrete Duration (it is built into the state machine and the arm resource)",
+                "use Duration.minutes(n) with a number, not a parameter",
+            )
+        ]
     timeout, poll = options.timeout.to_seconds(), options.poll_interval.to_seconds()
     if not 0 < timeout <= MAX_GATE_TIMEOUT.to_seconds():
         found.append(
@@ -114,7 +130,7 @@ class MinCountGate(Construct):
         options: MinCountGateOptions,
     ) -> None:
         super().__init__(scope, id)
-        findings = _check_options(self.node.path, options)
+        findings = gate_option_findings(options)
         if findings:
             raise HyperPodValidationError(scope.node.path, findings)
         if options.timeout.to_seconds() < HYPERPOD_MIN_COUNT_WINDOW.to_seconds():

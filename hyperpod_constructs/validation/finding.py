@@ -8,6 +8,15 @@ from typing import Literal
 
 Severity = Literal["error", "warning"]
 
+_LONG = 64
+"""Strings longer than this are shortened in messages (their length is what matters)."""
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, str) and len(value) > _LONG:
+        return f"{value[: _LONG // 2]!r}... ({len(value)} characters)"
+    return repr(value)
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -29,12 +38,13 @@ class Finding:
 
         Warnings read ``field = value: recommended: ...`` instead.
         """
-        where = f"instance group {self.group!r}: " if self.group is not None else ""
+        where = f"instance group {_shown(self.group)}: " if self.group is not None else ""
         if self.severity == "warning":
             verdict = f": recommended: {self.allowed}"
         else:
             verdict = f" is not allowed; allowed: {self.allowed}"
-        return f"{where}{self.field} = {self.value!r}{verdict}. Fix: {self.fix} [{self.rule}]"
+        value = _shown(self.value)
+        return f"{where}{self.field} = {value}{verdict}. Fix: {self.fix} [{self.rule}]"
 
 
 class HyperPodValidationError(ValueError):

@@ -19,15 +19,27 @@ MAX_FSX_DNS_NAME_LENGTH = 275
 MAX_MOUNT_PATH_LENGTH = 1024
 MAX_KMS_KEY_ID_LENGTH = 2048
 MIN_TRAINING_PLAN_ARN_LENGTH, MAX_TRAINING_PLAN_ARN_LENGTH = 50, 2048
+MAX_SOURCE_S3_URI_LENGTH = 1024
+MAX_DB_ENDPOINT_LENGTH, MAX_DB_NAME_LENGTH = 255, 64
+MIN_DB_PORT, MAX_DB_PORT = 1, 65535
+MAX_TAGS, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH = 50, 128, 256
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
 """Cluster, instance group and partition names."""
 TRAINING_PLAN_ARN = re.compile(
     r"^arn:aws[a-z\-]*:sagemaker:[a-z0-9\-]*:[0-9]{12}:training-plan/.*$"
 )
-IMAGE_ID = re.compile(r"^(ami-[0-9a-fA-F]{8,17}|default)$")
+IMAGE_ID = re.compile(r"^(ami-([0-9a-f]{8}|[0-9a-f]{17})|default)$")
+"""The schema's pattern (8..17 hex digits, either case) narrowed to what an AMI id is and what
+cfn-lint's ``AWS::EC2::Image.Id`` format accepts: 8 or 17 lowercase hex digits."""
 FSX_DNS_NAME = re.compile(r"^((fs|fc)i?-[0-9a-f]{8,}\..{4,253})$")
 FSX_MOUNT_NAME = re.compile(r"^([A-Za-z0-9_-]{1,8})$")
 MOUNT_PATH = re.compile(r"^/(?!/)(?!.*/$)[a-zA-Z0-9._-]+(/[a-zA-Z0-9._-]+)*$")
 """The CloudFormation schema's pattern (stricter than the API's ``/[a-zA-Z0-9._/-]+``)."""
 KMS_KEY_ID = re.compile(r"^[a-zA-Z0-9:/_-]*$")
+_LABEL = r"[a-zA-Z0-9]([a-zA-Z0-9\-]{0,61}[a-zA-Z0-9])?"
+DB_ENDPOINT = re.compile(rf"^({_LABEL})(\.{_LABEL})*$")
+"""A host name: dot-separated labels of 1..63 letters, digits and inner hyphens."""
+DB_NAME = re.compile(r"^[a-zA-Z0-9$_]+$")
+TAG_PUNCTUATION = frozenset("_.:/=+-@")
+"""Tag keys and values: Unicode letters, digits, separators (p{L} p{N} p{Z}) and these."""

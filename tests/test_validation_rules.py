@@ -1,0 +1,867 @@
+"""Every validation rule (``HP-...``), table-driven, through the public construct API.
+
+For each rule a bad input must fail where the rule says it does (at construction with
+:class:`HyperPodValidationError`, or when ``app.synth()`` runs the cluster's node validation),
+with a message that names the construct path, the group, the field, the value and what is
+allowed, and without writing a template. A second table of boundary values that must pass
+shows that each rule fails only when it should. Rules the cluster does not call yet are
+tested as pure functions below the table too. docs/validation.md lists
+the same rules (checked by the last test).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+from aws_cdk import App, CfnParameter, Duration, Fn, Size, Stack, Token
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_secretsmanager as secretsmanager
+from aws_cdk.assertions import Annotations, Match
+
+from hyperpod_constructs import (
+    AccountingDatabase,
+    DeepHealthCheck,
+    HyperPodInstanceType,
+    HyperPodSlurmCluster,
+    HyperPodValidationError,
+    InstanceGroup,
+    InstanceStorage,
+    LifecycleScripts,
+    MinCountGateOptions,
+    NodeProvisioningMode,
+    NodeType,
+    SlurmConfigStrategy,
+)
+from hyperpod_constructs.validation import (
+    accounting_findings,
+    gate_findings,
+    tag_findings,
+    validate_group,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+PATH = "Test/Cluster"
+CPU = HyperPodInstanceType.ML_C5_XLARGE
+GPU = HyperPodInstanceType.ML_P5_48XLARGE
+BOTH_CHECKS = (DeepHealthCheck.INSTANCE_STRESS, DeepHealthCheck.INSTANCE_CONNECTIVITY)
+FSX_DNS = "fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com"
+PLAN_ARN = "arn:aws:sagemaker:us-east-1:123456789012:training-plan/my-plan"
+RULE_ID = re.compile(r"\[(HP-[A-Z0-9-]+)\]")
+
+Build = Callable[[Stack, Path], object]
+
+
+# -- small builders: a valid cluster unless the case changes one thing ------------------
+
+
+def controller(name: str = "controller", **props: Any) -> InstanceGroup:
+    return InstanceGroup.controller(name, instance_type=CPU, **props)
+
+
+def login(name: str = "login") -> InstanceGroup:
+    return InstanceGroup.login(name, instance_type=CPU)
+
+
+def compute(name: str = "gpu", **props: Any) -> InstanceGroup:
+    """A GPU compute group with deep health checks (so no warning), 4 instances."""
+    values: dict[str, Any] = {
+        "instance_type": GPU,
+        "partition": "gpu",
+        "instance_count": 4,
+        "deep_health_checks": BOTH_CHECKS,
+    }
+    values.update(props)
+    return InstanceGroup.compute(name, **values)
+
+
+def cluster(
+    stack: Stack, groups: Sequence[InstanceGroup] | None = None, **props: Any
+) -> HyperPodSlurmCluster:
+    """``Test/Cluster``: a controller and a compute group unless ``groups`` is given."""
+    chosen = [controller(), compute()] if groups is None else list(groups)
+    return HyperPodSlurmCluster(stack, "Cluster", instance_groups=chosen, **props)
+
+
+def with_group(**props: Any) -> Build:
+    """A cluster whose compute group ``gpu`` gets ``props``."""
+    return lambda stack, _tmp: cluster(stack, [controller(), compute(**props)])
+
+
+def with_storage(*storage: InstanceStorage, vpc: bool = False) -> Build:
+    def build(stack: Stack, _tmp: Path) -> object:
+        network = private_vpc(stack) if vpc else None
+        return cluster(stack, [controller(), compute(storage=storage)], vpc=network)
+
+    return build
+
+
+def with_cluster(**props: Any) -> Build:
+    return lambda stack, _tmp: cluster(stack, **props)
+
+
+def with_groups(make: Callable[[], Sequence[InstanceGroup]], **props: Any) -> Build:
+    return lambda stack, _tmp: cluster(stack, make(), **props)
+
+
+def gated(**gate: Any) -> Build:
+    """A cluster with one gated group (so the readiness gate is built) and gate options."""
+    options = MinCountGateOptions(**gate)
+    return lambda stack, _tmp: cluster(
+        stack, [controller(), compute(min_instance_count=2)], min_count_gate=options
+    )
+
+
+def private_vpc(stack: Stack, subnets: int = 2) -> ec2.IVpc:
+    return ec2.Vpc.from_vpc_attributes(
+        stack,
+        "Vpc",
+        vpc_id="vpc-0123456789abcdef0",
+        availability_zones=["us-east-1a"],
+        private_subnet_ids=[f"subnet-{i:017x}" for i in range(subnets)],
+        private_subnet_route_table_ids=[f"rtb-{i:017x}" for i in range(subnets)],
+    )
+
+
+def security_groups(stack: Stack, count: int) -> list[ec2.ISecurityGroup]:
+    return [
+        ec2.SecurityGroup.from_security_group_id(stack, f"Sg{i}", f"sg-{i:017x}")
+        for i in range(count)
+    ]
+
+
+def with_network(subnets: int = 2, groups: int = 1, select_none: bool = False) -> Build:
+    def build(stack: Stack, _tmp: Path) -> object:
+        return cluster(
+            stack,
+            vpc=private_vpc(stack, subnets),
+            security_groups=security_groups(stack, groups),
+            vpc_subnets=ec2.SubnetSelection(subnets=[]) if select_none else None,
+        )
+
+    return build
+
+
+def scripts_dir(tmp: Path, *files: str) -> str:
+    folder = tmp / "scripts"
+    folder.mkdir(exist_ok=True)
+    for name in files:
+        (folder / name).write_text("#!/bin/bash\n")
+    return str(folder)
+
+
+def with_lifecycle(
+    make: Callable[[Stack, Path], LifecycleScripts], *, on_group: bool = False
+) -> Build:
+    """Lifecycle scripts on the cluster (checked in its constructor) or on group ``gpu``."""
+
+    def build(stack: Stack, tmp: Path) -> object:
+        scripts = make(stack, tmp)
+        if on_group:
+            return cluster(stack, [controller(), compute(lifecycle_scripts=scripts)])
+        return cluster(stack, lifecycle_scripts=scripts)
+
+    return build
+
+
+def bucket(stack: Stack, name: str) -> s3.IBucket:
+    return s3.Bucket.from_bucket_name(stack, "Scripts", name)
+
+
+def secret(stack: Stack) -> secretsmanager.ISecret:
+    return secretsmanager.Secret.from_secret_name_v2(stack, "DbSecret", "slurm-db")
+
+
+def many_computes(count: int) -> list[InstanceGroup]:
+    return [compute(f"gpu{i}", partition=f"p{i}") for i in range(count)]
+
+
+# -- the table of bad inputs -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bad:
+    """One bad input and the message it must produce."""
+
+    build: Build
+    rule: str
+    when: Literal["construction", "synth"]
+    field: str
+    value: str
+    """The value as the message shows it (its repr); ``{tmp}`` stands for the test's tmp_path."""
+    allowed: str
+    """The start of what the message says is allowed; ``{tmp}`` as in ``value``."""
+    group: str | None = "gpu"
+    also: tuple[str, ...] = ()
+    """Other rules the same input breaks (reported in the same failure)."""
+    raw: bool = False
+    """``value`` is the raw string, shown as messages show strings (see :func:`shown`)."""
+
+
+def long(value: str) -> str:
+    """How a message shows a string longer than 64 characters: its start and its length."""
+    return f"{value[:32]!r}... ({len(value)} characters)"
+
+
+def shown(value: str) -> str:
+    return long(value) if len(value) > 64 else repr(value)
+
+
+def bad(case_id: str, marks: Any = (), **fields: Any) -> Any:
+    return pytest.param(Bad(**fields), id=case_id, marks=marks)
+
+
+
+
+C, S = "construction", "synth"
+MIN = "min_instance_count (MinInstanceCount)"
+COUNT = "instance_count (InstanceCount)"
+ACCEL = "min_accelerators (sizes MinInstanceCount)"
+PARTITION = "partition (SlurmConfig.PartitionNames)"
+NAME_ALLOWED = "1..63 characters: letters and digits, with single or repeated hyphens"
+DHC = "deep_health_checks (OnStartDeepHealthChecks)"
+EBS = "storage[].volume_size (EbsVolumeConfig.VolumeSizeInGB)"
+EBS_ALLOWED = "a whole number of GiB, 1..16384"
+ON_CREATE = "lifecycle_scripts.on_create (LifeCycleConfig.OnCreate)"
+SOURCE = "LifeCycleConfig.SourceS3Uri"
+UNKNOWN_GPU = HyperPodInstanceType.of("ml.p9.48xlarge")
+AMI_ALLOWED = "'ami-' and 8 or 17 lowercase hex digits, or 'default'"
+WRONG_PLAN = "arn:aws:sagemaker:us-east-1:123456789012:capacity/plan"
+
+# fmt: off
+BAD = [
+    # Counts
+    bad("min-above-count", build=with_group(instance_count=4, min_instance_count=5),
+        rule="HP-MIN-ABOVE-COUNT", when=C, field=MIN, value="5",
+        allowed="0..instance_count (4)"),
+    bad("min-above-count-via-add_instance_group",
+        build=lambda stack, _tmp: cluster(stack).add_instance_group(
+            compute("late", partition="late", instance_count=1, min_instance_count=3)),
+        rule="HP-MIN-ABOVE-COUNT", when=C, field=MIN, value="3", group="late",
+        allowed="0..instance_count (1)"),
+    bad("min-negative", build=with_group(min_instance_count=-1),
+        rule="HP-MIN-RANGE", when=C, field=MIN, value="-1",
+        allowed="0..6758 and at most instance_count (4)"),
+    bad("min-above-6758", build=with_group(instance_count=6758, min_instance_count=6759),
+        rule="HP-MIN-RANGE", when=C, field=MIN, value="6759",
+        allowed="0..6758 and at most instance_count (6758)"),
+    bad("min-float", build=with_group(min_instance_count=2.0),
+        rule="HP-COUNT-INT", when=C, field=MIN, value="2.0",
+        allowed="a whole number (int) in 0..instance_count (4)"),
+    bad("count-above-6758", build=with_group(instance_count=6759),
+        rule="HP-COUNT-RANGE", when=C, field=COUNT, value="6759", allowed="0..6758"),
+    bad("count-negative", build=with_group(instance_count=-1),
+        rule="HP-COUNT-RANGE", when=C, field=COUNT, value="-1", allowed="0..6758"),
+    bad("count-float", build=with_group(instance_count=2.5),
+        rule="HP-COUNT-INT", when=C, field=COUNT, value="2.5",
+        allowed="a whole number (int) in 0..6758"),
+    bad("count-bool", build=with_group(instance_count=True),
+        rule="HP-COUNT-INT", when=C, field=COUNT, value="True",
+        allowed="a whole number (int) in 0..6758"),
+    # Sizing from accelerators
+    bad("compute-without-count-or-accelerators", build=with_group(instance_count=None),
+        rule="HP-SIZING", when=C, field=COUNT, value="None",
+        allowed="a whole number in 0..6758; required unless min_accelerators is given"),
+    bad("min_accelerators-unknown-accelerator-count",
+        build=with_group(instance_type=UNKNOWN_GPU, instance_count=None, min_accelerators=16),
+        rule="HP-SIZING", when=C, field=ACCEL, value="16",
+        allowed="only on an instance type whose accelerators per instance the library knows "
+        "(ml.p9.48xlarge is not one"),
+    bad("min_accelerators-and-min_instance_count",
+        build=with_group(min_accelerators=16, min_instance_count=2),
+        rule="HP-SIZING", when=C, field=ACCEL, value="16",
+        allowed="min_accelerators or min_instance_count, not both (min_instance_count = 2)"),
+    bad("min_accelerators-zero", build=with_group(instance_count=None, min_accelerators=0),
+        rule="HP-SIZING", when=C, field=ACCEL, value="0",
+        allowed="a whole number of accelerators >= 1"),
+    # Provisioning mode
+    bad("min-in-standard-mode",
+        build=with_groups(lambda: [controller(), compute(min_instance_count=2)],
+                          node_provisioning_mode=NodeProvisioningMode.STANDARD),
+        rule="HP-MIN-NEEDS-CONTINUOUS", when=S, field=MIN, value="2",
+        allowed="0 or omitted with node_provisioning_mode=STANDARD"),
+    bad("slurm_config_strategy-in-continuous",
+        build=with_cluster(slurm_config_strategy=SlurmConfigStrategy.MERGE),
+        rule="HP-STRATEGY-IN-CONTINUOUS", when=S, group=None,
+        field="slurm_config_strategy (Orchestrator.Slurm.SlurmConfigStrategy)", value="'Merge'",
+        allowed="None with node_provisioning_mode=CONTINUOUS (HyperPod rejects any value)"),
+    bad("accounting-database-in-standard",
+        build=lambda stack, _tmp: cluster(
+            stack, node_provisioning_mode=NodeProvisioningMode.STANDARD,
+            accounting_database=AccountingDatabase(endpoint="db.example.com",
+                                                   secret=secret(stack))),
+        rule="HP-ACCOUNTING-NEEDS-CONTINUOUS", when=S, group=None,
+        field="accounting_database (Orchestrator.Slurm.AccountingDatabase)",
+        value="'an AccountingDatabase'",
+        allowed="none with node_provisioning_mode=STANDARD (only NodeProvisioningMode.CONTINUOUS"),
+    # Slurm layout and group counts
+    bad("zero-controllers", build=with_groups(lambda: [compute()]),
+        rule="HP-CONTROLLER-ONE", when=S, group=None,
+        field="instance_groups (SlurmConfig.NodeType=Controller)", value="[]",
+        allowed="exactly one controller group"),
+    bad("two-controllers", build=with_groups(lambda: [controller("c1"), controller("c2"),
+                                                      compute()]),
+        rule="HP-CONTROLLER-ONE", when=S, group=None,
+        field="instance_groups (SlurmConfig.NodeType=Controller)", value="['c1', 'c2']",
+        allowed="exactly one controller group"),
+    bad("two-logins", build=with_groups(lambda: [controller(), login("l1"), login("l2"),
+                                                 compute()]),
+        rule="HP-LOGIN-MAX", when=S, group=None,
+        field="instance_groups (SlurmConfig.NodeType=Login)", value="['l1', 'l2']",
+        allowed="at most one login group"),
+    bad("duplicate-group-names", build=with_groups(lambda: [controller(), compute(), compute()]),
+        rule="HP-GROUP-UNIQUE", when=S, field="name (InstanceGroupName)", value="'gpu'",
+        allowed="a name used by one group of the cluster only (2 groups use it)"),
+    bad("zero-groups", build=with_groups(list),
+        rule="HP-GROUPS-COUNT", when=S, group=None, field="instance_groups (InstanceGroups)",
+        value="'0 groups'", allowed="1..100 instance groups", also=("HP-CONTROLLER-ONE",)),
+    bad("101-groups", build=with_groups(lambda: [controller(), *many_computes(100)]),
+        rule="HP-GROUPS-COUNT", when=S, group=None, field="instance_groups (InstanceGroups)",
+        value="'101 groups'", allowed="1..100 instance groups"),
+    # Partitions
+    bad("compute-without-partition", build=with_group(partition=""),
+        rule="HP-PARTITION-REQUIRED", when=C, field=PARTITION, value="''",
+        allowed="exactly one partition name for a compute group"),
+    bad("compute-partition-None", build=with_group(partition=None),
+        rule="HP-PARTITION-REQUIRED", when=C, field=PARTITION, value="None",
+        allowed="exactly one partition name for a compute group"),
+    bad("bad-partition-name", build=with_group(partition="gpu_a100"),
+        rule="HP-PARTITION-NAME", when=C, field=PARTITION, value="'gpu_a100'",
+        allowed="1..1024 characters: letters and digits"),
+    bad("partition-1025-chars", build=with_group(partition="p" * 1025),
+        rule="HP-PARTITION-NAME", when=C, field=PARTITION, value=long("p" * 1025),
+        allowed="1..1024 characters"),
+    bad("partition-on-controller",
+        build=with_groups(lambda: [
+            InstanceGroup(name="controller", node_type=NodeType.CONTROLLER, instance_type=CPU,
+                          instance_count=1, partition="ctl"),
+            compute(),
+        ]),
+        rule="HP-PARTITION-FORBIDDEN", when=C, group="controller", field=PARTITION,
+        value="'ctl'", allowed="no partition on a controller group"),
+    # Names
+    bad("bad-cluster-name", build=with_cluster(cluster_name="my_cluster"),
+        rule="HP-NAME-CLUSTER", when=C, group=None, field="cluster_name (ClusterName)",
+        value="'my_cluster'", allowed=NAME_ALLOWED),
+    bad("cluster-name-64-chars", build=with_cluster(cluster_name="c" * 64),
+        rule="HP-NAME-CLUSTER", when=C, group=None, field="cluster_name (ClusterName)",
+        value=repr("c" * 64), allowed=NAME_ALLOWED),
+    bad("cluster-name-65-chars", build=with_cluster(cluster_name="c" * 65),
+        rule="HP-NAME-CLUSTER", when=C, group=None, field="cluster_name (ClusterName)",
+        value="'" + "c" * 32 + "'... (65 characters)", allowed=NAME_ALLOWED),
+    bad("cluster-name-trailing-hyphen", build=with_cluster(cluster_name="hyperpod-"),
+        rule="HP-NAME-CLUSTER", when=C, group=None, field="cluster_name (ClusterName)",
+        value="'hyperpod-'", allowed=NAME_ALLOWED),
+    bad("bad-group-name", build=with_groups(lambda: [controller(), compute("gpu nodes")]),
+        rule="HP-NAME-GROUP", when=C, group="gpu nodes", field="name (InstanceGroupName)",
+        value="'gpu nodes'", allowed=NAME_ALLOWED),
+    bad("group-name-64-chars", build=with_groups(lambda: [controller("k" * 64), compute()]),
+        rule="HP-NAME-GROUP", when=C, group="k" * 64, field="name (InstanceGroupName)",
+        value=repr("k" * 64), allowed=NAME_ALLOWED),
+    # Threads and deep health checks
+    bad("threads_per_core-3", build=with_group(threads_per_core=3),
+        rule="HP-THREADS", when=C, field="threads_per_core (ThreadsPerCore)", value="3",
+        allowed="1 (hyperthreading off) or 2 (on)"),
+    bad("threads_per_core-0", build=with_group(threads_per_core=0),
+        rule="HP-THREADS", when=C, field="threads_per_core (ThreadsPerCore)", value="0",
+        allowed="1 (hyperthreading off) or 2 (on)"),
+    bad("duplicate-deep-health-checks",
+        build=with_group(deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS] * 2),
+        rule="HP-DHC-DISTINCT", when=C, field=DHC, value="['InstanceStress', 'InstanceStress']",
+        allowed="1..2 distinct checks"),
+    bad("deep-health-check-as-string", build=with_group(deep_health_checks=["InstanceStress"]),
+        rule="HP-DHC-UNKNOWN", when=C, field=DHC, value="['InstanceStress']",
+        allowed="DeepHealthCheck members: DeepHealthCheck.INSTANCE_STRESS (InstanceStress)"),
+    bad("unknown-deep-health-check", build=with_group(deep_health_checks=["GpuBurn"]),
+        rule="HP-DHC-UNKNOWN", when=C, field=DHC, value="['GpuBurn']",
+        allowed="DeepHealthCheck members"),
+    # Storage
+    bad("five-storage-configs",
+        build=with_storage(*[InstanceStorage.ebs(volume_size=Size.gibibytes(100))] * 5),
+        rule="HP-STORAGE-COUNT", when=C, field="storage (InstanceStorageConfigs)",
+        value="'5 configs'", allowed="0..4 configs"),
+    bad("ebs-0-gib", build=with_storage(InstanceStorage.ebs(volume_size=Size.gibibytes(0))),
+        rule="HP-EBS-SIZE", when=C, field=EBS, value="'0 GiB'", allowed=EBS_ALLOWED),
+    bad("ebs-16385-gib",
+        build=with_storage(InstanceStorage.ebs(volume_size=Size.gibibytes(16385))),
+        rule="HP-EBS-SIZE", when=C, field=EBS, value="'16385 GiB'", allowed=EBS_ALLOWED),
+    bad("ebs-fractional-gib",
+        build=with_storage(InstanceStorage.ebs(volume_size=Size.mebibytes(1536))),
+        rule="HP-EBS-SIZE", when=C, field=EBS, value="'1.5 GiB'", allowed=EBS_ALLOWED),
+    bad("ebs-2000-tib",
+        build=with_storage(InstanceStorage.ebs(volume_size=Size.tebibytes(2000))),
+        rule="HP-EBS-SIZE", when=C, field=EBS, value="'2048000 GiB'", allowed=EBS_ALLOWED),
+    bad("ebs-bad-kms-key",
+        build=with_storage(InstanceStorage.ebs(volume_size=Size.gibibytes(100),
+                                               kms_key_id="alias/my key")),
+        rule="HP-EBS-KMS", when=C, field="storage[].kms_key_id (EbsVolumeConfig.VolumeKmsKeyId)",
+        value="'alias/my key'", allowed="a KMS key id or ARN"),
+    bad("fsx-bad-dns-name",
+        build=with_storage(InstanceStorage.fsx_lustre(dns_name="fsx.example.com",
+                                                      mount_name="abcdefgh"), vpc=True),
+        rule="HP-FSX-DNS", when=C, field="storage[].dns_name (FsxLustreConfig.DnsName)",
+        value="'fsx.example.com'", allowed="an FSx DNS name like fs-0123456789abcdef0.fsx."),
+    bad("fsx-bad-mount-name",
+        build=with_storage(InstanceStorage.fsx_lustre(dns_name=FSX_DNS, mount_name="toolongname"),
+                           vpc=True),
+        rule="HP-FSX-MOUNT-NAME", when=C, field="storage[].mount_name (FsxLustreConfig.MountName)",
+        value="'toolongname'", allowed="1..8 letters, digits, '_' or '-'"),
+    bad("fsx-mount-path-trailing-slash",
+        build=with_storage(InstanceStorage.fsx_lustre(dns_name=FSX_DNS, mount_name="abcdefgh",
+                                                      mount_path="/fsx/"), vpc=True),
+        rule="HP-MOUNT-PATH", when=C, field="storage[].mount_path (FsxLustreConfig.MountPath)",
+        value="'/fsx/'", allowed="an absolute path without '//' or a trailing '/'"),
+    bad("openzfs-relative-mount-path",
+        build=with_storage(InstanceStorage.fsx_open_zfs(dns_name=FSX_DNS, mount_path="home"),
+                           vpc=True),
+        rule="HP-MOUNT-PATH", when=C, field="storage[].mount_path (FsxOpenZfsConfig.MountPath)",
+        value="'home'", allowed="an absolute path without '//' or a trailing '/'"),
+    bad("fsx-without-vpc",
+        build=with_storage(InstanceStorage.fsx_lustre(dns_name=FSX_DNS, mount_name="abcdefgh")),
+        rule="HP-FSX-NEEDS-VPC", when=S, field="vpc (VpcConfig)", value="None",
+        allowed="a VPC whenever a group mounts FSx storage"),
+    # Network
+    bad("six-security-groups", build=with_network(groups=6),
+        rule="HP-VPC-SECURITY-GROUPS", when=S, group=None,
+        field="security_groups (VpcConfig.SecurityGroupIds)", value="6",
+        allowed="1..5 security groups"),
+    bad("seventeen-subnets", build=with_network(subnets=17),
+        rule="HP-VPC-SUBNETS", when=S, group=None, field="vpc_subnets (VpcConfig.Subnets)",
+        value="17", allowed="1..16 subnets"),
+    bad("no-subnets-selected", build=with_network(select_none=True),
+        rule="HP-VPC-SUBNETS", when=S, group=None, field="vpc_subnets (VpcConfig.Subnets)",
+        value="0", allowed="1..16 subnets"),
+    # Identifiers
+    bad("training-plan-arn-wrong-resource",
+        build=with_group(training_plan_arn=WRONG_PLAN),
+        rule="HP-TRAINING-PLAN", when=C, field="training_plan_arn (TrainingPlanArn)",
+        value=repr(WRONG_PLAN),
+        allowed="arn:<partition>:sagemaker:<region>:<account>:training-plan/<name> (50..2048"),
+    bad("training-plan-arn-too-short",
+        build=with_group(training_plan_arn="arn:aws:sagemaker::123456789012:training-plan/x"),
+        rule="HP-TRAINING-PLAN", when=C, field="training_plan_arn (TrainingPlanArn)",
+        value="'arn:aws:sagemaker::123456789012:training-plan/x'",
+        allowed="arn:<partition>:sagemaker:<region>:<account>:training-plan/<name> (50..2048"),
+    bad("bad-image-id", build=with_group(image_id="ami-123"),
+        rule="HP-IMAGE-ID", when=C, field="image_id (ImageId)", value="'ami-123'",
+        allowed=AMI_ALLOWED),
+    bad("image-id-10-hex-digits", build=with_group(image_id="ami-0123456789"),
+        rule="HP-IMAGE-ID", when=C, field="image_id (ImageId)", value="'ami-0123456789'",
+        allowed=AMI_ALLOWED),
+    bad("image-id-uppercase", build=with_group(image_id="ami-0123456789ABCDEF0"),
+        rule="HP-IMAGE-ID", when=C, field="image_id (ImageId)", value="'ami-0123456789ABCDEF0'",
+        allowed=AMI_ALLOWED),
+    bad("malformed-instance-type",
+        build=with_group(instance_type=HyperPodInstanceType.of("p5.48xlarge")),
+        rule="HP-INSTANCE-TYPE", when=C, field="instance_type (InstanceType)",
+        value="'p5.48xlarge'", allowed="ml.<family>.<size>, e.g. ml.p5.48xlarge"),
+    # Lifecycle scripts (cluster-wide, checked in the cluster's constructor, or per group)
+    bad("lifecycle-on_create-missing-in-directory",
+        build=with_lifecycle(lambda _s, tmp: LifecycleScripts.from_directory(
+            scripts_dir(tmp, "setup.sh"))),
+        rule="HP-LIFECYCLE", when=C, group=None, field=ON_CREATE, value="'on_create.sh'",
+        allowed="a file that exists in '{tmp}/scripts'"),
+    bad("lifecycle-on_create-missing-on-group",
+        build=with_lifecycle(lambda _s, tmp: LifecycleScripts.from_directory(
+            scripts_dir(tmp, "setup.sh")), on_group=True),
+        rule="HP-LIFECYCLE", when=C, field=ON_CREATE, value="'on_create.sh'",
+        allowed="a file that exists in '{tmp}/scripts'"),
+    bad("lifecycle-directory-missing",
+        build=with_lifecycle(lambda _s, tmp: LifecycleScripts.from_directory(
+            str(tmp / "no-such-folder"))),
+        rule="HP-LIFECYCLE", when=C, group=None,
+        field=f"lifecycle_scripts.path ({SOURCE})", value="{tmp}/no-such-folder", raw=True,
+        allowed="an existing directory"),
+    bad("lifecycle-from_s3-bucket-not-sagemaker",
+        build=with_lifecycle(lambda stack, _tmp: LifecycleScripts.from_s3(
+            bucket(stack, "my-scripts"), on_create="on_create.sh")),
+        rule="HP-LIFECYCLE", when=C, group=None,
+        field=f"lifecycle_scripts.bucket ({SOURCE})", value="'my-scripts'",
+        allowed="a bucket whose name starts with 'sagemaker-'"),
+    bad("lifecycle-on_create-with-slash",
+        build=with_lifecycle(lambda stack, _tmp: LifecycleScripts.from_s3(
+            bucket(stack, "sagemaker-scripts"), on_create="bin/on_create.sh")),
+        rule="HP-LIFECYCLE", when=C, group=None, field=ON_CREATE, value="'bin/on_create.sh'",
+        allowed="a file name (1..128 characters, no '/')"),
+    bad("lifecycle-on_create-129-chars",
+        build=with_lifecycle(lambda stack, _tmp: LifecycleScripts.from_s3(
+            bucket(stack, "sagemaker-scripts"), on_create="x" * 126 + ".sh")),
+        rule="HP-LIFECYCLE", when=C, group=None, field=ON_CREATE, value=long("x" * 126 + ".sh"),
+        allowed="a file name (1..128 characters, no '/')"),
+    bad("lifecycle-without-source",
+        build=with_lifecycle(lambda _s, _tmp: LifecycleScripts(on_create="on_create.sh")),
+        rule="HP-LIFECYCLE", when=C, group=None,
+        field=f"lifecycle_scripts.directory / .bucket ({SOURCE})", value="'neither given'",
+        allowed="exactly one of a directory or a bucket"),
+    bad("lifecycle-source-uri-1025-chars",
+        build=with_lifecycle(lambda stack, _tmp: LifecycleScripts.from_s3(
+            bucket(stack, "sagemaker-scripts"), on_create="on_create.sh", prefix="p" * 1001)),
+        rule="HP-LIFECYCLE", when=C, group=None,
+        field=f"lifecycle_scripts.prefix ({SOURCE})",
+        value=long("s3://sagemaker-scripts/" + "p" * 1001 + "/"),
+        allowed="an S3 URI of at most 1024 characters"),
+    # Cluster-level props
+    bad("accounting-database-port-0",
+        build=lambda stack, _tmp: cluster(stack, accounting_database=AccountingDatabase(
+            endpoint="db.example.com", secret=secret(stack), port=0)),
+        rule="HP-ACCOUNTING-DATABASE", when=C, group=None,
+        field="accounting_database.port (AccountingDatabase.Port)", value="0",
+        allowed="a whole number in 1..65535"),
+    bad("tag-value-with-comma",
+        build=with_cluster(tags={"project": "a,b"}),
+        rule="HP-TAGS", when=C, group=None, field="tags['project'] (Tags[].Value)",
+        value="'a,b'", allowed="0..256 characters: Unicode letters, digits, whitespace"),
+    # The readiness gate (checked when the first gated group is added)
+    bad("gate-timeout-13h", build=gated(timeout=Duration.hours(13)),
+        rule="HP-GATE-TIMEOUT", when=C, group=None, field="min_count_gate.timeout",
+        value="'13 hours'", allowed="more than 0 and at most 12 hours"),
+    bad("gate-timeout-0", build=gated(timeout=Duration.seconds(0)),
+        rule="HP-GATE-TIMEOUT", when=C, group=None, field="min_count_gate.timeout",
+        value="'0 seconds'", allowed="more than 0 and at most 12 hours",
+        also=("HP-GATE-POLL",)),
+    bad("gated-group-with-token-instance_count",
+        build=lambda stack, _tmp: cluster(stack, [controller(), compute(
+            instance_count=CfnParameter(stack, "Count", type="Number").value_as_number,
+            min_instance_count=2)]),
+        rule="HP-GATE-TOKEN-COUNT", when=C, field=COUNT, value="<token>",
+        allowed="a number when min_instance_count > 0 and the readiness gate is on"),
+    bad("gate-timeout-token",
+        build=gated(timeout=Duration.seconds(Token.as_number(Fn.ref("GateTimeout")))),
+        rule="HP-GATE-TOKEN-DURATION", when=C, group=None, field="min_count_gate.timeout",
+        value="'a token'", allowed="a concrete Duration"),
+    bad("subnets-without-vpc",
+        build=lambda stack, _tmp: cluster(stack, vpc_subnets=ec2.SubnetSelection(
+            subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)),
+        rule="HP-VPC-REQUIRED", when=C, group=None,
+        field="security_groups / vpc_subnets (VpcConfig)", value="'given without vpc'",
+        allowed="security groups and subnets only together with vpc"),
+    bad("gate-poll-5s", build=gated(poll_interval=Duration.seconds(5)),
+        rule="HP-GATE-POLL", when=C, group=None, field="min_count_gate.poll_interval",
+        value="'5 seconds'", allowed="10 seconds .. 15 minutes"),
+    bad("gate-poll-16min", build=gated(poll_interval=Duration.minutes(16)),
+        rule="HP-GATE-POLL", when=C, group=None, field="min_count_gate.poll_interval",
+        value="'16 minutes'", allowed="10 seconds .. 15 minutes"),
+    bad("gate-poll-not-shorter-than-timeout",
+        build=gated(timeout=Duration.minutes(10), poll_interval=Duration.minutes(10)),
+        rule="HP-GATE-POLL", when=C, group=None, field="min_count_gate.poll_interval",
+        value="'10 minutes'", allowed="10 seconds .. 15 minutes, and shorter than the timeout"),
+]
+# fmt: on
+
+
+def _templates(outdir: Path) -> list[Path]:
+    return sorted(outdir.rglob("*.template.json"))
+
+
+def _line(message: str, rule: str) -> str:
+    lines = [line.strip() for line in message.splitlines() if f"[{rule}]" in line]
+    assert len(lines) == 1, f"expected one {rule} line in:\n{message}"
+    return lines[0]
+
+
+@pytest.mark.parametrize("case", BAD)
+def test_bad_input_fails_with_a_precise_message(case: Bad, tmp_path: Path) -> None:
+    outdir = tmp_path / "cdk.out"
+    app = App(outdir=str(outdir))
+    stack = Stack(app, "Test")
+    if case.when == "construction":
+        with pytest.raises(HyperPodValidationError) as raised:
+            case.build(stack, tmp_path)
+        assert raised.value.path == PATH
+        assert {finding.rule for finding in raised.value.findings} == {case.rule, *case.also}
+        message = str(raised.value)
+    else:
+        case.build(stack, tmp_path)  # a cross-group rule: construction must still succeed
+        with pytest.raises(RuntimeError, match="Validation failed") as failed:
+            app.synth()
+        message = str(failed.value)
+    assert set(RULE_ID.findall(message)) == {case.rule, *case.also}
+    line = _line(message, case.rule)
+    value, allowed = case.value.format(tmp=tmp_path), case.allowed.format(tmp=tmp_path)
+    if case.raw:
+        value = shown(value)
+    assert line.startswith(f"[{PATH}] ")
+    if case.group is not None:
+        assert f"] instance group {case.group!r}: {case.field} = {value}" in line
+    else:
+        assert f"] {case.field} = {value}" in line
+    assert f" is not allowed; allowed: {allowed}" in line
+    assert ". Fix: " in line
+    assert _templates(outdir) == []
+
+
+# -- the table of valid boundary inputs --------------------------------------------------
+
+
+def good(case_id: str, build: Build) -> Any:
+    return pytest.param(build, id=case_id)
+
+
+# fmt: off
+GOOD = [
+    good("min-equals-count", with_group(instance_count=4, min_instance_count=4)),
+    good("min-0", with_group(min_instance_count=0)),
+    good("count-0", with_group(instance_count=0)),
+    good("count-6758-min-6758", with_group(instance_count=6758, min_instance_count=6758)),
+    good("min_accelerators-known-type", with_group(instance_count=None, min_accelerators=17)),
+    good("100-groups", with_groups(lambda: [controller(), *many_computes(99)])),
+    good("one-group", with_groups(lambda: [controller()])),
+    good("one-login", with_groups(lambda: [controller(), login(), compute()])),
+    good("threads_per_core-1", with_group(threads_per_core=1)),
+    good("threads_per_core-2", with_group(threads_per_core=2)),
+    good("one-deep-health-check", with_group(deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS])),
+    good("ebs-1-gib", with_storage(InstanceStorage.ebs(volume_size=Size.gibibytes(1)))),
+    good("ebs-16384-gib", with_storage(InstanceStorage.ebs(volume_size=Size.gibibytes(16384)))),
+    good("ebs-16-tib", with_storage(InstanceStorage.ebs(volume_size=Size.tebibytes(16)))),
+    good("four-storage-configs", with_storage(
+        InstanceStorage.ebs(volume_size=Size.gibibytes(500), kms_key_id="alias/hyperpod"),
+        InstanceStorage.fsx_lustre(dns_name=FSX_DNS, mount_name="abcdefgh", mount_path="/fsx"),
+        InstanceStorage.fsx_open_zfs(dns_name=FSX_DNS, mount_path="/home/shared"),
+        InstanceStorage.fsx_lustre(dns_name=FSX_DNS, mount_name="a_b-1", mount_path="/scratch"),
+        vpc=True)),
+    good("partition-1024-chars", with_group(partition="p" * 1024)),
+    good("names-63-chars-and-repeated-hyphens", lambda stack, _tmp: cluster(
+        stack, [controller("c" * 63), compute("gpu--a", partition="a--b")], cluster_name="h" * 63)),
+    good("training-plan-and-ami", with_group(training_plan_arn=PLAN_ARN,
+                                             image_id="ami-0123456789abcdef0")),
+    good("image-id-default", with_group(image_id="default")),
+    good("image-id-8-hex-digits", with_group(image_id="ami-0123abcd")),
+    good("lifecycle-source-uri-1024-chars", with_lifecycle(
+        lambda stack, _tmp: LifecycleScripts.from_s3(bucket(stack, "sagemaker-scripts"),
+                                                     on_create="on_create.sh", prefix="p" * 1000))),
+    good("accounting-database-limits", lambda stack, _tmp: cluster(
+        stack, accounting_database=AccountingDatabase(
+            endpoint=".".join(["a" * 63] * 4), secret=secret(stack), database_name="d" * 64,
+            port=65535))),
+    good("50-tags", with_cluster(tags={f"k{i}": "v" * 256 for i in range(49)} | {"k" * 128: ""})),
+    good("standard-mode-with-strategy-and-no-minimum", with_cluster(
+        node_provisioning_mode=NodeProvisioningMode.STANDARD,
+        slurm_config_strategy=SlurmConfigStrategy.MANAGED)),
+    good("accounting-database-in-continuous", lambda stack, _tmp: cluster(
+        stack, accounting_database=AccountingDatabase(endpoint="db.example.com",
+                                                      secret=secret(stack)))),
+    good("5-security-groups-16-subnets", with_network(subnets=16, groups=5)),
+    good("lifecycle-directory", with_lifecycle(
+        lambda _s, tmp: LifecycleScripts.from_directory(scripts_dir(tmp, "on_create.sh")))),
+    good("lifecycle-sagemaker-bucket", with_lifecycle(lambda stack, _tmp: LifecycleScripts.from_s3(
+        bucket(stack, "sagemaker-scripts"), on_create="x" * 125 + ".sh"), on_group=True)),
+    good("gate-timeout-12h-poll-10s", gated(timeout=Duration.hours(12),
+                                            poll_interval=Duration.seconds(10))),
+    good("gate-poll-15min", gated(poll_interval=Duration.minutes(15))),
+]
+# fmt: on
+
+
+@pytest.mark.parametrize("build", GOOD)
+def test_boundary_input_passes(build: Build, tmp_path: Path) -> None:
+    outdir = tmp_path / "cdk.out"
+    app = App(outdir=str(outdir))
+    stack = Stack(app, "Test")
+    build(stack, tmp_path)
+    annotations = Annotations.from_stack(stack)  # synthesizes the app (validations included)
+    assert [path.name for path in _templates(outdir)] == ["Test.template.json"]
+    assert annotations.find_error("*", Match.any_value()) == []
+    assert annotations.find_warning("*", Match.any_value()) == []
+
+
+def test_all_problems_of_a_group_are_reported_together() -> None:
+    stack = Stack(App(), "Test")
+    with pytest.raises(HyperPodValidationError) as raised:
+        cluster(stack, [controller(), compute(threads_per_core=3, image_id="ami-1", partition="")])
+    assert [f.rule for f in raised.value.findings] == [
+        "HP-PARTITION-REQUIRED",
+        "HP-THREADS",
+        "HP-IMAGE-ID",
+    ]
+    assert len(str(raised.value).splitlines()) == 3
+
+
+def test_a_rejected_group_is_not_added() -> None:
+    stack = Stack(App(), "Test")
+    hyperpod = cluster(stack)
+    with pytest.raises(HyperPodValidationError):
+        hyperpod.add_instance_group(compute("late", partition="late", threads_per_core=3))
+    assert [group.name for group in hyperpod.instance_groups] == ["controller", "gpu"]
+
+
+# -- rules for cluster props, tested as pure functions until cluster.py calls them -------
+
+
+@dataclass(frozen=True)
+class Database:
+    """The fields of AccountingDatabase the rule reads (no secret, no stack needed)."""
+
+    endpoint: str = "slurm-db.cluster-abc.us-east-1.rds.amazonaws.com"
+    database_name: str | None = None
+    port: int | None = None
+
+
+# fmt: off
+DATABASES = [
+    pytest.param(Database(), None, id="defaults"),
+    pytest.param(Database(".".join(["a" * 63] * 4), "d" * 64, 65535), None, id="upper-limits"),
+    pytest.param(Database("db", "$_x", 1), None, id="lower-limits"),
+    pytest.param(Database("bad_host"), "endpoint", id="endpoint-underscore"),
+    pytest.param(Database("-db.example.com"), "endpoint", id="endpoint-leading-hyphen"),
+    pytest.param(Database("a" * 64 + ".example.com"), "endpoint", id="endpoint-label-64"),
+    pytest.param(Database(".".join(["a" * 63] * 4) + "a"), "endpoint", id="endpoint-256"),
+    pytest.param(Database(database_name="slurm-acct"), "database_name", id="name-hyphen"),
+    pytest.param(Database(database_name="a" * 65), "database_name", id="name-65"),
+    pytest.param(Database(database_name=""), "database_name", id="name-empty"),
+    pytest.param(Database(port=0), "port", id="port-0"),
+    pytest.param(Database(port=65536), "port", id="port-65536"),
+    pytest.param(Database(port=True), "port", id="port-bool"),
+]
+TAGS = [
+    pytest.param({}, [], id="none"),
+    pytest.param({"k" * 128: "", "équipe": "données ü", "cost center": "a b_.:/=+-@"}, [],
+                 id="limits-unicode-whitespace"),
+    pytest.param({f"k{i}": "v" for i in range(50)}, [], id="50-tags"),
+    pytest.param({f"k{i}": "v" for i in range(51)}, ["tags (Tags)"], id="51-tags"),
+    pytest.param({"": "v"}, ["tags key (Tags[].Key)"], id="key-empty"),
+    pytest.param({"k" * 129: "v"}, ["tags key (Tags[].Key)"], id="key-129"),
+    pytest.param({"bad<key>": "v"}, ["tags key (Tags[].Key)"], id="key-angle-bracket"),
+    pytest.param({"k": "v" * 257}, ["tags['k'] (Tags[].Value)"], id="value-257"),
+    pytest.param({"k": "a,b"}, ["tags['k'] (Tags[].Value)"], id="value-comma"),
+]
+# fmt: on
+
+
+@pytest.mark.parametrize(("database", "field"), DATABASES)
+def test_accounting_database_rule(database: Database, field: str | None) -> None:
+    found = accounting_findings(database)
+    if field is None:
+        assert found == []
+        return
+    assert [(f.rule, f.field.split(" ")[0]) for f in found] == [
+        ("HP-ACCOUNTING-DATABASE", f"accounting_database.{field}")
+    ]
+    value = getattr(database, field)
+    value = shown(value) if isinstance(value, str) else repr(value)
+    assert f" = {value} is not allowed; allowed: " in found[0].message()
+
+
+@pytest.mark.parametrize(("tags", "fields"), TAGS)
+def test_tags_rule(tags: dict[str, str], fields: list[str]) -> None:
+    found = tag_findings(tags)
+    assert [f.field for f in found] == fields
+    assert {f.rule for f in found} <= {"HP-TAGS"}
+
+
+def test_gate_findings_need_concrete_counts_for_a_gated_group() -> None:
+    stack = Stack(App(), "Test")
+    count = CfnParameter(stack, "Count", type="Number").value_as_number
+    minimum = CfnParameter(stack, "Min", type="Number").value_as_number
+    token_count = compute(instance_count=count, min_instance_count=2)
+    assert [(f.rule, f.severity) for f in gate_findings(token_count)] == [
+        ("HP-GATE-TOKEN-COUNT", "error")
+    ]
+    assert "instance_count (InstanceCount) = <token> is not allowed" in (
+        gate_findings(token_count)[0].message()
+    )
+    token_min = compute(min_instance_count=minimum)
+    assert [(f.rule, f.severity) for f in gate_findings(token_min)] == [
+        ("HP-WARN-GATE-TOKEN-MIN", "warning")
+    ]
+    assert gate_findings(compute(instance_count=count, min_instance_count=0)) == []
+    assert gate_findings(compute(instance_count=count)) == []
+    assert gate_findings(compute(min_instance_count=2)) == []
+    # Only for clusters whose gate is on: validate_group(..., gate=False) is the default.
+    assert validate_group(token_count) == []
+    assert [f.rule for f in validate_group(token_count, gate=True)] == ["HP-GATE-TOKEN-COUNT"]
+
+
+# -- warnings ----------------------------------------------------------------------------
+
+
+def test_accelerator_group_without_deep_health_checks_warns(tmp_path: Path) -> None:
+    app = App(outdir=str(tmp_path))
+    stack = Stack(app, "Test")
+    cluster(stack, [controller(), compute("gpu", deep_health_checks=()),
+                    compute("trn", instance_type=HyperPodInstanceType.ML_TRN1_32XLARGE,
+                            partition="trn", deep_health_checks=())])  # fmt: skip
+    annotations = Annotations.from_stack(stack)
+    for group in ("gpu", "trn"):
+        annotations.has_warning(
+            f"/{PATH}",
+            Match.string_like_regexp(
+                rf"^instance group '{group}': deep_health_checks \(OnStartDeepHealthChecks\) = "
+                r"\[\]: recommended: InstanceStress and InstanceConnectivity .*\[HP-WARN-DHC\]"
+            ),
+        )
+    assert len(annotations.find_warning("*", Match.string_like_regexp("HP-WARN-DHC"))) == 2
+    assert _templates(tmp_path) != []  # a warning does not stop the synth
+
+
+@pytest.mark.parametrize(
+    "group",
+    [
+        pytest.param(compute("cpu", instance_type=CPU, deep_health_checks=()), id="cpu-compute"),
+        pytest.param(compute(deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS]), id="one-dhc"),
+        pytest.param(compute(deep_health_checks=BOTH_CHECKS), id="both-dhc"),
+    ],
+)
+def test_no_deep_health_check_warning_when_not_needed(group: InstanceGroup) -> None:
+    stack = Stack(App(), "Test")
+    cluster(stack, [controller(), group])
+    warnings = Annotations.from_stack(stack).find_warning("*", Match.string_like_regexp("HP-WARN"))
+    assert warnings == []
+
+
+def test_gpu_controller_does_not_warn() -> None:
+    stack = Stack(App(), "Test")
+    cluster(stack, [InstanceGroup.controller("controller", instance_type=GPU), compute()])
+    assert Annotations.from_stack(stack).find_warning("*", Match.any_value()) == []
+
+
+@pytest.mark.parametrize(
+    ("timeout", "shown"),
+    [(Duration.hours(2), "2 hours"), (Duration.minutes(179), "2 hours 59 minutes")],
+    ids=["2h", "2h59m"],
+)
+def test_gate_timeout_under_3_hours_warns(timeout: Duration, shown: str) -> None:
+    stack = Stack(App(), "Test")
+    gated(timeout=timeout)(stack, Path())
+    Annotations.from_stack(stack).has_warning(
+        f"/{PATH}/MinCountGate",
+        Match.string_like_regexp(
+            rf"^min_count_gate\.timeout = {shown} is shorter than HyperPod's 3-hour MinCount "
+            r"window.*\[HP-WARN-GATE-TIMEOUT\]"
+        ),
+    )
+
+
+def test_gate_timeout_of_3_hours_does_not_warn() -> None:
+    stack = Stack(App(), "Test")
+    gated(timeout=Duration.hours(3))(stack, Path())
+    assert Annotations.from_stack(stack).find_warning("*", Match.any_value()) == []
+
+
+# -- the tables cover every rule, and the docs list every rule ---------------------------
+
+WARNINGS = {"HP-WARN-DHC", "HP-WARN-GATE-TIMEOUT", "HP-WARN-GATE-TOKEN-MIN"}
+
+
+def _rules_in_source() -> set[str]:
+    sources = [
+        *sorted((REPO / "hyperpod_constructs" / "validation").glob("*.py")),
+        REPO / "hyperpod_constructs" / "gate" / "construct.py",
+    ]
+    rule = re.compile(r"\b(HP-[A-Z0-9]+(?:-[A-Z0-9]+)*)\b")
+    return {found for path in sources for found in rule.findall(path.read_text())}
+
+
+def test_every_rule_in_the_source_has_a_failing_case() -> None:
+    tested = {param.values[0].rule for param in BAD} | WARNINGS
+    assert _rules_in_source() == tested
+
+
+def test_docs_list_every_rule() -> None:
+    docs = (REPO / "docs" / "validation.md").read_text()
+    listed = set(re.findall(r"^\| `(HP-[A-Z0-9-]+)`", docs, flags=re.MULTILINE))
+    assert listed == _rules_in_source()
