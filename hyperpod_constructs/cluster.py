@@ -225,6 +225,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._role_arns: dict[int, str] = {}
         self._security_groups: list[ec2.ISecurityGroup] = []
         self._teardown_dependencies: list[IDependable] = [self._role]
+        self._vpc_policy: iam.Policy | None = None
         self._subnet_ids: list[str] = []
         vpc_config = self._network(vpc, vpc_subnets, security_groups)
 
@@ -337,6 +338,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         role = group.execution_role
         if role is not None and isinstance(role, Construct):
             self._resource.node.add_dependency(role)
+            self._grant_vpc_access(role)
         if group.is_gated:
             self._sync_gate()
 
@@ -414,15 +416,25 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 subnet_type=vpc_subnets.subnet_type,
             )
         self._subnet_ids = list(selected.subnet_ids)
-        self._add_vpc_permissions()
+        self._grant_vpc_access(self._role)
         return {
             "securityGroupIds": [sg.security_group_id for sg in self._security_groups],
             "subnets": self._subnet_ids,
         }
 
-    def _add_vpc_permissions(self) -> None:
-        if not isinstance(self._role, iam.Role):
+    def _grant_vpc_access(self, role: iam.IRole) -> None:
+        """Attach the network-interface policy to an execution role this app defines."""
+        if self._vpc is None or not isinstance(role, iam.Role):
             return
+        if self._vpc_policy is None:
+            self._vpc_policy = self._new_vpc_policy()
+            if hasattr(self, "_resource"):
+                self._resource.node.add_dependency(self._vpc_policy)
+            else:
+                self._teardown_dependencies.append(self._vpc_policy)
+        self._vpc_policy.attach_to_role(role)
+
+    def _new_vpc_policy(self) -> iam.Policy:
         policy = iam.Policy(
             self,
             "VpcAccess",
@@ -457,8 +469,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             "AwsSolutions-IAM5[Resource::*]",
             "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:*:*:network-interface/*]",
         )
-        policy.attach_to_role(self._role)
-        self._teardown_dependencies.append(policy)
+        return policy
 
     def _role_arn(self, group: InstanceGroup) -> str:
         role = group.execution_role or self._role

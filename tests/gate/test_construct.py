@@ -24,6 +24,7 @@ from hyperpod_constructs.gate.runtime.hyperpod_gate import arm, poll
 from tests.conftest import new_app
 from tests.template_utils import (
     actions,
+    as_dict,
     depends_on,
     flatten,
     only,
@@ -111,7 +112,7 @@ def role_of(function: dict[str, Any]) -> str:
 def two_gated() -> dict[str, Any]:
     """Two gated groups, an ungated one, dashboard and default options."""
     stack, _ = build([controller(), compute("a", 4, 2), compute("b", 8, 8), compute("c", 2)])
-    return Template.from_stack(stack).to_json()
+    return as_dict(Template.from_stack(stack))
 
 
 # -- when the gate exists -----------------------------------------------------------------------
@@ -132,7 +133,7 @@ def test_no_gate_without_a_gated_group_or_when_disabled(
 ) -> None:
     stack, cluster = build(groups, options)
     assert cluster.min_count_gate is None
-    template = Template.from_stack(stack).to_json()
+    template = as_dict(Template.from_stack(stack))
     for type_name in GATE_TYPES:
         assert not resources(template, type_name), type_name
     assert set(r["Type"] for r in template["Resources"].values()) == {
@@ -222,21 +223,38 @@ def test_wait_condition_waits_for_one_signal_after_the_arm(
     assert arm_id in depends_on(wait)
 
 
-@pytest.mark.parametrize("hours", [3, 11, 12])
-def test_the_gate_timeout_drives_the_loop_while_the_wait_keeps_a_12h_backstop(
-    hours: int,
-) -> None:
-    """The configured timeout is the poll loop's deadline (arm property) plus a 15-minute
-    Step Functions backstop; the wait condition itself always waits the maximum, 12 h."""
-    stack, _ = build(
-        [controller(), compute("gpu", 4, 2)], MinCountGateOptions(timeout=Duration.hours(hours))
+def worst_case_check_seconds(definition: dict[str, Any]) -> float:
+    """The longest one CheckCapacity step can take: every attempt times out, with the
+    retry back-off in between."""
+    task = definition["States"][definition["StartAt"]]
+    (retry,) = task["Retry"]
+    attempts = retry["MaxAttempts"]
+    backoff = sum(
+        retry["IntervalSeconds"] * retry.get("BackoffRate", 2.0) ** k for k in range(attempts)
     )
-    template = Template.from_stack(stack).to_json()
+    return float(task["TimeoutSeconds"] * (attempts + 1) + backoff)
+
+
+@pytest.mark.parametrize(("hours", "poll_minutes"), [(3, 1), (11, 15), (12, 1)])
+def test_the_gate_timeout_drives_the_loop_while_the_wait_keeps_a_12h_backstop(
+    hours: int, poll_minutes: int
+) -> None:
+    """The configured timeout is the poll loop's deadline (an arm property); the loop's own
+    Step Functions timeout comes after the last poll that can report the deadline; the wait
+    condition always waits the maximum, 12 h (it cannot be updated)."""
+    options = MinCountGateOptions(
+        timeout=Duration.hours(hours), poll_interval=Duration.minutes(poll_minutes)
+    )
+    stack, _ = build([controller(), compute("gpu", 4, 2)], options)
+    template = as_dict(Template.from_stack(stack))
     _, wait = only(template, "AWS::CloudFormation::WaitCondition")
     _, gate = only(template, "Custom::HyperPodMinCountGate")
     assert wait["Properties"]["Timeout"] == str(MAX_WAIT)
-    assert gate["Properties"]["TimeoutSeconds"] == str(hours * 3600)
-    assert _definition(template)["TimeoutSeconds"] == hours * 3600 + MARGIN
+    deadline = hours * 3600
+    assert gate["Properties"]["TimeoutSeconds"] == str(deadline)
+    definition = _definition(template)
+    last_report = deadline + poll_minutes * 60 + worst_case_check_seconds(definition)
+    assert last_report <= definition["TimeoutSeconds"] <= last_report + MARGIN
 
 
 def test_wait_ids_change_with_a_gated_minimum_or_target_only() -> None:
@@ -268,7 +286,7 @@ def test_a_changed_timeout_never_updates_a_created_wait_condition() -> None:
     or replace it under a new logical id."""
     groups = [controller(), compute("gpu", 4, 2)]
     templates = [
-        Template.from_stack(build(groups, MinCountGateOptions(timeout=t))[0]).to_json()
+        as_dict(Template.from_stack(build(groups, MinCountGateOptions(timeout=t))[0]))
         for t in (Duration.hours(4), Duration.hours(5))
     ]
     (first_id, first), (second_id, second) = (
@@ -283,7 +301,7 @@ def test_a_gated_group_added_later_moves_the_wait_to_new_ids() -> None:
         cluster.add_instance_group(compute("late", 3, 3))
 
     stack, cluster = build([controller(), compute("gpu", 4, 2)], after=add)
-    template = Template.from_stack(stack).to_json()
+    template = as_dict(Template.from_stack(stack))
     wait_id, _ = only(template, "AWS::CloudFormation::WaitCondition")
     handle_id, _ = only(template, "AWS::CloudFormation::WaitConditionHandle")
     assert (wait_id, handle_id) == wait_ids(stack, cluster)
@@ -314,7 +332,7 @@ def test_a_resource_depending_on_the_gate_waits_for_the_condition() -> None:
         marker.node.add_dependency(cluster.min_count_gate)
 
     stack, _ = build([controller(), compute("gpu", 4, 2)], after=dependant)
-    template = Template.from_stack(stack).to_json()
+    template = as_dict(Template.from_stack(stack))
     wait_id, _ = only(template, "AWS::CloudFormation::WaitCondition")
     _, marker = only(template, "AWS::SSM::Parameter")
     assert wait_id in depends_on(marker)
@@ -405,7 +423,9 @@ def test_poll_loop_waits_checks_and_decides_until_its_timeout(
     check_id, _ = function_by_handler(template, "hyperpod_gate.poll.handler")
     definition = _definition(template)
     states = definition["States"]
-    assert definition["TimeoutSeconds"] == DEFAULT_TIMEOUT + MARGIN
+    assert definition["TimeoutSeconds"] >= DEFAULT_TIMEOUT + 60 + worst_case_check_seconds(
+        definition
+    )
     start = states[definition["StartAt"]]
     assert start["Type"] == "Task"
     assert start["Resource"] == "{" + check_id + ".Arn}"
@@ -471,8 +491,8 @@ def test_dashboard_graphs_the_metrics_the_poll_function_emits(
     for line in poll.metric_lines(
         "HyperPod/MinCountGate",
         "hetero",
-        [progress],
-        datetime(2026, 6, 1, tzinfo=UTC),  # type: ignore[list-item]
+        [progress],  # type: ignore[list-item]  # the fields metric_lines reads
+        datetime(2026, 6, 1, tzinfo=UTC),
     ):
         document = json.loads(line)
         (directive,) = document["_aws"]["CloudWatchMetrics"]
@@ -494,7 +514,7 @@ def test_dashboard_can_be_turned_off() -> None:
     )
     assert cluster.min_count_gate is not None
     assert cluster.min_count_gate.dashboard is None
-    assert not resources(Template.from_stack(stack).to_json(), "AWS::CloudWatch::Dashboard")
+    assert not resources(as_dict(Template.from_stack(stack)), "AWS::CloudWatch::Dashboard")
 
 
 def test_notification_topic_is_created_on_request_and_may_be_published_to(

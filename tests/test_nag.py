@@ -1,0 +1,182 @@
+"""cdk-nag AwsSolutions on the example app: no unacknowledged finding, and every finding the
+library acknowledges is acknowledged with a reason and actually occurs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aws_cdk import Stack, Validations
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_s3 as s3
+from aws_cdk.cx_api import CloudAssembly, SynthesisMessageLevel
+from cdk_nag import AwsSolutionsChecks
+from constructs import IConstruct
+
+from hyperpod_constructs import (
+    HyperPodInstanceType,
+    HyperPodSlurmCluster,
+    InstanceGroup,
+    LifecycleScripts,
+    MinCountGateOptions,
+)
+from tests.conftest import ROOT, new_app
+
+PLUGIN = "AwsSolutions"
+ACK_PREFIX = "AwsSolutions::"
+ACK_KEY = Validations.ACKNOWLEDGED_RULES_METADATA_KEY
+
+
+def validation_report(directory: str | Path) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads((Path(directory) / "validation-report.json").read_text())
+    return report
+
+
+def plugin_report(report: dict[str, Any]) -> dict[str, Any]:
+    (found,) = (p for p in report["pluginReports"] if p["pluginName"] == PLUGIN)
+    return dict(found)
+
+
+def assembly_acknowledgments(assembly: CloudAssembly) -> dict[tuple[str, str], str]:
+    """(construct path, acknowledged id) -> reason, for every AwsSolutions acknowledgment
+    recorded in the synthesized construct tree (the stacks' metadata in the assembly)."""
+    directory = Path(assembly.directory)
+    manifest = json.loads((directory / "manifest.json").read_text())
+    found: dict[tuple[str, str], str] = {}
+    for artifact in manifest["artifacts"].values():
+        if artifact["type"] != "aws:cloudformation:stack":
+            continue
+        metadata = dict(artifact.get("metadata", {}))
+        if "additionalMetadataFile" in artifact:
+            metadata.update(
+                json.loads((directory / artifact["additionalMetadataFile"]).read_text())
+            )
+        for path, entries in metadata.items():
+            for entry in entries:
+                if entry["type"] != ACK_KEY:
+                    continue
+                for rule, reason in entry["data"].items():
+                    if rule.startswith(ACK_PREFIX):
+                        found[(path.lstrip("/"), rule)] = reason
+    return found
+
+
+def tree_acknowledgments(root: IConstruct) -> dict[tuple[str, str], str]:
+    """The same, read from a live construct tree."""
+    found: dict[tuple[str, str], str] = {}
+    for construct in root.node.find_all():
+        for entry in construct.node.metadata:
+            if entry.type == ACK_KEY:
+                for rule, reason in entry.data.items():
+                    if rule.startswith(ACK_PREFIX):
+                        found[(construct.node.path, rule)] = reason
+    return found
+
+
+def test_example_app_has_no_unacknowledged_findings(example_assembly: CloudAssembly) -> None:
+    report = plugin_report(validation_report(example_assembly.directory))
+    assert report["violations"] == [], json.dumps(report["violations"], indent=1)[:4000]
+    assert report["conclusion"] == "success"
+
+
+def test_example_app_has_no_error_annotations(example_assembly: CloudAssembly) -> None:
+    errors = [
+        (stack.stack_name, message.id, message.entry.data)
+        for stack in example_assembly.stacks
+        for message in stack.messages
+        if message.level == SynthesisMessageLevel.ERROR
+    ]
+    assert errors == []
+
+
+def test_every_acknowledgment_has_a_reason_and_is_used(example_assembly: CloudAssembly) -> None:
+    acknowledged = assembly_acknowledgments(example_assembly)
+    assert acknowledged, "the examples need acknowledgments (the default role's managed policy)"
+    for (path, rule), reason in acknowledged.items():
+        assert isinstance(reason, str) and len(reason.split()) >= 5, (path, rule, reason)
+    report = plugin_report(validation_report(example_assembly.directory))
+    used = {(s["acknowledgedAt"], s["acknowledgedId"]) for s in report["suppressedViolations"]}
+    assert set(acknowledged) - used == set(), "acknowledgments that suppress nothing"
+    for suppressed in report["suppressedViolations"]:
+        assert suppressed["reason"].strip(), suppressed["acknowledgedId"]
+
+
+def test_acknowledgments_name_exact_findings(example_assembly: CloudAssembly) -> None:
+    """Wildcard findings (IAM5) are acknowledged per resource or action, never wholesale."""
+    for _, rule in assembly_acknowledgments(example_assembly):
+        finding = rule.removeprefix(ACK_PREFIX)
+        if finding.startswith(("AwsSolutions-IAM4", "AwsSolutions-IAM5")):
+            assert finding.endswith("]") and "[" in finding, rule
+
+
+@pytest.fixture(scope="module")
+def control(tmp_path_factory: pytest.TempPathFactory) -> tuple[Stack, Path, Exception | None]:
+    """A cluster outside the examples (VPC, lifecycle, gate with topic) next to a bare bucket
+    and a VPC without flow logs, which cdk-nag must flag."""
+    outdir = tmp_path_factory.mktemp("nag-control")
+    app = new_app(outdir=str(outdir))
+    Validations.of(app).add_plugins(AwsSolutionsChecks(app))
+    stack = Stack(app, "Control")
+    s3.Bucket(stack, "Bare")
+    HyperPodSlurmCluster(
+        stack,
+        "Cluster",
+        vpc=ec2.Vpc(stack, "Vpc", max_azs=1),
+        lifecycle_scripts=LifecycleScripts.from_directory(str(ROOT / "examples" / "lifecycle")),
+        min_count_gate=MinCountGateOptions(create_notification_topic=True),
+        instance_groups=[
+            InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
+            InstanceGroup.compute(
+                "gpu",
+                instance_type=HyperPodInstanceType.ML_C5_4XLARGE,
+                instance_count=2,
+                min_instance_count=1,
+                partition="gpu",
+            ),
+        ],
+    )
+    error: Exception | None = None
+    try:
+        app.synth()
+    except Exception as raised:
+        error = raised
+    return stack, outdir, error
+
+
+def test_cdk_nag_fails_synthesis_on_findings(
+    control: tuple[Stack, Path, Exception | None],
+) -> None:
+    """Control: the plugin does run and does fail, so a clean example app means something."""
+    _, outdir, error = control
+    assert error is not None and "ValidationFailed" in str(error)
+    report = plugin_report(validation_report(outdir))
+    assert report["conclusion"] == "failure"
+    flagged = {
+        (v["ruleName"], c["constructPath"])
+        for v in report["violations"]
+        for c in v["violatingConstructs"]
+    }
+    assert ("AwsSolutions-S10", "Control/Bare/Resource") in flagged
+    assert ("AwsSolutions-VPC7", "Control/Vpc/Resource") in flagged
+    # ...while nothing the cluster construct creates is flagged.
+    assert not [f for f in flagged if f[1].startswith("Control/Cluster/")], flagged
+
+
+def test_library_acknowledgments_in_the_construct_tree_have_reasons(
+    control: tuple[Stack, Path, Exception | None],
+) -> None:
+    stack, _, _ = control
+    acknowledged = tree_acknowledgments(stack)
+    paths = {path for path, _ in acknowledged}
+    for expected in (
+        "Control/Cluster/ExecutionRole",
+        "Control/Cluster/VpcAccess",
+        "Control/Cluster/LifecycleScripts/Bucket",
+        "Control/Cluster/MinCountGate/PollLoop/Role",
+        "Control/Cluster/MinCountGate/CheckFunctionRole",
+    ):
+        assert expected in paths, expected
+    for (path, rule), reason in acknowledged.items():
+        assert isinstance(reason, str) and len(reason.split()) >= 5, (path, rule, reason)
