@@ -184,7 +184,7 @@ def test_json_summary_of_the_example_app(
     assert (gate["timeout_seconds"], gate["poll_interval_seconds"]) == (12600, 60)
     assert (gate["notifications"], gate["topic"]) == (False, None)
     assert gate["metrics_namespace"] == "HyperPod/MinCountGate"
-    assert gate["wait_condition_timeout_seconds"] == 12600 + 15 * 60
+    assert gate["wait_condition_timeout_seconds"] == 12 * 3600
 
     hetero = clusters["Heterogeneous"]
     hetero_groups = {g["name"]: g for g in hetero["instance_groups"]}
