@@ -71,7 +71,11 @@ class LifecycleScripts:
             Default: RETAIN (stack deletion always succeeds; the bucket name embeds the stack
             id, so a re-created stack never collides with it). DESTROY empties and deletes it.
         """
-        return cls(on_create=on_create, directory=path, removal_policy=removal_policy)
+        # Resolved now: the jsii runtime that stages the asset keeps the working directory the
+        # process started with, which need not be the one the path is relative to.
+        return cls(
+            on_create=on_create, directory=os.path.abspath(path), removal_policy=removal_policy
+        )
 
     @classmethod
     def from_s3(cls, bucket: s3.IBucket, *, on_create: str, prefix: str = "") -> LifecycleScripts:

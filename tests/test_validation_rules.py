@@ -216,8 +216,6 @@ def bad(case_id: str, marks: Any = (), **fields: Any) -> Any:
     return pytest.param(Bad(**fields), id=case_id, marks=marks)
 
 
-
-
 C, S = "construction", "synth"
 MIN = "min_instance_count (MinInstanceCount)"
 COUNT = "instance_count (InstanceCount)"
