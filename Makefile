@@ -19,7 +19,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	npm ci --no-audit --no-fund --loglevel=error 2>&1 | { grep -vE '^(added [0-9]+ packages? in|$$)' || true; }
 	touch $@
 
 setup: $(VENV)/.installed node_modules/.installed
@@ -37,7 +37,7 @@ test: setup
 	pytest
 
 docs: setup
-	$(BIN)/python docs/build.py
+	@$(BIN)/python docs/build.py
 
 bench: setup
 	$(BIN)/python bench/run.py

@@ -340,7 +340,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             self._resource.node.add_dependency(role)
             self._grant_vpc_access(role)
         if group.is_gated:
-            self._sync_gate()
+            self._sync_gate(group)
 
     # -- internals -----------------------------------------------------------------------
 
@@ -497,19 +497,18 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             for group in self._groups
         ]
 
-    def _sync_gate(self) -> None:
+    def _sync_gate(self, group: InstanceGroup) -> None:
+        """Add a gated group to the readiness gate (created with the first one)."""
         if not self._gate_options.enabled:
             return
-        requirements = {
-            group.name: GroupRequirement(
-                min_count=int(group.min_instance_count or 0),
-                target_count=int(group.instance_count),
-            )
-            for group in self._groups
-            if group.is_gated
-        }
         if self._gate is None:
             self._gate = MinCountGate(
                 self, "MinCountGate", cluster=self, options=self._gate_options
             )
-        self._gate.set_requirements(requirements)
+        self._gate.add_requirement(
+            group.name,
+            GroupRequirement(
+                min_count=int(group.min_instance_count or 0),
+                target_count=int(group.instance_count),
+            ),
+        )

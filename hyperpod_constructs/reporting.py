@@ -17,11 +17,16 @@ then the process exits with status 1:
    construct's ``node.add_validation``): aws-cdk-lib raises a jsii ``RuntimeError``
    "Validation failed with the following errors"; one line per problem, each once; no
    template is written.
-3. Policy validation plugins failing in ``app.synth()`` (cdk-nag's ``Validations`` plugins):
-   aws-cdk-lib has already printed the plugin report, so one line points at it and at the
-   copy it wrote (``validation-report.json``).
+3. Policy validation plugins failing in ``app.synth()`` (cdk-nag's ``Validations`` plugins)
+   when the app runs on its own (``python app.py``): aws-cdk-lib has already printed the
+   plugin report, so one line points at it and at the copy it wrote
+   (``validation-report.json``). In aws-cdk-lib's "inmemory" app mode (e.g. under pytest)
+   the report is part of the error and is printed once. Under ``cdk synth`` aws-cdk-lib does
+   not raise for plugin failures at all: the CLI prints the report and exits with status 1.
 
-Any other error propagates unchanged.
+HyperPod errors raised inside a jsii callback (e.g. an aspect that adds an invalid group)
+reach Python as a jsii ``RuntimeError``; they are recognised by their rule ids and reported
+like (1). Any other error propagates unchanged.
 """
 
 from __future__ import annotations

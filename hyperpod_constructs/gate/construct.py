@@ -275,6 +275,19 @@ class MinCountGate(Construct):
         # condition starts counting once the arm resource has started the loop.
         self.arm.node.add_dependency(self._handle)
         self._condition.node.add_dependency(self.arm)
+        prefix = "".join(
+            char
+            for scope in self.node.scopes[len(Stack.of(self).node.scopes) :]
+            for char in scope.node.id
+            if char.isalnum()
+        )
+        self._fingerprint_value: str | None = None
+        self._handle.override_logical_id(
+            lazy_string(lambda: f"{prefix}Handle{self._fingerprint()}")
+        )
+        self._condition.override_logical_id(
+            lazy_string(lambda: f"{prefix}Wait{self._fingerprint()}")
+        )
         # `x.node.add_dependency(gate)` makes x wait for the wait condition only, not for every
         # resource of the gate's machinery.
         Dependable.implement(self, _DependencyRoots(self._condition))
@@ -302,22 +315,23 @@ class MinCountGate(Construct):
         return self._handle
 
     def set_requirements(self, requirements: Mapping[str, GroupRequirement]) -> None:
-        """Wait for these groups (called by the cluster whenever a gated group is added).
-
-        Wait conditions are create-only, so the handle's and the condition's logical ids embed
-        a fingerprint of the gated values: changing a minimum or target makes CloudFormation
-        create a new pair (a new wait) and delete the old one; other changes keep them.
-        """
+        """Wait for exactly these groups (replacing what the gate waited for)."""
         self._requirements = dict(requirements)
-        fingerprint = gate_fingerprint(self._cluster.cluster_name, requirements)
-        prefix = "".join(
-            char
-            for scope in self.node.scopes[len(Stack.of(self).node.scopes) :]
-            for char in scope.node.id
-            if char.isalnum()
-        )
-        self._handle.override_logical_id(f"{prefix}Handle{fingerprint}")
-        self._condition.override_logical_id(f"{prefix}Wait{fingerprint}")
+
+    def add_requirement(self, group_name: str, requirement: GroupRequirement) -> None:
+        """Also wait for ``group_name`` (called by the cluster for each gated group it adds)."""
+        self._requirements[group_name] = requirement
+
+    def _fingerprint(self) -> str:
+        """Wait conditions are create-only, so the handle's and the condition's logical ids
+        embed a fingerprint of the gated values: changing a minimum or target makes
+        CloudFormation create a new pair (a new wait) and delete the old one; other changes
+        keep them. Computed once, when the template is written."""
+        if self._fingerprint_value is None:
+            self._fingerprint_value = gate_fingerprint(
+                self._cluster.cluster_name, self._requirements
+            )
+        return self._fingerprint_value
 
     def _function(
         self, id: str, handler: str, code: lambda_.Code, description: str

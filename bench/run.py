@@ -1,0 +1,501 @@
+"""Benchmarks of hyperpod_constructs: ``make bench`` (or ``.venv/bin/python bench/run.py``).
+
+Every measurement is a whole process (``python bench/apps/<app>.py``: interpreter start,
+imports, jsii kernel start, construction, ``app.synth()`` into a temporary folder, exit).
+Per run: CPU time (user + system of the Python process and of the jsii Node process it
+reaps, from ``os.wait4``), wall time, and peak RSS (``ru_maxrss``: the larger of the two
+processes; the apps also report each one). After one untimed warm-up run of each case, the
+cases run in rounds: every round runs each case once, rotated by one position per round, so
+the library and the L1 apps alternate and no case always runs first. Ratios are the median of
+the per-round ratios (runs of the same round are close in time, which cancels slow drifts in
+the machine's load); absolute values are medians (min..max).
+
+The targets are judged on CPU time: on a shared machine, wall time mostly measures the other
+processes (see docs/performance.md). Sections: synth overhead (the FSDP example vs the same
+cluster written with the L1 ``CfnCluster``, with ``CDK_VALIDATION`` on and off), scale (1..100
+instance groups), the readiness gate's cost per 3-hour wait (``bench/gate_cost.py``), and
+PASS/MISS per target. ``--record`` also writes the output to docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import importlib
+import json
+import os
+import platform
+import pstats
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+APPS = ROOT / "bench" / "apps"
+NODE_BIN = ROOT / "node_modules" / ".bin"
+PERFORMANCE_DOC = ROOT / "docs" / "performance.md"
+BEGIN_MARK = "<!-- bench:begin -->"
+END_MARK = "<!-- bench:end -->"
+
+OVERHEAD_TARGET = 1.25
+"""The library's FSDP app may cost at most this times the bare L1 app."""
+SCALE_TARGET = 1.3
+"""100 groups may cost at most this times 2 groups (CPU time and peak memory)."""
+SCALE_SIZES = (1, 2, 10, 50, 100)
+LINEARITY_TOLERANCE = 1.15
+"""Python calls per added group between 50 and 100 groups may exceed those between 10 and 50
+by this factor before the growth counts as super-linear (the counts are deterministic)."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One app configuration, run as its own process."""
+
+    key: str
+    script: str
+    args: tuple[str, ...] = ()
+    validation: bool = False
+
+
+@dataclass
+class Run:
+    """One finished process."""
+
+    cpu_s: float
+    wall_s: float
+    rss_kib: int
+    app: dict[str, float]
+
+
+@dataclass
+class Samples:
+    """The runs of one case, in round order."""
+
+    runs: list[Run] = field(default_factory=list)
+
+    def median(self, metric: Callable[[Run], float]) -> float:
+        return statistics.median(metric(run) for run in self.runs)
+
+    def cell(self, metric: Callable[[Run], float], width: int = 5, digits: int = 2) -> str:
+        values = [metric(run) for run in self.runs]
+        median = statistics.median(values)
+        return f"{median:{width}.{digits}f} ({min(values):.{digits}f}..{max(values):.{digits}f})"
+
+    def rss_mib(self) -> float:
+        return self.median(lambda run: run.rss_kib / 1024)
+
+    def rss_cell(self) -> str:
+        py = self.median(lambda run: run.app["py_rss_kib"] / 1024)
+        node = self.median(lambda run: run.app["node_rss_kib"] / 1024)
+        return f"{self.rss_mib():4.0f} (py {py:3.0f}, node {node:3.0f})"
+
+    def jsii_cell(self) -> str:
+        build = self.median(lambda run: run.app["jsii_build"])
+        synth = self.median(lambda run: run.app["jsii_synth"])
+        return f"{build:5.0f} + {synth:3.0f}"
+
+
+def paired_ratio(a: Samples, b: Samples, metric: Callable[[Run], float]) -> float:
+    """Median over rounds of ``metric(a) / metric(b)`` for the runs of the same round."""
+    return statistics.median(metric(x) / metric(y) for x, y in zip(a.runs, b.runs, strict=True))
+
+
+def cpu(run: Run) -> float:
+    return run.cpu_s
+
+
+def wall(run: Run) -> float:
+    return run.wall_s
+
+
+def rss(run: Run) -> float:
+    return float(run.rss_kib)
+
+
+# -- running the apps -----------------------------------------------------------------------
+
+
+def child_env(validation: bool) -> dict[str, str]:
+    """The environment of an app process: Node 22 first on PATH, the repo importable."""
+    env = dict(os.environ)
+    env["PATH"] = f"{NODE_BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONPATH"] = str(ROOT)
+    env["CDK_VALIDATION"] = "true" if validation else "false"
+    for name in ("CDK_OUTDIR", "CDK_CONTEXT_JSON"):
+        env.pop(name, None)
+    return env
+
+
+def run_once(case: Case) -> Run:
+    """Run ``case`` once as a process and measure it."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            [sys.executable, str(APPS / case.script), *case.args],
+            stdout=out,
+            stderr=err,
+            env=child_env(case.validation),
+            cwd=ROOT,
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode()
+    if process.returncode != 0 or stderr.strip():
+        raise SystemExit(
+            f"bench: {case.script} {' '.join(case.args)} (CDK_VALIDATION={case.validation}) "
+            f"exited {process.returncode}; its stderr must be empty:\n{stderr}"
+        )
+    report: dict[str, float] = json.loads(stdout.strip().splitlines()[-1])
+    return Run(usage.ru_utime + usage.ru_stime, elapsed, usage.ru_maxrss, report)
+
+
+def measure(
+    cases: Sequence[Case], runs: int, progress: Callable[[str], None]
+) -> dict[str, Samples]:
+    """Run every case ``runs`` times, in rotated rounds, after one untimed warm-up each."""
+    results = {case.key: Samples() for case in cases}
+    for case in cases:
+        run_once(case)
+    for round_index in range(runs):
+        shift = round_index % len(cases)
+        for case in [*cases[shift:], *cases[:shift]]:
+            results[case.key].runs.append(run_once(case))
+        progress(f"round {round_index + 1}/{runs}")
+    return results
+
+
+# -- Python call counts: a deterministic linearity check --------------------------------------
+
+
+def library_calls(groups: int) -> int:
+    """Python function calls inside hyperpod_constructs while building an N-group cluster."""
+    from aws_cdk import App
+
+    scale = importlib.import_module("scale")
+    app = App()
+    profile = cProfile.Profile()
+    profile.enable()
+    scale.define_groups(app, groups)
+    profile.disable()
+    stats: dict[tuple[str, int, str], tuple[Any, ...]] = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    package = f"{os.sep}hyperpod_constructs{os.sep}"
+    return sum(entry[1] for (filename, _, _), entry in stats.items() if package in filename)
+
+
+def call_counts(sizes: Sequence[int]) -> dict[int, int]:
+    """:func:`library_calls` per size, measured in this process."""
+    os.environ["PATH"] = f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+    os.environ.setdefault("CDK_VALIDATION", "false")
+    sys.path[:0] = [str(ROOT), str(APPS)]
+    library_calls(3)  # imports and first-use caches stay out of the counted builds
+    return {size: library_calls(size) for size in sizes}
+
+
+# -- the report -------------------------------------------------------------------------------
+
+
+@dataclass
+class Report:
+    """The printed table and the verdict of each target."""
+
+    lines: list[str] = field(default_factory=list)
+    verdicts: list[tuple[str, bool, str]] = field(default_factory=list)
+
+    def add(self, line: str = "") -> None:
+        self.lines.append(line.rstrip())
+
+    def verdict(self, target: str, passed: bool, detail: str) -> None:
+        self.verdicts.append((target, passed, detail))
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def machine() -> dict[str, str]:
+    """What the absolute numbers depend on."""
+    node = subprocess.run(
+        ["node", "--version"], capture_output=True, text=True, env=child_env(False), check=False
+    ).stdout.strip()
+    return {
+        "cpus": str(os.cpu_count()),
+        "arch": platform.machine(),
+        "python": platform.python_version(),
+        "node": node,
+        "aws-cdk-lib": version("aws-cdk-lib"),
+        "jsii": version("jsii"),
+        "load": f"{os.getloadavg()[0]:.1f}",
+    }
+
+
+def verdict_text(passed: bool) -> str:
+    return "PASS" if passed else "MISS"
+
+
+OVERHEAD_ROWS = (
+    ("lib", "library: examples/fsdp.py"),
+    ("l1", "L1 CfnCluster, same cluster"),
+    ("nogate", "library, gate disabled (*)"),
+)
+
+
+def overhead_section(report: Report, results: dict[str, Samples]) -> None:
+    report.add("1. Synth overhead: the FSDP example through the library vs the same cluster in L1")
+    report.add(
+        "   validation  app                           CPU s median (min..max)  "
+        "wall s median (min..max)  peak RSS MiB (py, node)  jsii calls build + synth"
+    )
+    for validation in ("on", "off"):
+        for prefix, label in OVERHEAD_ROWS:
+            samples = results.get(f"{prefix}-{validation}")
+            if samples is None:
+                continue
+            report.add(
+                f"   {validation:<10}  {label:<29} {samples.cell(cpu):<24} "
+                f"{samples.cell(wall):<25} {samples.rss_cell():<24} {samples.jsii_cell()}"
+            )
+        lib, l1 = results[f"lib-{validation}"], results[f"l1-{validation}"]
+        ratio = paired_ratio(lib, l1, cpu)
+        report.add(
+            f"   {validation:<10}  ratio library / L1            CPU {ratio:.2f}x "
+            f"(target <= {OVERHEAD_TARGET}x: {verdict_text(ratio <= OVERHEAD_TARGET)}), "
+            f"wall {paired_ratio(lib, l1, wall):.2f}x, peak RSS {paired_ratio(lib, l1, rss):.2f}x"
+        )
+        nogate = results.get(f"nogate-{validation}")
+        if nogate is not None:
+            diagnostic_cpu = paired_ratio(nogate, l1, cpu)
+            diagnostic_wall = paired_ratio(nogate, l1, wall)
+            report.add(
+                f"   {validation:<10}  ratio gate disabled / L1 (*)  "
+                f"CPU {diagnostic_cpu:.2f}x, wall {diagnostic_wall:.2f}x"
+            )
+        report.verdict(
+            f"synth overhead <= {OVERHEAD_TARGET}x L1, validation {validation}",
+            ratio <= OVERHEAD_TARGET,
+            f"CPU {ratio:.2f}x",
+        )
+    if any(key.startswith("nogate") for key in results):
+        report.add("   (*) diagnostic: the construct's own overhead, without the gate's resources")
+    report.add()
+
+
+def scale_section(report: Report, results: dict[str, Samples], calls: dict[int, int]) -> None:
+    report.add("2. Scale: 1 controller + N-1 gated compute groups, no VPC, CDK_VALIDATION=false")
+    report.add(
+        "         groups  CPU s median (min..max)  x 2 groups  wall s median  "
+        "peak RSS MiB (py, node)  x 2 groups  jsii build + synth  Python calls"
+    )
+    base = results["scale-2"]
+    for size in SCALE_SIZES:
+        samples = results[f"scale-{size}"]
+        report.add(
+            f"   {size:>12}  {samples.cell(cpu):<24} {paired_ratio(samples, base, cpu):9.2f}x  "
+            f"{samples.median(wall):13.2f}  {samples.rss_cell():<24} "
+            f"{paired_ratio(samples, base, rss):9.2f}x  {samples.jsii_cell():<18}  "
+            f"{calls.get(size, '-')!s:>12}"
+        )
+    for key, label in (
+        ("scale-l1-2", "2 (L1)"),
+        ("scale-l1-100", "100 (L1)"),
+        ("scale-on-2", "2 (val on)"),
+        ("scale-on-100", "100 (val on)"),
+    ):
+        extra = results.get(key)
+        if extra is not None:
+            report.add(
+                f"   {label:>12}  {extra.cell(cpu):<24} {'':>10}  {extra.median(wall):13.2f}  "
+                f"{extra.rss_cell():<24} {'':>10}  {extra.jsii_cell():<18}"
+            )
+    time_ratio = paired_ratio(results["scale-100"], base, cpu)
+    rss_ratio = paired_ratio(results["scale-100"], base, rss)
+    report.verdict(
+        f"scale: 100 groups <= {SCALE_TARGET}x 2 groups, CPU time",
+        time_ratio <= SCALE_TARGET,
+        f"{time_ratio:.2f}x",
+    )
+    report.verdict(
+        f"scale: 100 groups <= {SCALE_TARGET}x 2 groups, peak RSS",
+        rss_ratio <= SCALE_TARGET,
+        f"{rss_ratio:.2f}x",
+    )
+    if "scale-on-2" in results and "scale-on-100" in results:
+        on_ratio = paired_ratio(results["scale-on-100"], results["scale-on-2"], cpu)
+        report.verdict(
+            f"scale: 100 groups <= {SCALE_TARGET}x 2 groups, CPU, validation on",
+            on_ratio <= SCALE_TARGET,
+            f"{on_ratio:.2f}x",
+        )
+
+    low = (calls[50] - calls[10]) / 40
+    high = (calls[100] - calls[50]) / 50
+    linear = high <= low * LINEARITY_TOLERANCE
+    report.add(
+        f"   Python calls in hyperpod_constructs per added group: {low:.0f} (10..50 groups), "
+        f"{high:.0f} (50..100 groups): {'linear' if linear else 'SUPER-LINEAR'}"
+    )
+    report.verdict(
+        "scale: linear growth (Python calls per group constant)",
+        linear,
+        f"{high:.0f} vs {low:.0f} calls per group",
+    )
+    jsii = {
+        size: results[f"scale-{size}"].median(lambda run: run.app["jsii_build"])
+        for size in SCALE_SIZES
+    }
+    per_group = (jsii[100] - jsii[10]) / 90
+    line = f"   jsii round trips per added group: {per_group:.1f} (library)"
+    if "scale-l1-2" in results and "scale-l1-100" in results:
+        l1 = {
+            size: results[f"scale-l1-{size}"].median(lambda run: run.app["jsii_build"])
+            for size in (2, 100)
+        }
+        line += f", {(l1[100] - l1[2]) / 98:.1f} (L1 with property structs)"
+    report.add(line)
+    report.verdict(
+        "scale: no per-group jsii round trips", per_group < 0.5, f"{per_group:.1f} per group"
+    )
+    report.add()
+
+
+def _gate_value(name: str, value: float) -> str:
+    if name.endswith("_usd"):
+        return f"USD {value:.4f}"
+    text = f"{value:.0f}" if float(value).is_integer() else f"{value:.3f}"
+    return f"{text} s" if name.endswith("_seconds") else text
+
+
+def gate_section(report: Report) -> None:
+    report.add("3. Readiness gate: one 3-hour wait, polling every 60 s (bench/gate_cost.py)")
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        gate_cost = importlib.import_module("gate_cost")
+    except ModuleNotFoundError as error:
+        if error.name != "gate_cost":
+            raise
+        report.add("   gate: n/a (bench/gate_cost.py is missing)")
+        report.add()
+        return
+    costs: dict[str, float] = gate_cost.measure(poll_interval_seconds=60)
+    for name, value in costs.items():
+        report.add(f"   gate: {name:<32} {_gate_value(name, value):>14}")
+    report.add()
+
+
+def verdict_section(report: Report) -> None:
+    report.add("Targets")
+    for target, passed, detail in report.verdicts:
+        report.add(f"   {verdict_text(passed)}  {target:<58} {detail}")
+
+
+# -- main -------------------------------------------------------------------------------------
+
+
+def overhead_cases(diagnostics: bool) -> list[Case]:
+    cases = []
+    for validation in (True, False):
+        flag = "on" if validation else "off"
+        cases.append(Case(f"lib-{flag}", "fsdp_library.py", (), validation))
+        cases.append(Case(f"l1-{flag}", "fsdp_l1.py", (), validation))
+        if diagnostics:
+            cases.append(Case(f"nogate-{flag}", "fsdp_library.py", ("--no-gate",), validation))
+    return cases
+
+
+def scale_cases(diagnostics: bool) -> list[Case]:
+    cases = [Case(f"scale-{size}", "scale.py", (str(size),)) for size in SCALE_SIZES]
+    cases += [Case(f"scale-l1-{size}", "scale.py", (str(size), "--l1")) for size in (2, 100)]
+    if diagnostics:
+        cases += [Case(f"scale-on-{size}", "scale.py", (str(size),), True) for size in (2, 100)]
+    return cases
+
+
+def record(text: str, info: dict[str, str]) -> None:
+    """Replace the measured block of docs/performance.md with this run."""
+    block = (
+        f"{BEGIN_MARK}\nMeasured {time.strftime('%Y-%m-%d')} on {info['cpus']} CPUs "
+        f"({info['arch']}), Python {info['python']}, Node {info['node']}, aws-cdk-lib "
+        f"{info['aws-cdk-lib']}, jsii {info['jsii']}; load average {info['load']} at the "
+        f"start.\n\n```text\n{text}\n```\n{END_MARK}"
+    )
+    document = PERFORMANCE_DOC.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(BEGIN_MARK) + ".*?" + re.escape(END_MARK), re.DOTALL)
+    if not pattern.search(document):
+        raise SystemExit(f"bench: {PERFORMANCE_DOC} has no {BEGIN_MARK} ... {END_MARK} block")
+    PERFORMANCE_DOC.write_text(pattern.sub(lambda _: block, document), encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmarks; print the table. Exit status 1 only with ``--check`` and a MISS."""
+    parser = argparse.ArgumentParser(description="Benchmarks of hyperpod_constructs.")
+    parser.add_argument("--runs", type=int, default=5, help="runs per case (at least 5)")
+    parser.add_argument(
+        "--only",
+        choices=("overhead", "scale", "gate"),
+        action="append",
+        help="run only this section (repeatable)",
+    )
+    parser.add_argument(
+        "--diagnostics",
+        action="store_true",
+        help="also run the FSDP app with the gate disabled and the scale apps with validation",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="exit with status 1 when a target is missed"
+    )
+    parser.add_argument(
+        "--record", action="store_true", help="also write the output to docs/performance.md"
+    )
+    args = parser.parse_args(argv)
+    if args.runs < 5:
+        parser.error("--runs must be at least 5 (targets are judged on medians of >= 5 runs)")
+    sections = set(args.only or ("overhead", "scale", "gate"))
+
+    def progress(message: str) -> None:
+        print(f"bench: {message}", file=sys.stderr, flush=True)
+
+    info = machine()
+    report = Report()
+    report.add(
+        f"hyperpod_constructs benchmark: whole processes, {args.runs} runs per case in "
+        "alternating rounds"
+    )
+    report.add(
+        f"machine: {info['cpus']} CPUs {info['arch']}, Python {info['python']}, Node "
+        f"{info['node']}, aws-cdk-lib {info['aws-cdk-lib']}, load average {info['load']}"
+    )
+    report.add(
+        "absolute values (s, MiB) hold for this machine only; ratios (x, median of per-round "
+        "ratios) are portable"
+    )
+    report.add()
+    if "overhead" in sections:
+        progress("synth overhead: FSDP example vs L1")
+        overhead_section(report, measure(overhead_cases(args.diagnostics), args.runs, progress))
+    if "scale" in sections:
+        progress("scale: 1..100 instance groups")
+        results = measure(scale_cases(args.diagnostics), args.runs, progress)
+        scale_section(report, results, call_counts((10, 50, 100)))
+    if "gate" in sections:
+        gate_section(report)
+    verdict_section(report)
+    text = report.text()
+    print(text)
+    if args.record:
+        record(text, info)
+        progress(f"recorded in {PERFORMANCE_DOC.relative_to(ROOT)}")
+    missed = not all(passed for _, passed, _ in report.verdicts)
+    return 1 if args.check and missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

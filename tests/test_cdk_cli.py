@@ -1,0 +1,129 @@
+"""The real ``cdk synth`` on an invalid app: each problem printed once, concisely, exit != 0.
+
+Two invalid apps (an error raised while the app is built, and cross-group errors found by
+the cluster's node validation in ``app.synth()``), each in a temporary folder with its own
+``cdk.json``, synthesized concurrently by the CLI in node_modules/.bin on Node 22.
+Policy plugin (cdk-nag) failures need no test here: under the CLI aws-cdk-lib does not raise
+them (``@aws-cdk/core:failSynthOnValidationErrors`` is false) and the CLI prints the report;
+tests/test_reporting.py covers them in-process.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE_BIN = ROOT / "node_modules" / ".bin"
+CDK = NODE_BIN / "cdk"
+
+APP = '''\
+"""A tiny invalid HyperPod app ({case})."""
+import os
+
+os.environ.setdefault("CDK_VALIDATION", "false")
+
+from aws_cdk import App, Stack
+
+from hyperpod_constructs import (
+    HyperPodInstanceType,
+    HyperPodSlurmCluster,
+    InstanceGroup,
+    report_validation_errors,
+)
+
+CPU = HyperPodInstanceType.ML_C5_4XLARGE
+
+with report_validation_errors():
+    app = App()
+    stack = Stack(app, "Invalid")
+    HyperPodSlurmCluster(stack, "Cluster", instance_groups=[{groups}])
+    app.synth()
+'''
+
+CASES = {
+    # Raised by add_instance_group while the app is built.
+    "eager": (
+        'InstanceGroup.controller("controller", instance_type=CPU), '
+        'InstanceGroup.compute("gpu_1", instance_type=CPU, instance_count=2, '
+        'min_instance_count=3, partition="gpu")',
+        {"HP-NAME-GROUP", "HP-MIN-ABOVE-COUNT"},
+    ),
+    # Found by the cluster's node validation when app.synth() runs.
+    "cross": (
+        'InstanceGroup.controller("c1", instance_type=CPU), '
+        'InstanceGroup.controller("c2", instance_type=CPU), '
+        'InstanceGroup.compute("a", instance_type=CPU, instance_count=1, partition="p"), '
+        'InstanceGroup.compute("a", instance_type=CPU, instance_count=1, partition="p")',
+        {"HP-CONTROLLER-ONE", "HP-GROUP-UNIQUE"},
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Synth:
+    """One finished ``cdk synth``."""
+
+    returncode: int
+    output: str
+    outdir: Path
+
+
+@pytest.fixture(scope="module")
+def synths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Synth]:
+    """Run ``cdk synth`` on every case at once; wait for all of them."""
+    if not CDK.exists():
+        pytest.skip("the cdk CLI is not installed (run `make setup`)")
+    env = dict(os.environ)
+    env.update(
+        PATH=f"{NODE_BIN}{os.pathsep}{env.get('PATH', '')}",
+        PYTHONPATH=str(ROOT),
+        CDK_DISABLE_CLI_TELEMETRY="true",
+    )
+    for name in ("CDK_OUTDIR", "CDK_CONTEXT_JSON", "PYTEST_CURRENT_TEST", "PYTEST_VERSION"):
+        env.pop(name, None)
+    running: dict[str, tuple[subprocess.Popen[str], Path]] = {}
+    for case, (groups, _) in CASES.items():
+        folder = tmp_path_factory.mktemp(f"cdk-{case}")
+        (folder / "app.py").write_text(APP.format(case=case, groups=groups))
+        (folder / "cdk.json").write_text(f'{{"app": "{sys.executable} app.py"}}\n')
+        command = [str(CDK), "synth", "--quiet", "--no-notices", "--no-version-reporting"]
+        process = subprocess.Popen(
+            command,
+            cwd=folder,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        running[case] = (process, folder)
+    done: dict[str, Synth] = {}
+    for case, (process, folder) in running.items():
+        output, _ = process.communicate(timeout=120)
+        done[case] = Synth(process.returncode, output, folder / "cdk.out")
+    return done
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_invalid_app_fails_with_each_message_once(case: str, synths: dict[str, Synth]) -> None:
+    synth = synths[case]
+    rules = CASES[case][1]
+    output = synth.output
+
+    assert synth.returncode != 0, output
+    assert "Traceback" not in output
+    assert "at Kernel" not in output
+    assert "jsii.errors" not in output
+    assert "Node 20" not in output
+    problems = [line.strip() for line in output.splitlines() if re.search(r"\[HP-[A-Z-]+\]$", line)]
+    assert sorted(re.sub(r".*\[(HP-[A-Z-]+)\]$", r"\1", line) for line in problems) == sorted(rules)
+    for line in problems:
+        assert line.startswith("[Invalid/Cluster] ")
+        assert output.count(line) == 1
+    assert list(synth.outdir.rglob("*.template.json")) == []

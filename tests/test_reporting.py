@@ -1,0 +1,275 @@
+"""``report_validation_errors``: every kind of validation failure becomes a short report.
+
+In-process and fast; tests/test_cdk_cli.py checks the same through the real ``cdk synth``.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import jsii
+import pytest
+from aws_cdk import (
+    App,
+    Aspects,
+    IAspect,
+    IPolicyValidationContext,
+    IPolicyValidationPlugin,
+    PolicyValidationPluginReport,
+    PolicyViolatingResource,
+    PolicyViolation,
+    Stack,
+    Validations,
+)
+from aws_cdk import aws_ssm as ssm
+from constructs import IConstruct
+
+from hyperpod_constructs import (
+    HyperPodInstanceType,
+    HyperPodSlurmCluster,
+    HyperPodValidationError,
+    InstanceGroup,
+    report_validation_errors,
+)
+from hyperpod_constructs.reporting import ValidationFailure, classify, validation_messages
+
+CPU = HyperPodInstanceType.ML_C5_4XLARGE
+
+
+def controller(name: str = "controller") -> InstanceGroup:
+    return InstanceGroup.controller(name, instance_type=HyperPodInstanceType.ML_M5_2XLARGE)
+
+
+def compute(name: str, **kwargs: Any) -> InstanceGroup:
+    kwargs.setdefault("instance_count", 2)
+    return InstanceGroup.compute(name, instance_type=CPU, partition="cpu", **kwargs)
+
+
+def reported(run: Any) -> tuple[str, int | str | None]:
+    """Run ``run()`` inside ``report_validation_errors``; return (report, exit code)."""
+    stream = io.StringIO()
+    with pytest.raises(SystemExit) as exit_info, report_validation_errors(stream):
+        run()
+    return stream.getvalue(), exit_info.value.code
+
+
+def problem_lines(report: str) -> list[str]:
+    return [line.strip() for line in report.splitlines() if line.startswith("  ")]
+
+
+def templates(outdir: Path) -> list[Path]:
+    return sorted(outdir.rglob("*.template.json"))
+
+
+def test_eager_error_one_line_per_problem(tmp_path: Path) -> None:
+    def build() -> None:
+        app = App(outdir=str(tmp_path))
+        stack = Stack(app, "Bad")
+        HyperPodSlurmCluster(
+            stack,
+            "Cluster",
+            instance_groups=[controller(), compute("gpu_1", min_instance_count=3)],
+        )
+        app.synth()
+
+    report, code = reported(build)
+
+    assert code == 1
+    lines = report.splitlines()
+    assert lines[0] == "HyperPod validation failed (2 problems); no template was written:"
+    problems = problem_lines(report)
+    assert len(problems) == 2
+    assert all(line.startswith("[Bad/Cluster] instance group 'gpu_1': ") for line in problems)
+    assert problems[0].endswith("[HP-NAME-GROUP]")
+    assert problems[1].endswith("[HP-MIN-ABOVE-COUNT]")
+    assert "Traceback" not in report
+    assert templates(tmp_path) == []
+
+
+def test_cross_group_errors_at_synth_each_once(tmp_path: Path) -> None:
+    def build() -> None:
+        app = App(outdir=str(tmp_path))
+        stack = Stack(app, "Bad")
+        HyperPodSlurmCluster(
+            stack,
+            "Cluster",
+            instance_groups=[controller("c1"), controller("c2"), compute("a"), compute("a")],
+        )
+        app.synth()
+
+    report, code = reported(build)
+
+    assert code == 1
+    header = "HyperPod validation failed (2 problems); no template was written:"
+    assert report.splitlines()[0] == header
+    problems = problem_lines(report)
+    assert [line.rsplit(" ", 1)[1] for line in problems] == [
+        "[HP-CONTROLLER-ONE]",
+        "[HP-GROUP-UNIQUE]",
+    ]
+    assert all(line.startswith("[Bad/Cluster] ") for line in problems)
+    assert "at Kernel" not in report
+    assert "Traceback" not in report
+    assert templates(tmp_path) == []
+
+
+@jsii.implements(IPolicyValidationPlugin)
+class _RejectParameters:
+    """A policy validation plugin (like cdk-nag's) that rejects the ``Marker`` parameter."""
+
+    @property
+    def name(self) -> str:
+        return "RejectParameters"
+
+    @property
+    def rule_ids(self) -> list[str] | None:
+        return None
+
+    @property
+    def version(self) -> str | None:
+        return None
+
+    def validate(self, context: IPolicyValidationContext) -> PolicyValidationPluginReport:
+        return PolicyValidationPluginReport(
+            success=False,
+            violations=[
+                PolicyViolation(
+                    rule_name="no-parameters",
+                    description="parameters are not allowed",
+                    violating_resources=[
+                        PolicyViolatingResource(
+                            resource_logical_id="Marker",
+                            template_path=path,
+                            locations=["Properties"],
+                        )
+                        for path in context.template_paths
+                    ],
+                )
+            ],
+        )
+
+
+def test_policy_plugin_failure_report_once(tmp_path: Path) -> None:
+    """In aws-cdk-lib's "inmemory" app mode the error carries the report: print it once.
+
+    (Run as a plain process, aws-cdk-lib prints the report itself and raises a one-line
+    error; under ``cdk synth`` it does not raise at all and the CLI prints the report.)
+    """
+
+    def build() -> None:
+        app = App(outdir=str(tmp_path), context={"@aws-cdk/core:appMode": "inmemory"})
+        Validations.of(app).add_plugins(_RejectParameters())
+        stack = Stack(app, "Checked")
+        ssm.CfnParameter(stack, "Marker", type="String", value="x").override_logical_id("Marker")
+        app.synth()
+
+    report, code = reported(build)
+
+    assert code == 1
+    lines = report.splitlines()
+    assert lines[0] == "Policy validation failed:"
+    assert report.count("parameters are not allowed") == 1
+    assert "Acknowledge with 'RejectParameters::no-parameters'" in report
+    # aws-cdk-lib prints the path relative to the working directory when that is shorter.
+    prefix, suffix = "A copy of this report is in ", "."
+    assert lines[-1].startswith(prefix)
+    assert lines[-1].endswith(suffix)
+    printed = Path(lines[-1].removeprefix(prefix).removesuffix(suffix))
+    assert (Path.cwd() / printed).resolve() == (tmp_path / "validation-report.json").resolve()
+    assert "Traceback" not in report
+
+
+def test_hyperpod_error_raised_inside_a_jsii_callback(tmp_path: Path) -> None:
+    """An aspect adds an invalid group during synth: the error crosses jsii as a RuntimeError."""
+
+    @jsii.implements(IAspect)
+    class AddInvalidGroup:
+        def __init__(self, cluster: HyperPodSlurmCluster) -> None:
+            self.cluster = cluster
+
+        def visit(self, node: IConstruct) -> None:
+            if node is self.cluster:
+                self.cluster.add_instance_group(compute("bad_name"))
+
+    def build() -> None:
+        app = App(outdir=str(tmp_path))
+        stack = Stack(app, "Bad")
+        cluster = HyperPodSlurmCluster(
+            stack, "Cluster", instance_groups=[controller(), compute("a")]
+        )
+        Aspects.of(stack).add(AddInvalidGroup(cluster))
+        app.synth()
+
+    report, code = reported(build)
+
+    assert code == 1
+    assert report.splitlines()[0] == "HyperPod validation failed (1 problem):"
+    (problem,) = problem_lines(report)
+    assert problem.startswith("[Bad/Cluster] instance group 'bad_name': ")
+    assert problem.endswith("[HP-NAME-GROUP]")
+
+
+def test_other_errors_propagate_unchanged() -> None:
+    stream = io.StringIO()
+    with (
+        pytest.raises(ValueError, match="not a validation failure"),
+        report_validation_errors(stream),
+    ):
+        raise ValueError("not a validation failure")
+    with pytest.raises(RuntimeError, match="boom"), report_validation_errors(stream):
+        raise RuntimeError("boom")
+    assert stream.getvalue() == ""
+
+
+def test_default_stream_is_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    error = HyperPodValidationError("App/Cluster", [])
+    with pytest.raises(SystemExit), report_validation_errors():
+        raise error
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "Validation failed (0 problems); no template was written:\n"
+
+
+def test_classify_construct_errors_drops_stack_and_duplicates() -> None:
+    error = RuntimeError(
+        "ValidationFailedWithErrors: Validation failed with the following errors:\n"
+        "  [S/C] first [HP-A]\n"
+        "  [S/C] first [HP-A]\n"
+        "  [S/D] second\n"
+        "      at Kernel._Kernel_ensureSync (/tmp/x/lib/program.js:1:72922)\n"
+        "  [S/E] after the stack\n"
+    )
+    failure = classify(error)
+    assert failure == ValidationFailure("construct", ("[S/C] first [HP-A]", "[S/D] second"))
+    assert failure.lines()[0] == "Validation failed (2 problems); no template was written:"
+    assert validation_messages(error) == ["[S/C] first [HP-A]", "[S/D] second"]
+
+
+def test_classify_plugin_failure() -> None:
+    error = RuntimeError(
+        "ValidationFailed: Validation failed. A copy of this report can be found in: "
+        "/tmp/out/validation-report.json"
+    )
+    failure = classify(error)
+    assert failure == ValidationFailure("plugin", (), "/tmp/out/validation-report.json")
+    assert failure.lines() == [
+        "Policy validation failed: see the report above; "
+        "a copy is in /tmp/out/validation-report.json."
+    ]
+    assert validation_messages(error) is None
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        RuntimeError("Something else: [S/C] looks like a finding but no rule id"),
+        RuntimeError(""),
+        ValueError("Validation failed with the following errors:\n  [S/C] x"),
+        KeyError("x"),
+    ],
+)
+def test_classify_leaves_other_errors_alone(error: BaseException) -> None:
+    assert classify(error) is None
+    assert validation_messages(error) is None
