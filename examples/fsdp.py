@@ -16,6 +16,7 @@ from hyperpod_constructs import (
     InstanceGroup,
     InstanceStorage,
     LifecycleScripts,
+    MinCountGateOptions,
 )
 
 LIFECYCLE_DIR = os.path.join(os.path.dirname(__file__), "lifecycle")
@@ -24,7 +25,10 @@ LIFECYCLE_DIR = os.path.join(os.path.dirname(__file__), "lifecycle")
 class FsdpTrainingStack(Stack):
     """A 128-GPU FSDP cluster in its own VPC, gated at its full world size."""
 
-    def __init__(self, scope: Construct, id: str) -> None:
+    def __init__(
+        self, scope: Construct, id: str, *, min_count_gate: MinCountGateOptions | None = None
+    ) -> None:
+        """:param min_count_gate: the gate's options. Default: the library's defaults."""
         super().__init__(scope, id, description="HyperPod FSDP training cluster (example)")
         vpc = ec2.Vpc(self, "Vpc", max_azs=1, nat_gateways=1)
         vpc.add_flow_log("FlowLog")
@@ -54,6 +58,7 @@ class FsdpTrainingStack(Stack):
                 ),
             ],
             tags={"project": "llm-pretraining"},
+            min_count_gate=min_count_gate,
         )
         # Anything that must not start before the full world size is up depends on the gate.
         ready = ssm.StringParameter(
@@ -63,5 +68,5 @@ class FsdpTrainingStack(Stack):
             string_value=self.cluster.cluster_arn,
             description="Written once all 16 GPU nodes are in service",
         )
-        assert self.cluster.min_count_gate is not None
-        ready.node.add_dependency(self.cluster.min_count_gate)
+        if self.cluster.min_count_gate is not None:
+            ready.node.add_dependency(self.cluster.min_count_gate)

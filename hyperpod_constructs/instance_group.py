@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from aws_cdk import aws_iam as iam
 
@@ -65,18 +66,7 @@ class InstanceGroup:
         lifecycle_scripts: LifecycleScripts | None = None,
     ) -> InstanceGroup:
         """The Slurm controller group (exactly one per cluster). Default: one instance."""
-        return cls(
-            name=name,
-            node_type=NodeType.CONTROLLER,
-            instance_type=instance_type,
-            instance_count=instance_count,
-            min_instance_count=min_instance_count,
-            threads_per_core=threads_per_core,
-            storage=tuple(storage),
-            image_id=image_id,
-            execution_role=execution_role,
-            lifecycle_scripts=lifecycle_scripts,
-        )
+        return cls._head_node_group(NodeType.CONTROLLER, **_arguments(locals()))
 
     @classmethod
     def login(
@@ -93,18 +83,13 @@ class InstanceGroup:
         lifecycle_scripts: LifecycleScripts | None = None,
     ) -> InstanceGroup:
         """The login group (at most one per cluster). Default: one instance."""
-        return cls(
-            name=name,
-            node_type=NodeType.LOGIN,
-            instance_type=instance_type,
-            instance_count=instance_count,
-            min_instance_count=min_instance_count,
-            threads_per_core=threads_per_core,
-            storage=tuple(storage),
-            image_id=image_id,
-            execution_role=execution_role,
-            lifecycle_scripts=lifecycle_scripts,
-        )
+        return cls._head_node_group(NodeType.LOGIN, **_arguments(locals()))
+
+    @classmethod
+    def _head_node_group(
+        cls, node_type: NodeType, *, storage: Sequence[InstanceStorage], **fields: Any
+    ) -> InstanceGroup:
+        return cls(node_type=node_type, storage=tuple(storage), **fields)
 
     @classmethod
     def compute(
@@ -177,3 +162,8 @@ class InstanceGroup:
     def is_gated(self) -> bool:
         """Whether HyperPod holds this group out of service until ``min_instance_count``."""
         return isinstance(self.min_instance_count, int) and self.min_instance_count > 0
+
+
+def _arguments(scope: dict[str, Any]) -> dict[str, Any]:
+    """A factory's keyword arguments (its ``locals()`` without ``cls``)."""
+    return {key: value for key, value in scope.items() if key != "cls"}
