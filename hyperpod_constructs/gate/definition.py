@@ -19,6 +19,9 @@ LAMBDA_RETRY_ERRORS = (
 FAILED_ERROR = "MinCountGateFailed"
 """Error name of the execution when the gate fails."""
 
+CHECK_FAILED_ERROR = "MinCountGateCheckFailed"
+"""Error name of the execution when even the failure report could not run."""
+
 CHECK_TIMEOUT_SECONDS = 120
 """Per-invocation timeout of the CheckCapacity task (poll Lambda timeout must be lower)."""
 
@@ -48,14 +51,20 @@ def build_definition(*, poll_function_arn: str, timeout_seconds: int) -> dict[st
                 "Resource": poll_function_arn,
                 "ResultPath": "$.check",
                 "TimeoutSeconds": CHECK_TIMEOUT_SECONDS,
-                "Retry": [
-                    {
-                        "ErrorEquals": list(LAMBDA_RETRY_ERRORS),
-                        "IntervalSeconds": 5,
-                        "MaxAttempts": 5,
-                        "BackoffRate": 2.0,
-                    }
-                ],
+                "Retry": [_retry()],
+                # Whatever ends the check for good (a function timeout, out of memory, retries
+                # exhausted) is reported, so the wait condition fails with a reason instead of
+                # waiting for its own 12-hour limit.
+                "Catch": [_catch_all("ReportCheckFailure")],
+                "Next": "Decide",
+            },
+            "ReportCheckFailure": {
+                "Type": "Task",
+                "Resource": poll_function_arn,
+                "ResultPath": "$.check",
+                "TimeoutSeconds": CHECK_TIMEOUT_SECONDS,
+                "Retry": [_retry()],
+                "Catch": [_catch_all("CheckFailedUnreported")],
                 "Next": "Decide",
             },
             "Decide": {
@@ -87,5 +96,24 @@ def build_definition(*, poll_function_arn: str, timeout_seconds: int) -> dict[st
                 "Error": FAILED_ERROR,
                 "CausePath": "$.check.reason",
             },
+            "CheckFailedUnreported": {
+                "Type": "Fail",
+                "Error": CHECK_FAILED_ERROR,
+                "CausePath": "$.checkFailure.Cause",
+            },
         },
     }
+
+
+def _retry() -> dict[str, Any]:
+    return {
+        "ErrorEquals": list(LAMBDA_RETRY_ERRORS),
+        "IntervalSeconds": 5,
+        "MaxAttempts": 5,
+        "BackoffRate": 2.0,
+    }
+
+
+def _catch_all(next_state: str) -> dict[str, Any]:
+    """Catch every error; the poll function finds it under ``checkFailure`` ({Error, Cause})."""
+    return {"ErrorEquals": ["States.ALL"], "ResultPath": "$.checkFailure", "Next": next_state}

@@ -102,18 +102,28 @@ def test_retries_are_bounded_then_the_execution_fails() -> None:
         raise TaskFailure("Lambda.TooManyRequestsException", "slow down")
 
     execution, _ = run(task)
+    # 1 + MaxAttempts 5 for the check, then the same again for the failure report; both
+    # are caught, and the execution ends in the unreported-failure state with the cause.
     assert execution.status == "FAILED"
-    assert execution.error == "Lambda.TooManyRequestsException"
-    assert execution.task_invocations == 6  # 1 + MaxAttempts 5
+    assert execution.error == "MinCountGateCheckFailed"
+    assert execution.cause == "slow down"
+    assert execution.task_invocations == 12
 
 
 def test_unlisted_errors_are_not_retried() -> None:
     def task(_: Any) -> Any:
         raise KeyError("bug")
 
-    execution, _ = run(task)
-    assert execution.status == "FAILED" and execution.error == "KeyError"
-    assert execution.task_invocations == 1
+    seen: list[Any] = []
+
+    def recording(document: Any) -> Any:
+        seen.append(document.get("checkFailure"))
+        raise KeyError("bug")
+
+    execution, _ = run(recording)
+    assert execution.status == "FAILED" and execution.error == "MinCountGateCheckFailed"
+    assert execution.task_invocations == 2  # the check, then the failure report; no retries
+    assert seen == [None, {"Error": "KeyError", "Cause": "'bug'"}]
 
 
 def test_task_timeout_is_retried_as_states_timeout() -> None:
@@ -185,7 +195,7 @@ def test_missing_variable_fails_at_runtime() -> None:
     [
         (
             ("States", "CheckCapacity", "Catch"),
-            [{"ErrorEquals": ["States.ALL"], "Next": "GateFailed"}],
+            [{"ErrorEquals": ["States.ALL"], "Next": "GateFailed", "OutputPath": "$"}],
         ),
         (("States", "CheckCapacity", "Parameters"), {"a.$": "$"}),
         (("States", "CheckCapacity", "InputPath"), "$.x"),

@@ -34,6 +34,8 @@ def test_contract_shape() -> None:
         "GateOpened",
         "GateAbandoned",
         "GateFailed",
+        "ReportCheckFailure",
+        "CheckFailedUnreported",
     }
     check = states["CheckCapacity"]
     assert check["Type"] == "Task" and check["Resource"] == ARN
@@ -53,6 +55,16 @@ def test_contract_shape() -> None:
             "BackoffRate": 2,
         }
     ]
+    catch_all = {"ErrorEquals": ["States.ALL"], "ResultPath": "$.checkFailure"}
+    assert check["Catch"] == [{**catch_all, "Next": "ReportCheckFailure"}]
+    report = states["ReportCheckFailure"]
+    assert (report["Resource"], report["ResultPath"], report["Next"]) == (ARN, "$.check", "Decide")
+    assert report["Catch"] == [{**catch_all, "Next": "CheckFailedUnreported"}]
+    assert states["CheckFailedUnreported"] == {
+        "Type": "Fail",
+        "Error": "MinCountGateCheckFailed",
+        "CausePath": "$.checkFailure.Cause",
+    }
     decide = states["Decide"]
     routes = {c["StringEquals"]: c["Next"] for c in decide["Choices"]}
     assert all(c["Variable"] == "$.check.status" for c in decide["Choices"])

@@ -335,6 +335,25 @@ def test_internal_error_signals_failure_without_leaking(monkeypatch: pytest.Monk
     w.assert_no_secret_leak()
 
 
+def test_a_caught_check_failure_fails_the_wait_with_its_cause(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The state machine's Catch hands over what ended a check for good (here a function
+    timeout); the report call must not poll again, only fail the wait with that cause."""
+    w = world(monkeypatch)
+    w.clock.advance(600)
+    event = w.poll_event(GPU)
+    event["checkFailure"] = {"Error": "Sandbox.Timedout", "Cause": "Task timed out after 100 s"}
+    result = w.poll_once(event)
+    assert result["status"] == "FAILED"
+    assert "could not complete (Sandbox.Timedout: Task timed out after 100 s)" in result["reason"]
+    assert "gpu" in result["reason"] and "train" in result["reason"]
+    assert w.sim.calls.get("DescribeCluster", 0) == 0
+    (signal,) = w.signals()
+    assert signal.json()["Status"] == "FAILURE"
+    w.assert_no_secret_leak()
+
+
 def test_invalid_input_still_signals_failure(monkeypatch: pytest.MonkeyPatch) -> None:
     w = world(monkeypatch)
     event = w.poll_event(GPU)

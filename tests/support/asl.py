@@ -2,7 +2,8 @@
 
 Supported: top-level ``StartAt``/``States``/``TimeoutSeconds``/``Comment``;
 ``Task`` with a direct Lambda ARN ``Resource`` (mapped to a Python callable),
-``ResultPath``, ``TimeoutSeconds`` and ``Retry``; ``Choice`` with
+``ResultPath``, ``TimeoutSeconds``, ``Retry`` and ``Catch`` (``ErrorEquals``,
+``ResultPath``, ``Next``); ``Choice`` with
 ``Variable`` + ``StringEquals`` rules and ``Default``; ``Wait`` with
 ``Seconds``/``SecondsPath``; ``Succeed``; ``Fail`` with ``Error``/``Cause``/
 ``CausePath``.  Any other field or state type raises :class:`AslUnsupported`
@@ -33,7 +34,7 @@ _PATH = re.compile(r"^\$(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 _COMMON = {"Type", "Comment"}
 _ALLOWED: dict[str, set[str]] = {
-    "Task": _COMMON | {"Resource", "ResultPath", "TimeoutSeconds", "Retry", "Next", "End"},
+    "Task": _COMMON | {"Resource", "ResultPath", "TimeoutSeconds", "Retry", "Catch", "Next", "End"},
     "Choice": _COMMON | {"Choices", "Default"},
     "Wait": _COMMON | {"Seconds", "SecondsPath", "Next", "End"},
     "Succeed": _COMMON,
@@ -42,6 +43,7 @@ _ALLOWED: dict[str, set[str]] = {
 _TOP = {"StartAt", "States", "TimeoutSeconds", "Comment"}
 _RETRY = {"ErrorEquals", "IntervalSeconds", "MaxAttempts", "BackoffRate"}
 _CHOICE_RULE = {"Variable", "StringEquals", "Next"}
+_CATCH = {"ErrorEquals", "ResultPath", "Next"}
 
 
 class AslUnsupported(Exception):
@@ -136,6 +138,11 @@ def validate(definition: Mapping[str, Any], resources: Mapping[str, Any]) -> Non
             for retrier in retriers:
                 if set(retrier) - _RETRY or "ErrorEquals" not in retrier:
                     raise AslUnsupported(f"state {name}: unsupported Retry {retrier}")
+            for catcher in state.get("Catch", []):
+                if set(catcher) - _CATCH or "ErrorEquals" not in catcher or "Next" not in catcher:
+                    raise AslUnsupported(f"state {name}: unsupported Catch {catcher}")
+                if catcher["Next"] not in states or not _PATH.match(catcher.get("ResultPath", "$")):
+                    raise AslUnsupported(f"state {name}: bad Catch {catcher}")
             result_path = state.get("ResultPath", "$")
             if result_path is not None and not _PATH.match(result_path):
                 raise AslUnsupported(f"state {name}: unsupported ResultPath {result_path!r}")
@@ -284,6 +291,9 @@ class Execution:
         else:  # pragma: no cover - validate() rejects other types
             raise AslUnsupported(kind)
 
+    def _schedule(self, target: str, document: Any) -> None:
+        self.scheduler.at(self.clock.time(), lambda: self._enter(target, document, 0), target)
+
     def _task(self, name: str, state: Mapping[str, Any], document: Any, attempt: int) -> None:
         function = self.resources[state["Resource"]]
         began = self.clock.time()
@@ -311,13 +321,7 @@ class Execution:
             return
         self.history.append(HistoryEvent(self.clock.time(), "TaskFailed", name, error))
         for retrier in state.get("Retry", []):
-            names = retrier["ErrorEquals"]
-            matches = (
-                error in names
-                or "States.ALL" in names
-                or ("States.TaskFailed" in names and error != "States.Timeout")
-            )
-            if not matches:
+            if not _matches(retrier["ErrorEquals"], error):
                 continue
             max_attempts = retrier.get("MaxAttempts", 3)
             if attempt >= max_attempts:
@@ -327,4 +331,22 @@ class Execution:
                 self.clock.time() + delay, lambda: self._enter(name, document, attempt + 1), name
             )
             return
+        for catcher in state.get("Catch", []):
+            if _matches(catcher["ErrorEquals"], error):
+                caught = _path_set(
+                    document, catcher.get("ResultPath", "$"), {"Error": error, "Cause": cause}
+                )
+                target = catcher["Next"]
+                self.history.append(HistoryEvent(self.clock.time(), "Caught", name, error))
+                self._schedule(target, caught)
+                return
         raise _ExecutionFailed(error, cause)
+
+
+def _matches(names: list[str], error: str) -> bool:
+    """Step Functions' error matching for Retry and Catch."""
+    return (
+        error in names
+        or "States.ALL" in names
+        or ("States.TaskFailed" in names and error != "States.Timeout")
+    )

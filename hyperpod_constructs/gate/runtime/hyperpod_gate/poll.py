@@ -395,6 +395,19 @@ def _fail_safely(request: PollRequest | None, reason: str, error: str) -> Outcom
         return Outcome(failure.status, failure.reason, error=type(again).__name__)
 
 
+def _report_check_failure(request: PollRequest, failure: Mapping[str, Any]) -> Outcome:
+    """The state machine caught an error that ended a check for good (e.g. a function
+    timeout): fail the wait now, with what went wrong, rather than leave it to time out."""
+    error = str(failure.get("Error") or "unknown error")
+    cause = httpput.redact(str(failure.get("Cause") or ""))
+    reason = (
+        f"MinCount gate failed: the capacity check of cluster {request.cluster_name} for "
+        f"{_gated(request)} could not complete ({error}: {cause}). The gate stopped waiting "
+        "so the stack does not hang; check the gate's check function logs, then redeploy."
+    )
+    return _fail_safely(request, reason, error)
+
+
 def handler(event: Mapping[str, Any], context: Any) -> dict[str, str]:
     """Lambda entry point: poll once and return ``{"status", "reason"}``."""
     if not isinstance(event, Mapping):
@@ -409,8 +422,12 @@ def handler(event: Mapping[str, Any], context: Any) -> dict[str, str]:
         )
         _log(outcome, str(event.get("clusterName") or "?"))
         return {"status": outcome.status, "reason": outcome.reason}
+    check_failure = event.get("checkFailure")
     try:
-        outcome = _poll(request)
+        if isinstance(check_failure, Mapping):
+            outcome = _report_check_failure(request, check_failure)
+        else:
+            outcome = _poll(request)
     except Exception as exc:
         outcome = _fail_safely(
             request,
