@@ -391,6 +391,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             return None
         if security_groups:
             self._security_groups = list(security_groups)
+            # Their rules (EFA, FSx, ...) must exist while nodes run and outlive the cluster.
+            self._teardown_dependencies.extend(
+                group for group in security_groups if isinstance(group, Construct)
+            )
         else:
             group = ec2.SecurityGroup(
                 self,

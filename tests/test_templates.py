@@ -387,6 +387,25 @@ def test_explicit_subnets_and_security_groups_are_used_as_given() -> None:
     assert not resources(data, "AWS::EC2::SecurityGroup")
 
 
+def test_a_given_security_group_and_its_rules_outlive_the_cluster() -> None:
+    """Rules added to a security group the app passes in (EFA self-rule, FSx ports) must
+    exist before nodes start and be deleted only after the cluster."""
+
+    def define(stack: Stack) -> None:
+        vpc = ec2.Vpc(stack, "Vpc", max_azs=1)
+        group = ec2.SecurityGroup(stack, "Nodes", vpc=vpc)
+        HyperPodSlurmCluster(
+            stack, "Cluster", vpc=vpc, security_groups=[group], instance_groups=[controller()]
+        )
+        group.add_ingress_rule(group, ec2.Port.all_traffic(), "EFA")  # added afterwards
+
+    data = as_dict(synth_template(define))
+    _, cluster = cluster_of(data)
+    (rule_id,) = resources(data, "AWS::EC2::SecurityGroupIngress")
+    (group_id,) = resources(data, "AWS::EC2::SecurityGroup")
+    assert {rule_id, group_id} <= set(depends_on(cluster))
+
+
 def test_no_vpc_config_without_a_vpc(standard_template: dict[str, Any]) -> None:
     _, cluster = cluster_of(standard_template)
     assert "VpcConfig" not in cluster["Properties"]

@@ -21,6 +21,7 @@ from constructs import Construct, Dependable, IConstruct
 
 from .._lazy import lazy_any, lazy_string
 from .._nag import acknowledge, arn_placeholder, ref_placeholder
+from .._tokens import is_unresolved
 from ..validation.finding import Finding, HyperPodValidationError
 from .dashboard import dashboard_body
 from .definition import build_definition
@@ -159,18 +160,19 @@ class MinCountGate(Construct):
             "Arms the HyperPod MinCount gate (starts or stops its poll loop)",
         )
         cluster.grant(
-            self.check_function,
-            "sagemaker:DescribeCluster",
-            "sagemaker:ListClusterEvents",
-            "sagemaker:ListClusterNodes",
+            self.check_function, "sagemaker:DescribeCluster", "sagemaker:ListClusterEvents"
         )
-        self.check_function.add_to_role_policy(
-            iam.PolicyStatement(
-                sid="ReadWaitHandleOfThisStack",
-                actions=["cloudformation:DescribeStackResource"],
-                resources=[Aws.STACK_ID],
+        for function, sid in (
+            (self.check_function, "ReadWaitHandleOfThisStack"),
+            (self.arm_function, "ReadWaitConditionOfThisStack"),
+        ):
+            function.add_to_role_policy(
+                iam.PolicyStatement(
+                    sid=sid,
+                    actions=["cloudformation:DescribeStackResource"],
+                    resources=[Aws.STACK_ID],
+                )
             )
-        )
 
         self.topic = options.notification_topic
         if self.topic is None and options.create_notification_topic:
@@ -193,7 +195,14 @@ class MinCountGate(Construct):
                     "<AWS::AccountId>:key/*]",
                 )
 
-        timeout_seconds = int(options.timeout.to_seconds())
+        # The loop's deadline, capped so that its "deadline reached" reason always arrives
+        # before the wait condition's own 12-hour limit could end the wait without a reason.
+        timeout_seconds = min(
+            int(options.timeout.to_seconds()),
+            int(MAX_GATE_TIMEOUT.to_seconds())
+            - int(options.poll_interval.to_seconds())
+            - int(LOOP_BACKSTOP_MARGIN.to_seconds()),
+        )
         log_group = logs.LogGroup(
             self,
             "PollLoopLogs",
@@ -328,8 +337,15 @@ class MinCountGate(Construct):
         CloudFormation create a new pair (a new wait) and delete the old one; other changes
         keep them. Computed once, when the template is written."""
         if self._fingerprint_value is None:
+            stack = Stack.of(self)
+
+            def stable(value: str) -> str:
+                # A token's text depends on creation order; its resolved form does not.
+                return json.dumps(stack.resolve(value)) if is_unresolved(value) else value
+
             self._fingerprint_value = gate_fingerprint(
-                self._cluster.cluster_name, self._requirements
+                stable(self._cluster.cluster_name),
+                {stable(name): r for name, r in self._requirements.items()},
             )
         return self._fingerprint_value
 
@@ -370,6 +386,9 @@ class MinCountGate(Construct):
             {"GroupName": name, "MinCount": str(r.min_count), "TargetCount": str(r.target_count)}
             for name, r in sorted(self._requirements.items())
         ]
+
+    def _condition_logical_id(self) -> str:
+        return Stack.of(self).resolve(self._condition.logical_id)  # type: ignore[no-any-return]
 
     def _handle_logical_id(self) -> str:
         return Stack.of(self).resolve(self._handle.logical_id)  # type: ignore[no-any-return]

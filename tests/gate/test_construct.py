@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from aws_cdk import Duration, Stack
+from aws_cdk import CfnParameter, Duration, Stack
 from aws_cdk import aws_ssm as ssm
 from aws_cdk.assertions import Annotations, Match, Template
 
@@ -46,7 +46,6 @@ GATE_TYPES = (
 SAGEMAKER_READ = {
     "sagemaker:DescribeCluster",
     "sagemaker:ListClusterEvents",
-    "sagemaker:ListClusterNodes",
 }
 MAX_WAIT = 43200
 MARGIN = 15 * 60
@@ -250,8 +249,10 @@ def test_the_gate_timeout_drives_the_loop_while_the_wait_keeps_a_12h_backstop(
     _, wait = only(template, "AWS::CloudFormation::WaitCondition")
     _, gate = only(template, "Custom::HyperPodMinCountGate")
     assert wait["Properties"]["Timeout"] == str(MAX_WAIT)
-    deadline = hours * 3600
+    # The deadline is the timeout, capped so that the last report beats the 12 h limit.
+    deadline = min(hours * 3600, MAX_WAIT - poll_minutes * 60 - MARGIN)
     assert gate["Properties"]["TimeoutSeconds"] == str(deadline)
+    assert deadline + poll_minutes * 60 + MARGIN <= MAX_WAIT
     definition = _definition(template)
     last_report = deadline + poll_minutes * 60 + worst_case_check_seconds(definition)
     assert last_report <= definition["TimeoutSeconds"] <= last_report + MARGIN
@@ -573,3 +574,20 @@ def test_no_sagemaker_wildcards_anywhere_in_the_gate(two_gated: dict[str, Any]) 
             assert "*" not in statement_resources(node), node
             checked += 1
     assert checked >= 1
+
+
+def test_wait_ids_of_a_token_cluster_name_do_not_depend_on_creation_order() -> None:
+    """A token's text (``${Token[TOKEN.n]}``) changes with every construct created before it;
+    the fingerprint must use what it resolves to, or unrelated edits would start a new wait."""
+
+    def ids(unrelated_parameters: int) -> tuple[str, str]:
+        stack = Stack(new_app(), "Gate")
+        for index in range(unrelated_parameters):
+            CfnParameter(stack, f"Unrelated{index}")
+        name = CfnParameter(stack, "ClusterName").value_as_string
+        cluster = HyperPodSlurmCluster(
+            stack, "Cluster", cluster_name=name, instance_groups=[controller(), compute("g", 2, 2)]
+        )
+        return wait_ids(stack, cluster)
+
+    assert ids(0) == ids(3)

@@ -178,6 +178,40 @@ def test_update_with_a_new_handle_waits_again(monkeypatch: pytest.MonkeyPatch) -
     assert len(sfn_calls(w, "StartExecution")) == 2
 
 
+def test_rollback_to_gated_values_whose_wait_exists_starts_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """UPDATE_ROLLBACK re-sends the old properties; their wait condition already exists and
+    holds its result, so the arm must not start a loop nothing waits for. It answers with a
+    new physical id so CloudFormation deletes (stops) the newer loop during cleanup."""
+    w = world(monkeypatch)
+    old = {**w.properties(GPU, w.handle_id()), "WaitConditionLogicalId": "ClusterWaitab12cd34"}
+    w.cfn.resources["ClusterWaitab12cd34"] = {
+        "type": "AWS::CloudFormation::WaitCondition",
+        "physical": "arn:aws:cloudformation:wait",
+        "status": "CREATE_COMPLETE",
+    }
+    raised = [Requirement("gpu", 24, 24)]
+    new = {
+        **w.properties(raised, w.handle_id("ef56ab78")),
+        "WaitConditionLogicalId": "ClusterWaitef56ab78",
+    }
+    forward = w.custom_resource("Update", new, physical_id="arn:old", old_properties=old)
+    assert forward["Status"] == "SUCCESS"
+    assert len(sfn_calls(w, "StartExecution")) == 1  # the new wait condition does not exist yet
+    rollback = w.custom_resource(
+        "Update", old, physical_id=forward["PhysicalResourceId"], old_properties=new
+    )
+    assert rollback["Status"] == "SUCCESS"
+    assert rollback["PhysicalResourceId"] == arm.SETTLED
+    assert len(sfn_calls(w, "StartExecution")) == 1
+    cleanup = w.custom_resource("Delete", new, physical_id=forward["PhysicalResourceId"])
+    assert cleanup["Status"] == "SUCCESS"
+    assert sfn_calls(w, "StopExecution") == [
+        {"executionArn": forward["PhysicalResourceId"], "cause": "gate deleted"}
+    ]
+
+
 def test_delete_stops_the_execution(monkeypatch: pytest.MonkeyPatch) -> None:
     w = world(monkeypatch)
     created = w.arm_gate(GPU)

@@ -19,6 +19,8 @@ from . import aws, httpput
 
 NOT_STARTED = "hyperpod-min-count-gate-not-started"
 """PhysicalResourceId of a gate whose execution could not be started."""
+SETTLED = "hyperpod-min-count-gate-settled"
+"""PhysicalResourceId after an update back to gated values whose wait already ended."""
 
 DEFAULT_METRICS_NAMESPACE = "HyperPod/MinCountGate"
 REASON_LIMIT = 1000
@@ -218,6 +220,25 @@ def _stop(physical_id: str) -> str:
     return "execution stopped"
 
 
+def wait_already_exists(event: Mapping[str, Any]) -> bool:
+    """Whether the wait condition named by ``WaitConditionLogicalId`` is already in the
+    stack. On a forward update it is not: CloudFormation creates it after this resource.
+    Any error reading it counts as "no" (the safe choice is to wait)."""
+    props = event.get("ResourceProperties") or {}
+    logical_id = props.get("WaitConditionLogicalId")
+    stack_id = event.get("StackId")
+    if not (isinstance(logical_id, str) and logical_id and isinstance(stack_id, str)):
+        return False
+    try:
+        detail = aws.client("cloudformation").describe_stack_resource(
+            StackName=stack_id, LogicalResourceId=logical_id
+        )["StackResourceDetail"]
+    except Exception:
+        return False
+    status = str(detail.get("ResourceStatus", ""))
+    return status.startswith(("CREATE_COMPLETE", "CREATE_FAILED", "UPDATE_"))
+
+
 def needs_new_wait(event: Mapping[str, Any]) -> bool:
     """Whether an Update must start a new wait.
 
@@ -252,6 +273,17 @@ def handler(event: Mapping[str, Any], context: Any) -> None:
                 success=True,
                 physical_id=old_id or NOT_STARTED,
                 reason="gated values unchanged; the wait condition already holds its result",
+            )
+        elif request_type == "Update" and wait_already_exists(event):
+            # A rollback (or a return to earlier gated values): CloudFormation re-applies old
+            # properties whose wait condition already exists and holds its result. Nothing to
+            # poll; the new physical id makes CloudFormation delete (stop) the newer loop.
+            print("hyperpod-min-count-gate arm Update: wait condition exists, no new wait")
+            body = response_document(
+                event,
+                success=True,
+                physical_id=SETTLED,
+                reason="the wait condition for these gated values already exists",
             )
         elif request_type in ("Create", "Update"):
             fallback = NOT_STARTED if request_type == "Create" else old_id or NOT_STARTED
