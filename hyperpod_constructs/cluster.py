@@ -339,6 +339,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         if role is not None and isinstance(role, Construct):
             self._resource.node.add_dependency(role)
             self._grant_vpc_access(role)
+        if role is not None and self._accounting is not None:
+            self._accounting.secret.grant_read(role)
         if group.is_gated:
             self._sync_gate(group)
 

@@ -63,7 +63,7 @@ class LifecycleScripts:
         on_create: str = "on_create.sh",
         removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
     ) -> LifecycleScripts:
-        """Upload a local folder to a new bucket named ``sagemaker-lifecycle-<stack uuid>``.
+        """Upload a local folder to a new bucket ``sagemaker-lc-<path hash>-<stack uuid>``.
 
         :param path: the folder; ``on_create`` must be a file in it.
         :param on_create: the entry script HyperPod runs. Default: ``on_create.sh``.

@@ -301,20 +301,20 @@ def test_cross_group_rules_still_see_concrete_values(
 # -- tokens that reach the readiness gate ------------------------------------------------
 
 
-def _synth_or_validation_error(build: Build) -> None:
-    """Either the app synthesizes, or it fails with a HyperPodValidationError (not a crash)."""
+def _fails_with_rule(build: Build, rule: str) -> None:
+    """The build fails with a HyperPodValidationError for ``rule`` (not a crash)."""
     app = App()
     stack = Stack(app, "Test")
-    try:
+    with pytest.raises(HyperPodValidationError) as raised:
         build(stack)
         app.synth()
-    except HyperPodValidationError:
-        pass
+    assert [finding.rule for finding in raised.value.findings] == [rule]
 
 
-def test_token_instance_count_of_a_gated_group_does_not_crash() -> None:
-    _synth_or_validation_error(
-        group(lambda s: {"instance_count": number(s, "Count"), "min_instance_count": 2})
+def test_token_instance_count_of_a_gated_group_is_rejected_clearly() -> None:
+    _fails_with_rule(
+        group(lambda s: {"instance_count": number(s, "Count"), "min_instance_count": 2}),
+        "HP-GATE-TOKEN-COUNT",
     )
 
 
@@ -325,9 +325,9 @@ def test_token_instance_count_of_a_gated_group_does_not_crash() -> None:
         pytest.param(Duration.hours, id="hours"),
     ],
 )
-def test_token_gate_timeout_does_not_crash(unit: Callable[[float], Duration]) -> None:
+def test_token_gate_timeout_is_rejected_clearly(unit: Callable[[float], Duration]) -> None:
     def build(stack: Stack) -> object:
         options = MinCountGateOptions(timeout=unit(number(stack, "Timeout")))
         return cluster(stack, controller(), compute(min_instance_count=2), min_count_gate=options)
 
-    _synth_or_validation_error(build)
+    _fails_with_rule(build, "HP-GATE-TOKEN-DURATION")

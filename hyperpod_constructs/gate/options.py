@@ -25,8 +25,9 @@ class MinCountGateOptions:
     enabled: bool = True
     """Create the gate when a group has ``min_instance_count > 0``. Default: True."""
     timeout: Duration = field(default_factory=lambda: Duration.minutes(210))
-    """How long to wait before failing the deployment. Default: 3 h 30 min (HyperPod's 3-hour
-    window plus 30 minutes for the cluster's own creation before the gate starts). At most
+    """How long to wait before failing the deployment. Default: 3 h 30 min. HyperPod's 3-hour
+    window starts when the group is created, before the gate is armed, so 3 h is enough in
+    principle; the 30 minutes are slack for HyperPod's rollback to show and for polling. At most
     12 h; below 3 h the synth warns, since HyperPod may still meet the minimum later."""
     poll_interval: Duration = field(default_factory=lambda: Duration.minutes(1))
     """Time between two DescribeCluster calls. Default: 1 min (allowed 10 s .. 15 min)."""
