@@ -40,6 +40,7 @@ def test_create_starts_the_loop_with_the_contract_input(monkeypatch: pytest.Monk
             {"groupName": "gpu", "minCount": 16, "targetCount": 16},
             {"groupName": "trn", "minCount": 2, "targetCount": 4},
         ],
+        "armedAt": int(w.clock.time()),
         "deadline": int(w.clock.time()) + w.timeout_seconds,
         "pollIntervalSeconds": 60,
         "stackId": w.cfn.stack_id,

@@ -303,6 +303,30 @@ def test_deadline(naive: bool) -> None:
     assert "raise the gate timeout" in at.reason
 
 
+@pytest.mark.parametrize(
+    ("response", "what"),
+    [
+        (cluster("Updating", group(current=8, target=8, minimum=8)), "old counts"),
+        (cluster("Updating"), "group not listed yet"),
+    ],
+)
+def test_just_after_arming_old_counts_are_not_a_rollback(
+    response: dict[str, Any], what: str
+) -> None:
+    """Right after an update, DescribeCluster may still show the previous values (or not
+    list a new group): within the settle window that is WAITING; afterwards, a rollback."""
+    early = evaluate_gate(response, GPU, now=NOW + timedelta(minutes=9), armed_at=NOW)
+    late = evaluate_gate(response, GPU, now=NOW + timedelta(minutes=10), armed_at=NOW)
+    assert early.status == "WAITING", what
+    assert late.status == "FAILED", what
+
+
+def test_the_settle_window_never_hides_a_failed_cluster() -> None:
+    response = cluster("Failed", group(current=0, target=0, minimum=0), failure="no capacity")
+    decision = evaluate_gate(response, GPU, now=NOW, armed_at=NOW)
+    assert decision.status == "FAILED" and "no capacity" in decision.reason
+
+
 def test_ready_wins_over_deadline() -> None:
     decision = evaluate_gate(
         cluster("InService", group()), GPU, now=NOW + timedelta(hours=1), deadline=NOW

@@ -116,6 +116,7 @@ def execution_input(props: ArmProperties, *, stack_id: str, now: datetime) -> di
             {"groupName": r.group_name, "minCount": r.min_count, "targetCount": r.target_count}
             for r in props.requirements
         ],
+        "armedAt": int(now.timestamp()),
         "deadline": int(now.timestamp()) + props.timeout_seconds,
         "pollIntervalSeconds": props.poll_interval_seconds,
         "stackId": stack_id,

@@ -23,6 +23,8 @@ GateStatus = Literal["WAITING", "READY", "FAILED"]
 """Outcome of one evaluation."""
 
 NOT_LISTED = "NotListed"
+SETTLE_SECONDS = 600
+"""How long after arming other counts (or a missing group) mean "not applied yet"."""
 """``GroupProgress.status`` of a gated group absent from ``InstanceGroups``."""
 
 MAX_ERROR_EVENTS = 3
@@ -267,6 +269,7 @@ def evaluate_gate(
     events: Sequence[Mapping[str, Any]] = (),
     now: datetime | None = None,
     deadline: datetime | None = None,
+    armed_at: datetime | None = None,
 ) -> GateDecision:
     """Decide whether the gated instance groups reached their minimum.
 
@@ -283,6 +286,11 @@ def evaluate_gate(
     ``Failed``/``Deleting``, a gated group is ``Failed``/``Deleting``/rolled back
     (``InService`` with other counts), or missing outside cluster creation;
     WAITING otherwise.
+
+    ``armed_at`` (with ``now``): during the first :data:`SETTLE_SECONDS` after the gate was
+    armed, a gated group that is missing or reports other counts is taken as "HyperPod has
+    not applied the update yet" (WAITING), not as a rollback; HyperPod's rollback comes
+    hours later, so this never hides one.
     """
     if deadline is not None and now is None:
         raise ValueError("evaluate_gate needs now= when deadline= is given")
@@ -310,7 +318,13 @@ def evaluate_gate(
         problems.append(f"cluster {cluster_name} is being deleted")
         hints.append(_HINT_CLUSTER_DELETING)
 
-    rolled = [g for g in groups if g.rolled_back]
+    settling = (
+        armed_at is not None
+        and now is not None
+        and (_utc(now) - _utc(armed_at)).total_seconds() < SETTLE_SECONDS
+        and cluster_status not in ("Failed", "Deleting")
+    )
+    rolled = [] if settling else [g for g in groups if g.rolled_back]
     if rolled:
         names = ", ".join(g.name for g in rolled)
         problems.append(
@@ -327,7 +341,7 @@ def evaluate_gate(
         problems.append(f"instance group(s) {', '.join(g.name for g in deleting)} Deleting")
         hints.append(_HINT_GROUP_DELETING)
     missing = [g for g in groups if not g.listed]
-    if missing and cluster_status != "Creating":
+    if missing and cluster_status != "Creating" and not settling:
         problems.append(
             f"instance group(s) {', '.join(g.name for g in missing)} not in the cluster"
         )

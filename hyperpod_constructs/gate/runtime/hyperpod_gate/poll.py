@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from . import aws, httpput
-from .decision import GroupProgress, GroupRequirement, evaluate_gate, summarize
+from .decision import GateDecision, GroupProgress, GroupRequirement, evaluate_gate, summarize
 
 PollStatus = Literal["WAITING", "READY", "FAILED", "ABANDONED"]
 
@@ -45,6 +45,7 @@ class PollRequest:
     wait_handle_logical_id: str
     topic_arn: str | None
     metrics_namespace: str
+    armed_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ def parse_event(event: Mapping[str, Any]) -> PollRequest:
         raise ValueError("deadline must be epoch seconds")
     topic = event.get("topicArn")
     namespace = event.get("metricsNamespace")
+    armed = event.get("armedAt")
     return PollRequest(
         cluster_name=_str(event, "clusterName"),
         requirements=requirements,
@@ -106,6 +108,11 @@ def parse_event(event: Mapping[str, Any]) -> PollRequest:
         topic_arn=topic if isinstance(topic, str) and topic else None,
         metrics_namespace=(
             namespace if isinstance(namespace, str) and namespace else DEFAULT_METRICS_NAMESPACE
+        ),
+        armed_at=(
+            datetime.fromtimestamp(float(armed), tz=UTC)
+            if isinstance(armed, (int, float)) and not isinstance(armed, bool)
+            else None
         ),
     )
 
@@ -343,14 +350,22 @@ def _poll(request: PollRequest) -> Outcome:
         outcome = describe_error_outcome(exc, request, now)
         return outcome if outcome.status == "WAITING" else _finish(request, outcome)
 
-    decision = evaluate_gate(response, request.requirements, now=now, deadline=request.deadline)
+    def decide(events: Sequence[Mapping[str, Any]] = ()) -> GateDecision:
+        return evaluate_gate(
+            response,
+            request.requirements,
+            events=events,
+            now=now,
+            deadline=request.deadline,
+            armed_at=request.armed_at,
+        )
+
+    decision = decide()
     note = ""
     if decision.status == "FAILED":
         events, note = _error_events(sagemaker, request)
         if events:
-            decision = evaluate_gate(
-                response, request.requirements, events=events, now=now, deadline=request.deadline
-            )
+            decision = decide(events)
     cluster_name = str(response.get("ClusterName") or request.cluster_name)
     for line in metric_lines(request.metrics_namespace, cluster_name, decision.groups, now):
         print(line, flush=True)
