@@ -14,13 +14,15 @@ export CDK_DISABLE_CLI_TELEMETRY := true
 .PHONY: setup synth test docs bench clean
 
 $(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --no-warn-script-location -e '.[dev]' 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
-	touch $@
+	@echo "Installing Python dependencies into $(VENV)/ ..."
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/pip install --quiet --no-warn-script-location -e '.[dev]' 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+	@touch $@
 
 node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error 2>&1 | { grep -vE '^(added [0-9]+ packages? in|$$)' || true; }
-	touch $@
+	@echo "Installing the cdk CLI and Node.js 22 into node_modules/ ..."
+	@npm ci --no-audit --no-fund --loglevel=error 2>&1 | { grep -vE '^(added [0-9]+ packages? in|$$)' || true; }
+	@touch $@
 
 setup: $(VENV)/.installed node_modules/.installed
 

@@ -287,7 +287,7 @@ def evaluate_gate(
     (``InService`` with other counts), or missing outside cluster creation;
     WAITING otherwise.
 
-    ``armed_at`` (with ``now``): during the first :data:`SETTLE_SECONDS` after the gate was
+    ``armed_at`` (with ``now``): during the first ``SETTLE_SECONDS`` (10 min) after the gate was
     armed, a gated group that is missing or reports other counts is taken as "HyperPod has
     not applied the update yet" (WAITING), not as a rollback; HyperPod's rollback comes
     hours later, so this never hides one.
