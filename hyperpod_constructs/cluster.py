@@ -38,6 +38,20 @@ from .validation import (
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
 
+NETWORK_INTERFACE_ACTIONS = (
+    "ec2:CreateNetworkInterface",
+    "ec2:CreateNetworkInterfacePermission",
+    "ec2:DeleteNetworkInterface",
+    "ec2:DeleteNetworkInterfacePermission",
+    "ec2:DescribeNetworkInterfaces",
+    "ec2:DescribeVpcs",
+    "ec2:DescribeDhcpOptions",
+    "ec2:DescribeSubnets",
+    "ec2:DescribeSecurityGroups",
+    "ec2:DetachNetworkInterface",
+)
+"""What HyperPod does with the execution role in a VPC: the nodes' network interfaces."""
+
 DESCRIBE_ACTIONS = (
     "sagemaker:DescribeCluster",
     "sagemaker:DescribeClusterNode",
@@ -447,18 +461,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             statements=[
                 iam.PolicyStatement(
                     sid="HyperPodNetworkInterfaces",
-                    actions=[
-                        "ec2:CreateNetworkInterface",
-                        "ec2:CreateNetworkInterfacePermission",
-                        "ec2:DeleteNetworkInterface",
-                        "ec2:DeleteNetworkInterfacePermission",
-                        "ec2:DescribeNetworkInterfaces",
-                        "ec2:DescribeVpcs",
-                        "ec2:DescribeDhcpOptions",
-                        "ec2:DescribeSubnets",
-                        "ec2:DescribeSecurityGroups",
-                        "ec2:DetachNetworkInterface",
-                    ],
+                    actions=list(NETWORK_INTERFACE_ACTIONS),
                     resources=["*"],
                 ),
                 iam.PolicyStatement(

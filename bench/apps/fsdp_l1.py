@@ -25,6 +25,7 @@ from aws_cdk import aws_sagemaker as sagemaker  # noqa: E402
 from aws_cdk import aws_ssm as ssm  # noqa: E402
 
 from examples.fsdp import LIFECYCLE_DIR  # noqa: E402
+from hyperpod_constructs.cluster import NETWORK_INTERFACE_ACTIONS  # noqa: E402
 
 Group = sagemaker.CfnCluster.ClusterInstanceGroupProperty
 Slurm = sagemaker.CfnCluster.ClusterSlurmConfigProperty
@@ -32,18 +33,7 @@ LifeCycle = sagemaker.CfnCluster.ClusterLifeCycleConfigProperty
 Storage = sagemaker.CfnCluster.ClusterInstanceStorageConfigProperty
 Ebs = sagemaker.CfnCluster.ClusterEbsVolumeConfigProperty
 
-ENI_ACTIONS = [
-    "ec2:CreateNetworkInterface",
-    "ec2:CreateNetworkInterfacePermission",
-    "ec2:DeleteNetworkInterface",
-    "ec2:DeleteNetworkInterfacePermission",
-    "ec2:DescribeNetworkInterfaces",
-    "ec2:DescribeVpcs",
-    "ec2:DescribeDhcpOptions",
-    "ec2:DescribeSubnets",
-    "ec2:DescribeSecurityGroups",
-    "ec2:DetachNetworkInterface",
-]
+ENI_ACTIONS = list(NETWORK_INTERFACE_ACTIONS)
 
 
 def define(app: Any) -> None:
