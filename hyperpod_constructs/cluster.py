@@ -502,6 +502,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 group,
                 execution_role_arn=self._role_arn(group),
                 lifecycle=self._bound_lifecycles.get(group.name),
+                continuous=self._mode is NodeProvisioningMode.CONTINUOUS,
             )
             for group in self._groups
         ]

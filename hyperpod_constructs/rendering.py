@@ -9,9 +9,16 @@ from .lifecycle import BoundLifecycle
 
 
 def render_group(
-    group: InstanceGroup, *, execution_role_arn: str, lifecycle: BoundLifecycle | None
+    group: InstanceGroup,
+    *,
+    execution_role_arn: str,
+    lifecycle: BoundLifecycle | None,
+    continuous: bool = True,
 ) -> dict[str, Any]:
     """The group in CloudFormation's shape (PascalCase keys, optional keys omitted).
+
+    ``MinInstanceCount`` only exists in Continuous provisioning mode: with ``continuous``
+    false it is left out (validation already rejects a value above 0 there).
 
     Rendered as plain JSON rather than through the L1 property structs so that a cluster of
     100 groups costs one jsii round trip, not hundreds.
@@ -26,7 +33,7 @@ def render_group(
         "ExecutionRole": execution_role_arn,
         "SlurmConfig": slurm,
     }
-    if group.min_instance_count is not None:
+    if continuous and group.min_instance_count is not None:
         body["MinInstanceCount"] = group.min_instance_count
     if lifecycle is not None:
         body["LifeCycleConfig"] = {

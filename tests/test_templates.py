@@ -160,7 +160,7 @@ def standard_template() -> dict[str, Any]:
             cluster_name="standard",
             node_provisioning_mode=NodeProvisioningMode.STANDARD,
             node_recovery=NodeRecovery.NONE,
-            instance_groups=[controller(), cpu()],
+            instance_groups=[controller(), cpu(min_instance_count=0)],
         )
 
     return as_dict(synth_template(define))
@@ -330,6 +330,8 @@ def test_standard_mode_omits_the_provisioning_mode(standard_template: dict[str, 
     assert "NodeProvisioningMode" not in cluster["Properties"]
     assert cluster["Properties"]["NodeRecovery"] == "None"
     assert "Orchestrator" not in cluster["Properties"]
+    # MinInstanceCount only exists in Continuous mode, even an explicit 0 is left out.
+    assert all("MinInstanceCount" not in g for g in cluster["Properties"]["InstanceGroups"])
 
 
 # -- network --------------------------------------------------------------------------------
