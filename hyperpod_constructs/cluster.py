@@ -160,7 +160,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     (:attr:`min_count_gate`) that other resources can depend on.
 
     Replacement: ``cluster_name`` and the VPC settings (``vpc``, ``vpc_subnets``,
-    ``security_groups``) are create-only: changing them replaces the cluster.
+    ``security_groups``) are create-only: changing them replaces the cluster. With an explicit
+    ``cluster_name``, CloudFormation cannot replace the cluster (the new one would take the
+    same name): change the name together with the VPC settings.
     """
 
     def __init__(
