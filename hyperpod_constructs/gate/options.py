@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from aws_cdk import Duration
 from aws_cdk import aws_sns as sns
 
+from .runtime.hyperpod_gate.decision import DEFAULT_METRICS_NAMESPACE
+
 HYPERPOD_MIN_COUNT_WINDOW = Duration.hours(3)
 """HyperPod rolls a group back if its minimum is not met within this window (fixed)."""
 MAX_GATE_TIMEOUT = Duration.hours(12)
 """The longest a CloudFormation wait condition can wait."""
-DEFAULT_METRICS_NAMESPACE = "HyperPod/MinCountGate"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,13 +16,13 @@ from datetime import datetime
 from typing import Any
 
 from . import aws, httpput
+from .decision import DEFAULT_METRICS_NAMESPACE
 
 NOT_STARTED = "hyperpod-min-count-gate-not-started"
 """PhysicalResourceId of a gate whose execution could not be started."""
 SETTLED = "hyperpod-min-count-gate-settled"
 """PhysicalResourceId after an update back to gated values whose wait already ended."""
 
-DEFAULT_METRICS_NAMESPACE = "HyperPod/MinCountGate"
 REASON_LIMIT = 1000
 _EXECUTION_ARN = re.compile(r"^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:execution:[^:]+:[^:]+$")
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")

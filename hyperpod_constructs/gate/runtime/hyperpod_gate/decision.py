@@ -22,6 +22,8 @@ from typing import Any, Literal
 GateStatus = Literal["WAITING", "READY", "FAILED"]
 """Outcome of one evaluation."""
 
+DEFAULT_METRICS_NAMESPACE = "HyperPod/MinCountGate"
+"""CloudWatch namespace of the gate's progress metrics (the options' default)."""
 NOT_LISTED = "NotListed"
 SETTLE_SECONDS = 600
 """How long after arming other counts (or a missing group) mean "not applied yet"."""
@@ -207,9 +209,14 @@ def _cluster_text(name: str, status: str, failure_message: str | None) -> str:
     return text
 
 
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, ending in ``...`` when it was longer."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _clip(text: str, limit: int) -> str:
+    """One line (white space folded), clipped."""
+    return clip(" ".join(text.split()), limit)
 
 
 def _event_time(event: Mapping[str, Any]) -> float:

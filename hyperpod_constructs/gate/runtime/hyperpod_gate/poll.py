@@ -18,12 +18,19 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from . import aws, httpput
-from .decision import GateDecision, GroupProgress, GroupRequirement, evaluate_gate, summarize
+from .decision import (
+    DEFAULT_METRICS_NAMESPACE,
+    GateDecision,
+    GroupProgress,
+    GroupRequirement,
+    clip,
+    evaluate_gate,
+    summarize,
+)
 
 PollStatus = Literal["WAITING", "READY", "FAILED", "ABANDONED"]
 
 UNIQUE_ID = "hyperpod-min-count-gate"
-DEFAULT_METRICS_NAMESPACE = "HyperPod/MinCountGate"
 SIGNAL_REASON_LIMIT = 1000
 RETURN_REASON_LIMIT = 4000
 SIGNAL_DATA_LIMIT = 256
@@ -117,10 +124,6 @@ def parse_event(event: Mapping[str, Any]) -> PollRequest:
     )
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _gated(request: PollRequest) -> str:
     return ", ".join(
         f"{name} (minimum {req.min_count}, target {req.target_count})"
@@ -174,7 +177,7 @@ def describe_error_outcome(exc: BaseException, request: PollRequest, now: dateti
     message = httpput.redact(aws.error_message(exc))
     return Outcome(
         "FAILED",
-        _clip(
+        clip(
             f"MinCount gate failed: DescribeCluster on {request.cluster_name} failed: "
             f"{label}: {message}; gated groups: {gated}",
             RETURN_REASON_LIMIT,
@@ -223,9 +226,9 @@ def signal_document(outcome: Outcome) -> dict[str, str]:
     """Body of the wait condition handle signal (pure)."""
     return {
         "Status": "SUCCESS" if outcome.status == "READY" else "FAILURE",
-        "Reason": _clip(outcome.reason, SIGNAL_REASON_LIMIT),
+        "Reason": clip(outcome.reason, SIGNAL_REASON_LIMIT),
         "UniqueId": UNIQUE_ID,
-        "Data": _clip(f"{outcome.status} {outcome.summary}".strip(), SIGNAL_DATA_LIMIT),
+        "Data": clip(f"{outcome.status} {outcome.summary}".strip(), SIGNAL_DATA_LIMIT),
     }
 
 
@@ -250,7 +253,7 @@ def _error_events(sagemaker: Any, request: PollRequest) -> tuple[list[Mapping[st
 def _publish(request: PollRequest, outcome: Outcome) -> None:
     if request.topic_arn is None:
         return
-    subject = _clip(
+    subject = clip(
         f"HyperPod MinCount gate {outcome.status}: {request.cluster_name}", SUBJECT_LIMIT
     )
     try:
@@ -296,7 +299,7 @@ def _finish(request: PollRequest, outcome: Outcome) -> Outcome:
         )
         failed = Outcome(
             "FAILED",
-            _clip(
+            clip(
                 f"{outcome.reason} -- the wait condition could not be signalled: "
                 f"DescribeStackResource failed with {label}{missing}; the stack waits "
                 "until the wait condition times out.",
@@ -336,7 +339,7 @@ def _log(outcome: Outcome, cluster: str) -> None:
         line += f" {outcome.summary}"
     if outcome.error:
         line += f" error={outcome.error}"
-    print(_clip(line, LOG_LINE_LIMIT), flush=True)
+    print(clip(line, LOG_LINE_LIMIT), flush=True)
 
 
 def _poll(request: PollRequest) -> Outcome:
@@ -371,7 +374,7 @@ def _poll(request: PollRequest) -> Outcome:
         print(line, flush=True)
     outcome = Outcome(
         decision.status,
-        _clip(decision.reason + note, RETURN_REASON_LIMIT),
+        clip(decision.reason + note, RETURN_REASON_LIMIT),
         summarize(decision.groups),
     )
     if outcome.status == "WAITING":
@@ -399,7 +402,7 @@ def _fallback_request(event: Mapping[str, Any]) -> PollRequest | None:
 
 def _fail_safely(request: PollRequest | None, reason: str, error: str) -> Outcome:
     """Try to signal FAILURE; whatever happens, return an outcome (never raise)."""
-    failure = Outcome("FAILED", _clip(reason, RETURN_REASON_LIMIT), error=error)
+    failure = Outcome("FAILED", clip(reason, RETURN_REASON_LIMIT), error=error)
     if request is None:
         return failure
     try:
