@@ -12,7 +12,7 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
 from aws_cdk import aws_secretsmanager as secretsmanager
-from constructs import Construct, IConstruct, IDependable, IValidation
+from constructs import Construct, DependencyGroup, IConstruct, IValidation
 
 from ._lazy import lazy_any
 from ._nag import acknowledge
@@ -238,9 +238,14 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         )
 
         self._role = execution_role or self._default_role()
+        # One jsii call per distinct role, not per group, when the groups are rendered.
         self._role_arns: dict[int, str] = {}
         self._security_groups: list[ec2.ISecurityGroup] = []
-        self._teardown_dependencies: list[IDependable] = [self._role]
+        # Teardown order: SageMaker assumes the execution role while it deletes the cluster,
+        # so roles, their policies, the lifecycle upload and the network must outlive the
+        # cluster. One group the cluster depends on; it is read at synth, so what is added
+        # later (group roles, the VPC policy, the upload) counts too.
+        self._teardown = DependencyGroup(self._role)
         self._vpc_policy: iam.Policy | None = None
         self._subnet_ids: list[str] = []
         vpc_config = self._network(vpc, vpc_subnets, security_groups)
@@ -271,11 +276,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._resource.add_property_override("InstanceGroups", lazy_any(self._render_groups))
         if orchestrator is not None:
             self._resource.add_property_override("Orchestrator", orchestrator)
-        # Teardown order: SageMaker assumes the execution role while it deletes the cluster,
-        # so the role, its policies and the network must outlive the cluster.
         if vpc is not None:
-            self._teardown_dependencies.append(vpc)
-        self._resource.node.add_dependency(*self._teardown_dependencies)
+            self._teardown.add(vpc)
+        self._resource.node.add_dependency(self._teardown)
         for key, value in (tags or {}).items():
             Tags.of(self).add(key, value)
         self.node.add_validation(_ClusterRules(self))
@@ -353,7 +356,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._bound_lifecycles[group.name] = self._bind_lifecycle(group)
         role = group.execution_role
         if role is not None and isinstance(role, Construct):
-            self._resource.node.add_dependency(role)
+            self._teardown.add(role)
             self._grant_vpc_access(role)
         if role is not None and self._accounting is not None:
             self._accounting.secret.grant_read(role)
@@ -410,8 +413,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         if security_groups:
             self._security_groups = list(security_groups)
             # Their rules (EFA, FSx, ...) must exist while nodes run and outlive the cluster.
-            self._teardown_dependencies.extend(
-                group for group in security_groups if isinstance(group, Construct)
+            self._teardown.add(
+                *(group for group in security_groups if isinstance(group, Construct))
             )
         else:
             group = ec2.SecurityGroup(
@@ -424,7 +427,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             group.add_ingress_rule(group, ec2.Port.all_traffic(), "All traffic between nodes (EFA)")
             # The self-referencing ingress rule is its own resource: nodes need it (EFA) from
             # the start and until the cluster is gone.
-            self._teardown_dependencies.append(group)
+            self._teardown.add(group)
             self._security_groups = [group]
         if vpc_subnets is None:
             selected = vpc.select_subnets(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS)
@@ -450,10 +453,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             return
         if self._vpc_policy is None:
             self._vpc_policy = self._new_vpc_policy()
-            if hasattr(self, "_resource"):
-                self._resource.node.add_dependency(self._vpc_policy)
-            else:
-                self._teardown_dependencies.append(self._vpc_policy)
+            self._teardown.add(self._vpc_policy)
         self._vpc_policy.attach_to_role(role)
 
     def _new_vpc_policy(self) -> iam.Policy:
@@ -495,7 +495,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             return None
         bound = scripts.bind(self, group.execution_role or self._role)
         if bound.dependable is not None:
-            self._resource.node.add_dependency(bound.dependable)
+            self._teardown.add(bound.dependable)
         return bound
 
     def _render_groups(self) -> list[dict[str, Any]]:
