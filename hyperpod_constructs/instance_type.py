@@ -1,64 +1,58 @@
-"""Instance types HyperPod accepts, and how many accelerators each one carries."""
+"""Instance types HyperPod accepts: one catalogue of what each carries.
+
+Each constant of :class:`HyperPodInstanceType` is one line of the catalogue: the API name,
+its accelerators (GPUs or Trainium chips per instance, ``None`` when the library does not
+know the count) or none for CPU-only types, and whether it supports EFA. Everything else
+(``accelerator_count``, ``is_accelerated``, ``efa_capable``, :func:`known_names`,
+``ACCELERATORS_PER_INSTANCE``) is derived from those lines, so a new type is one line.
+
+Sources: the names are the values of ``ClusterInstanceType`` in the SageMaker API model that
+botocore ships (a test compares them); the accelerator counts follow the EC2 instance type
+specifications (the accelerated computing pages); EFA support follows the EC2 list of
+EFA-supported instance types and the instance table of AWS's ``sagemaker-hyperpod-cli``.
+Uncertain entries say so in a comment: ``ml.g7`` launched with only its 2x..8xlarge (1 GPU)
+and 48xlarge (8 GPUs) sizes documented, so 12xlarge and 24xlarge have an unknown count;
+their EFA support follows the ``ml.g7e`` sizes.
+"""
 
 from __future__ import annotations
 
+import difflib
 import re
-from typing import ClassVar, Literal
-
-ACCELERATORS_PER_INSTANCE: dict[str, int] = {
-    "ml.g5.12xlarge": 4,
-    "ml.g5.16xlarge": 1,
-    "ml.g5.24xlarge": 4,
-    "ml.g5.2xlarge": 1,
-    "ml.g5.48xlarge": 8,
-    "ml.g5.4xlarge": 1,
-    "ml.g5.8xlarge": 1,
-    "ml.g5.xlarge": 1,
-    "ml.g6.12xlarge": 4,
-    "ml.g6.16xlarge": 1,
-    "ml.g6.24xlarge": 4,
-    "ml.g6.2xlarge": 1,
-    "ml.g6.48xlarge": 8,
-    "ml.g6.4xlarge": 1,
-    "ml.g6.8xlarge": 1,
-    "ml.g6.xlarge": 1,
-    "ml.g6e.12xlarge": 4,
-    "ml.g6e.16xlarge": 1,
-    "ml.g6e.24xlarge": 4,
-    "ml.g6e.2xlarge": 1,
-    "ml.g6e.48xlarge": 8,
-    "ml.g6e.4xlarge": 1,
-    "ml.g6e.8xlarge": 1,
-    "ml.g6e.xlarge": 1,
-    "ml.g7e.12xlarge": 2,
-    "ml.g7e.24xlarge": 4,
-    "ml.g7e.48xlarge": 8,
-    "ml.gr6.4xlarge": 1,
-    "ml.gr6.8xlarge": 1,
-    "ml.p4d.24xlarge": 8,
-    "ml.p4de.24xlarge": 8,
-    "ml.p5.48xlarge": 8,
-    "ml.p5.4xlarge": 1,
-    "ml.p5e.48xlarge": 8,
-    "ml.p5en.48xlarge": 8,
-    "ml.p6-b200.48xlarge": 8,
-    "ml.p6-b300.48xlarge": 8,
-    "ml.p6e-gb200.36xlarge": 4,
-    "ml.trn1.32xlarge": 16,
-    "ml.trn1n.32xlarge": 16,
-    "ml.trn2.3xlarge": 1,
-    "ml.trn2.48xlarge": 16,
-}
-"""GPUs (or Trainium chips) per instance, for the types whose count the library knows.
-
-Source: the accelerator table in ``shared/hyperpod-facts.md``. Types missing here are
-either CPU-only or not yet catalogued: size them with explicit counts.
-"""
-
-_ACCELERATED_FAMILY = re.compile(r"^ml\.(p\d|g\d|gr\d|trn\d)")
-_INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9-]+\.[a-z0-9]+$")
+from dataclasses import dataclass
+from typing import Literal
 
 AcceleratorKind = Literal["gpu", "trainium"]
+
+_INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9-]+\.[a-z0-9]+$")
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One catalogue line: the facts of one instance type."""
+
+    name: str
+    kind: AcceleratorKind | None
+    """``None`` for CPU-only types."""
+    accelerators: int | None
+    """Per instance; ``None`` for CPU-only types or an accelerated type of unknown count."""
+    efa: bool
+
+    def __get__(self, instance: object, owner: type | None = None) -> HyperPodInstanceType:
+        # Class attribute access (``HyperPodInstanceType.ML_P5_48XLARGE``) gives the type.
+        return HyperPodInstanceType(self.name)
+
+
+def _cpu(name: str, *, efa: bool = False) -> _Entry:
+    return _Entry(name, None, None, efa)
+
+
+def _gpu(name: str, count: int | None, *, efa: bool = False) -> _Entry:
+    return _Entry(name, "gpu", count, efa)
+
+
+def _trainium(name: str, count: int, *, efa: bool = False) -> _Entry:
+    return _Entry(name, "trainium", count, efa)
 
 
 class HyperPodInstanceType:
@@ -70,424 +64,216 @@ class HyperPodInstanceType:
     instances (CloudFormation create-only property of the group).
     """
 
-    ML_P4D_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.p4d.24xlarge`` (8 GPUs)."""
-    ML_P4DE_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.p4de.24xlarge`` (8 GPUs)."""
-    ML_P5_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.p5.48xlarge`` (8 GPUs)."""
-    ML_P5_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.p5.4xlarge`` (1 GPUs)."""
-    ML_P6E_GB200_36XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.p6e-gb200.36xlarge`` (4 GPUs)."""
-    ML_TRN1_32XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.trn1.32xlarge`` (16 Trainium chips)."""
-    ML_TRN1N_32XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.trn1n.32xlarge`` (16 Trainium chips)."""
-    ML_G5_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g5.xlarge`` (1 GPUs)."""
-    ML_G5_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g5.2xlarge`` (1 GPUs)."""
-    ML_G5_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g5.4xlarge`` (1 GPUs)."""
-    ML_G5_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g5.8xlarge`` (1 GPUs)."""
-    ML_G5_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g5.12xlarge`` (4 GPUs)."""
-    ML_G5_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g5.16xlarge`` (1 GPUs)."""
-    ML_G5_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g5.24xlarge`` (4 GPUs)."""
-    ML_G5_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g5.48xlarge`` (8 GPUs)."""
-    ML_C5_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c5.large``."""
-    ML_C5_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c5.xlarge``."""
-    ML_C5_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c5.2xlarge``."""
-    ML_C5_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c5.4xlarge``."""
-    ML_C5_9XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c5.9xlarge``."""
-    ML_C5_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c5.12xlarge``."""
-    ML_C5_18XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c5.18xlarge``."""
-    ML_C5_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c5.24xlarge``."""
-    ML_C5N_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c5n.large``."""
-    ML_C5N_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c5n.2xlarge``."""
-    ML_C5N_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c5n.4xlarge``."""
-    ML_C5N_9XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c5n.9xlarge``."""
-    ML_C5N_18XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c5n.18xlarge``."""
-    ML_M5_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m5.large``."""
-    ML_M5_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m5.xlarge``."""
-    ML_M5_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m5.2xlarge``."""
-    ML_M5_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m5.4xlarge``."""
-    ML_M5_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m5.8xlarge``."""
-    ML_M5_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m5.12xlarge``."""
-    ML_M5_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m5.16xlarge``."""
-    ML_M5_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m5.24xlarge``."""
-    ML_T3_MEDIUM: ClassVar[HyperPodInstanceType]
-    """``ml.t3.medium``."""
-    ML_T3_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.t3.large``."""
-    ML_T3_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.t3.xlarge``."""
-    ML_T3_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.t3.2xlarge``."""
-    ML_G6_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6.xlarge`` (1 GPUs)."""
-    ML_G6_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6.2xlarge`` (1 GPUs)."""
-    ML_G6_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6.4xlarge`` (1 GPUs)."""
-    ML_G6_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6.8xlarge`` (1 GPUs)."""
-    ML_G6_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6.16xlarge`` (1 GPUs)."""
-    ML_G6_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6.12xlarge`` (4 GPUs)."""
-    ML_G6_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6.24xlarge`` (4 GPUs)."""
-    ML_G6_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6.48xlarge`` (8 GPUs)."""
-    ML_GR6_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.gr6.4xlarge`` (1 GPUs)."""
-    ML_GR6_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.gr6.8xlarge`` (1 GPUs)."""
-    ML_G6E_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6e.xlarge`` (1 GPUs)."""
-    ML_G6E_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6e.2xlarge`` (1 GPUs)."""
-    ML_G6E_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6e.4xlarge`` (1 GPUs)."""
-    ML_G6E_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6e.8xlarge`` (1 GPUs)."""
-    ML_G6E_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6e.16xlarge`` (1 GPUs)."""
-    ML_G6E_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6e.12xlarge`` (4 GPUs)."""
-    ML_G6E_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6e.24xlarge`` (4 GPUs)."""
-    ML_G6E_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g6e.48xlarge`` (8 GPUs)."""
-    ML_P5E_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.p5e.48xlarge`` (8 GPUs)."""
-    ML_P5EN_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.p5en.48xlarge`` (8 GPUs)."""
-    ML_P6_B200_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.p6-b200.48xlarge`` (8 GPUs)."""
-    ML_TRN2_3XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.trn2.3xlarge`` (1 Trainium chips)."""
-    ML_TRN2_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.trn2.48xlarge`` (16 Trainium chips)."""
-    ML_C6I_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6i.large``."""
-    ML_C6I_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6i.xlarge``."""
-    ML_C6I_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6i.2xlarge``."""
-    ML_C6I_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6i.4xlarge``."""
-    ML_C6I_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6i.8xlarge``."""
-    ML_C6I_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6i.12xlarge``."""
-    ML_C6I_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6i.16xlarge``."""
-    ML_C6I_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6i.24xlarge``."""
-    ML_C6I_32XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6i.32xlarge``."""
-    ML_M6I_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6i.large``."""
-    ML_M6I_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6i.xlarge``."""
-    ML_M6I_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6i.2xlarge``."""
-    ML_M6I_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6i.4xlarge``."""
-    ML_M6I_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6i.8xlarge``."""
-    ML_M6I_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6i.12xlarge``."""
-    ML_M6I_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6i.16xlarge``."""
-    ML_M6I_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6i.24xlarge``."""
-    ML_M6I_32XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6i.32xlarge``."""
-    ML_R6I_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r6i.large``."""
-    ML_R6I_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r6i.xlarge``."""
-    ML_R6I_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r6i.2xlarge``."""
-    ML_R6I_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r6i.4xlarge``."""
-    ML_R6I_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r6i.8xlarge``."""
-    ML_R6I_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r6i.12xlarge``."""
-    ML_R6I_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r6i.16xlarge``."""
-    ML_R6I_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r6i.24xlarge``."""
-    ML_R6I_32XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r6i.32xlarge``."""
-    ML_I3EN_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.i3en.large``."""
-    ML_I3EN_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.i3en.xlarge``."""
-    ML_I3EN_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.i3en.2xlarge``."""
-    ML_I3EN_3XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.i3en.3xlarge``."""
-    ML_I3EN_6XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.i3en.6xlarge``."""
-    ML_I3EN_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.i3en.12xlarge``."""
-    ML_I3EN_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.i3en.24xlarge``."""
-    ML_M7I_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7i.large``."""
-    ML_M7I_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7i.xlarge``."""
-    ML_M7I_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7i.2xlarge``."""
-    ML_M7I_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7i.4xlarge``."""
-    ML_M7I_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7i.8xlarge``."""
-    ML_M7I_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7i.12xlarge``."""
-    ML_M7I_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7i.16xlarge``."""
-    ML_M7I_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7i.24xlarge``."""
-    ML_M7I_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7i.48xlarge``."""
-    ML_R7I_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r7i.large``."""
-    ML_R7I_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r7i.xlarge``."""
-    ML_R7I_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r7i.2xlarge``."""
-    ML_R7I_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r7i.4xlarge``."""
-    ML_R7I_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r7i.8xlarge``."""
-    ML_R7I_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r7i.12xlarge``."""
-    ML_R7I_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r7i.16xlarge``."""
-    ML_R7I_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r7i.24xlarge``."""
-    ML_R7I_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r7i.48xlarge``."""
-    ML_R5D_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.r5d.16xlarge``."""
-    ML_G7E_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g7e.2xlarge``."""
-    ML_G7E_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g7e.4xlarge``."""
-    ML_G7E_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g7e.8xlarge``."""
-    ML_G7E_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g7e.12xlarge`` (2 GPUs)."""
-    ML_G7E_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g7e.24xlarge`` (4 GPUs)."""
-    ML_G7E_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g7e.48xlarge`` (8 GPUs)."""
-    ML_P6_B300_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.p6-b300.48xlarge`` (8 GPUs)."""
-    ML_G4DN_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g4dn.xlarge``."""
-    ML_G4DN_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g4dn.2xlarge``."""
-    ML_G4DN_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g4dn.4xlarge``."""
-    ML_G4DN_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g4dn.8xlarge``."""
-    ML_G4DN_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g4dn.12xlarge``."""
-    ML_G4DN_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g4dn.16xlarge``."""
-    ML_C6G_MEDIUM: ClassVar[HyperPodInstanceType]
-    """``ml.c6g.medium``."""
-    ML_C6G_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6g.large``."""
-    ML_C6G_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6g.xlarge``."""
-    ML_C6G_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6g.2xlarge``."""
-    ML_C6G_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6g.4xlarge``."""
-    ML_C6G_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6g.8xlarge``."""
-    ML_C6G_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6g.12xlarge``."""
-    ML_C6G_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6g.16xlarge``."""
-    ML_C7G_MEDIUM: ClassVar[HyperPodInstanceType]
-    """``ml.c7g.medium``."""
-    ML_C7G_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c7g.large``."""
-    ML_C7G_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c7g.xlarge``."""
-    ML_C7G_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c7g.2xlarge``."""
-    ML_C7G_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c7g.4xlarge``."""
-    ML_C7G_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c7g.8xlarge``."""
-    ML_C7G_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c7g.12xlarge``."""
-    ML_C7G_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c7g.16xlarge``."""
-    ML_C8G_MEDIUM: ClassVar[HyperPodInstanceType]
-    """``ml.c8g.medium``."""
-    ML_C8G_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c8g.large``."""
-    ML_C8G_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c8g.xlarge``."""
-    ML_C8G_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c8g.2xlarge``."""
-    ML_C8G_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c8g.4xlarge``."""
-    ML_C8G_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c8g.8xlarge``."""
-    ML_C8G_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c8g.12xlarge``."""
-    ML_C8G_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c8g.16xlarge``."""
-    ML_C8G_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c8g.24xlarge``."""
-    ML_C8G_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c8g.48xlarge``."""
-    ML_C6A_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6a.large``."""
-    ML_C6A_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6a.xlarge``."""
-    ML_C6A_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6a.2xlarge``."""
-    ML_C6A_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6a.4xlarge``."""
-    ML_C6A_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6a.8xlarge``."""
-    ML_C6A_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6a.12xlarge``."""
-    ML_C6A_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6a.16xlarge``."""
-    ML_C6A_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6a.24xlarge``."""
-    ML_C6A_32XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6a.32xlarge``."""
-    ML_C6A_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c6a.48xlarge``."""
-    ML_M6A_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6a.large``."""
-    ML_M6A_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6a.xlarge``."""
-    ML_M6A_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6a.2xlarge``."""
-    ML_M6A_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6a.4xlarge``."""
-    ML_M6A_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6a.8xlarge``."""
-    ML_M6A_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6a.12xlarge``."""
-    ML_M6A_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6a.16xlarge``."""
-    ML_M6A_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6a.24xlarge``."""
-    ML_M6A_32XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6a.32xlarge``."""
-    ML_M6A_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6a.48xlarge``."""
-    ML_M6G_MEDIUM: ClassVar[HyperPodInstanceType]
-    """``ml.m6g.medium``."""
-    ML_M6G_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6g.large``."""
-    ML_M6G_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6g.xlarge``."""
-    ML_M6G_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6g.2xlarge``."""
-    ML_M6G_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6g.4xlarge``."""
-    ML_M6G_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6g.8xlarge``."""
-    ML_M6G_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6g.12xlarge``."""
-    ML_M6G_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m6g.16xlarge``."""
-    ML_M7G_MEDIUM: ClassVar[HyperPodInstanceType]
-    """``ml.m7g.medium``."""
-    ML_M7G_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7g.large``."""
-    ML_M7G_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7g.xlarge``."""
-    ML_M7G_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7g.2xlarge``."""
-    ML_M7G_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7g.4xlarge``."""
-    ML_M7G_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7g.8xlarge``."""
-    ML_M7G_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7g.12xlarge``."""
-    ML_M7G_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m7g.16xlarge``."""
-    ML_M8G_MEDIUM: ClassVar[HyperPodInstanceType]
-    """``ml.m8g.medium``."""
-    ML_M8G_LARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m8g.large``."""
-    ML_M8G_XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m8g.xlarge``."""
-    ML_M8G_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m8g.2xlarge``."""
-    ML_M8G_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m8g.4xlarge``."""
-    ML_M8G_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m8g.8xlarge``."""
-    ML_M8G_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m8g.12xlarge``."""
-    ML_M8G_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m8g.16xlarge``."""
-    ML_M8G_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m8g.24xlarge``."""
-    ML_M8G_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m8g.48xlarge``."""
-    ML_G7_2XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g7.2xlarge``."""
-    ML_G7_4XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g7.4xlarge``."""
-    ML_G7_8XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g7.8xlarge``."""
-    ML_G7_12XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g7.12xlarge``."""
-    ML_G7_24XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g7.24xlarge``."""
-    ML_G7_48XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.g7.48xlarge``."""
-    ML_C8A_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.c8a.16xlarge``."""
-    ML_M8A_16XLARGE: ClassVar[HyperPodInstanceType]
-    """``ml.m8a.16xlarge``."""
+    # -- the catalogue: one line per type (name, accelerators per instance, EFA) ----------
+    ML_P4D_24XLARGE = _gpu("ml.p4d.24xlarge", 8, efa=True)
+    ML_P4DE_24XLARGE = _gpu("ml.p4de.24xlarge", 8, efa=True)
+    ML_P5_48XLARGE = _gpu("ml.p5.48xlarge", 8, efa=True)
+    ML_P5_4XLARGE = _gpu("ml.p5.4xlarge", 1, efa=True)
+    ML_P6E_GB200_36XLARGE = _gpu("ml.p6e-gb200.36xlarge", 4, efa=True)
+    ML_TRN1_32XLARGE = _trainium("ml.trn1.32xlarge", 16, efa=True)
+    ML_TRN1N_32XLARGE = _trainium("ml.trn1n.32xlarge", 16, efa=True)
+    ML_G5_XLARGE = _gpu("ml.g5.xlarge", 1)
+    ML_G5_2XLARGE = _gpu("ml.g5.2xlarge", 1)
+    ML_G5_4XLARGE = _gpu("ml.g5.4xlarge", 1)
+    ML_G5_8XLARGE = _gpu("ml.g5.8xlarge", 1, efa=True)
+    ML_G5_12XLARGE = _gpu("ml.g5.12xlarge", 4, efa=True)
+    ML_G5_16XLARGE = _gpu("ml.g5.16xlarge", 1, efa=True)
+    ML_G5_24XLARGE = _gpu("ml.g5.24xlarge", 4, efa=True)
+    ML_G5_48XLARGE = _gpu("ml.g5.48xlarge", 8, efa=True)
+    ML_C5_LARGE = _cpu("ml.c5.large")
+    ML_C5_XLARGE = _cpu("ml.c5.xlarge")
+    ML_C5_2XLARGE = _cpu("ml.c5.2xlarge")
+    ML_C5_4XLARGE = _cpu("ml.c5.4xlarge")
+    ML_C5_9XLARGE = _cpu("ml.c5.9xlarge")
+    ML_C5_12XLARGE = _cpu("ml.c5.12xlarge")
+    ML_C5_18XLARGE = _cpu("ml.c5.18xlarge")
+    ML_C5_24XLARGE = _cpu("ml.c5.24xlarge")
+    ML_C5N_LARGE = _cpu("ml.c5n.large")
+    ML_C5N_2XLARGE = _cpu("ml.c5n.2xlarge")
+    ML_C5N_4XLARGE = _cpu("ml.c5n.4xlarge")
+    ML_C5N_9XLARGE = _cpu("ml.c5n.9xlarge", efa=True)
+    ML_C5N_18XLARGE = _cpu("ml.c5n.18xlarge", efa=True)
+    ML_M5_LARGE = _cpu("ml.m5.large")
+    ML_M5_XLARGE = _cpu("ml.m5.xlarge")
+    ML_M5_2XLARGE = _cpu("ml.m5.2xlarge")
+    ML_M5_4XLARGE = _cpu("ml.m5.4xlarge")
+    ML_M5_8XLARGE = _cpu("ml.m5.8xlarge")
+    ML_M5_12XLARGE = _cpu("ml.m5.12xlarge")
+    ML_M5_16XLARGE = _cpu("ml.m5.16xlarge")
+    ML_M5_24XLARGE = _cpu("ml.m5.24xlarge")
+    ML_T3_MEDIUM = _cpu("ml.t3.medium")
+    ML_T3_LARGE = _cpu("ml.t3.large")
+    ML_T3_XLARGE = _cpu("ml.t3.xlarge")
+    ML_T3_2XLARGE = _cpu("ml.t3.2xlarge")
+    ML_G6_XLARGE = _gpu("ml.g6.xlarge", 1)
+    ML_G6_2XLARGE = _gpu("ml.g6.2xlarge", 1)
+    ML_G6_4XLARGE = _gpu("ml.g6.4xlarge", 1)
+    ML_G6_8XLARGE = _gpu("ml.g6.8xlarge", 1, efa=True)
+    ML_G6_16XLARGE = _gpu("ml.g6.16xlarge", 1, efa=True)
+    ML_G6_12XLARGE = _gpu("ml.g6.12xlarge", 4, efa=True)
+    ML_G6_24XLARGE = _gpu("ml.g6.24xlarge", 4, efa=True)
+    ML_G6_48XLARGE = _gpu("ml.g6.48xlarge", 8, efa=True)
+    ML_GR6_4XLARGE = _gpu("ml.gr6.4xlarge", 1)
+    ML_GR6_8XLARGE = _gpu("ml.gr6.8xlarge", 1, efa=True)
+    ML_G6E_XLARGE = _gpu("ml.g6e.xlarge", 1)
+    ML_G6E_2XLARGE = _gpu("ml.g6e.2xlarge", 1)
+    ML_G6E_4XLARGE = _gpu("ml.g6e.4xlarge", 1)
+    ML_G6E_8XLARGE = _gpu("ml.g6e.8xlarge", 1, efa=True)
+    ML_G6E_16XLARGE = _gpu("ml.g6e.16xlarge", 1, efa=True)
+    ML_G6E_12XLARGE = _gpu("ml.g6e.12xlarge", 4, efa=True)
+    ML_G6E_24XLARGE = _gpu("ml.g6e.24xlarge", 4, efa=True)
+    ML_G6E_48XLARGE = _gpu("ml.g6e.48xlarge", 8, efa=True)
+    ML_P5E_48XLARGE = _gpu("ml.p5e.48xlarge", 8, efa=True)
+    ML_P5EN_48XLARGE = _gpu("ml.p5en.48xlarge", 8, efa=True)
+    ML_P6_B200_48XLARGE = _gpu("ml.p6-b200.48xlarge", 8, efa=True)
+    ML_TRN2_3XLARGE = _trainium("ml.trn2.3xlarge", 1, efa=True)
+    ML_TRN2_48XLARGE = _trainium("ml.trn2.48xlarge", 16, efa=True)
+    ML_C6I_LARGE = _cpu("ml.c6i.large")
+    ML_C6I_XLARGE = _cpu("ml.c6i.xlarge")
+    ML_C6I_2XLARGE = _cpu("ml.c6i.2xlarge")
+    ML_C6I_4XLARGE = _cpu("ml.c6i.4xlarge")
+    ML_C6I_8XLARGE = _cpu("ml.c6i.8xlarge")
+    ML_C6I_12XLARGE = _cpu("ml.c6i.12xlarge")
+    ML_C6I_16XLARGE = _cpu("ml.c6i.16xlarge")
+    ML_C6I_24XLARGE = _cpu("ml.c6i.24xlarge")
+    ML_C6I_32XLARGE = _cpu("ml.c6i.32xlarge", efa=True)
+    ML_M6I_LARGE = _cpu("ml.m6i.large")
+    ML_M6I_XLARGE = _cpu("ml.m6i.xlarge")
+    ML_M6I_2XLARGE = _cpu("ml.m6i.2xlarge")
+    ML_M6I_4XLARGE = _cpu("ml.m6i.4xlarge")
+    ML_M6I_8XLARGE = _cpu("ml.m6i.8xlarge")
+    ML_M6I_12XLARGE = _cpu("ml.m6i.12xlarge")
+    ML_M6I_16XLARGE = _cpu("ml.m6i.16xlarge")
+    ML_M6I_24XLARGE = _cpu("ml.m6i.24xlarge")
+    ML_M6I_32XLARGE = _cpu("ml.m6i.32xlarge", efa=True)
+    ML_R6I_LARGE = _cpu("ml.r6i.large")
+    ML_R6I_XLARGE = _cpu("ml.r6i.xlarge")
+    ML_R6I_2XLARGE = _cpu("ml.r6i.2xlarge")
+    ML_R6I_4XLARGE = _cpu("ml.r6i.4xlarge")
+    ML_R6I_8XLARGE = _cpu("ml.r6i.8xlarge")
+    ML_R6I_12XLARGE = _cpu("ml.r6i.12xlarge")
+    ML_R6I_16XLARGE = _cpu("ml.r6i.16xlarge")
+    ML_R6I_24XLARGE = _cpu("ml.r6i.24xlarge")
+    ML_R6I_32XLARGE = _cpu("ml.r6i.32xlarge", efa=True)
+    ML_I3EN_LARGE = _cpu("ml.i3en.large")
+    ML_I3EN_XLARGE = _cpu("ml.i3en.xlarge")
+    ML_I3EN_2XLARGE = _cpu("ml.i3en.2xlarge")
+    ML_I3EN_3XLARGE = _cpu("ml.i3en.3xlarge")
+    ML_I3EN_6XLARGE = _cpu("ml.i3en.6xlarge")
+    ML_I3EN_12XLARGE = _cpu("ml.i3en.12xlarge", efa=True)
+    ML_I3EN_24XLARGE = _cpu("ml.i3en.24xlarge", efa=True)
+    ML_M7I_LARGE = _cpu("ml.m7i.large")
+    ML_M7I_XLARGE = _cpu("ml.m7i.xlarge")
+    ML_M7I_2XLARGE = _cpu("ml.m7i.2xlarge")
+    ML_M7I_4XLARGE = _cpu("ml.m7i.4xlarge")
+    ML_M7I_8XLARGE = _cpu("ml.m7i.8xlarge")
+    ML_M7I_12XLARGE = _cpu("ml.m7i.12xlarge")
+    ML_M7I_16XLARGE = _cpu("ml.m7i.16xlarge")
+    ML_M7I_24XLARGE = _cpu("ml.m7i.24xlarge")
+    ML_M7I_48XLARGE = _cpu("ml.m7i.48xlarge", efa=True)
+    ML_R7I_LARGE = _cpu("ml.r7i.large")
+    ML_R7I_XLARGE = _cpu("ml.r7i.xlarge")
+    ML_R7I_2XLARGE = _cpu("ml.r7i.2xlarge")
+    ML_R7I_4XLARGE = _cpu("ml.r7i.4xlarge")
+    ML_R7I_8XLARGE = _cpu("ml.r7i.8xlarge")
+    ML_R7I_12XLARGE = _cpu("ml.r7i.12xlarge")
+    ML_R7I_16XLARGE = _cpu("ml.r7i.16xlarge")
+    ML_R7I_24XLARGE = _cpu("ml.r7i.24xlarge")
+    ML_R7I_48XLARGE = _cpu("ml.r7i.48xlarge", efa=True)
+    ML_R5D_16XLARGE = _cpu("ml.r5d.16xlarge")
+    ML_G7E_2XLARGE = _gpu("ml.g7e.2xlarge", 1)
+    ML_G7E_4XLARGE = _gpu("ml.g7e.4xlarge", 1)
+    ML_G7E_8XLARGE = _gpu("ml.g7e.8xlarge", 1, efa=True)
+    ML_G7E_12XLARGE = _gpu("ml.g7e.12xlarge", 2, efa=True)
+    ML_G7E_24XLARGE = _gpu("ml.g7e.24xlarge", 4, efa=True)
+    ML_G7E_48XLARGE = _gpu("ml.g7e.48xlarge", 8, efa=True)
+    ML_P6_B300_48XLARGE = _gpu("ml.p6-b300.48xlarge", 8, efa=True)
+    ML_G4DN_XLARGE = _gpu("ml.g4dn.xlarge", 1)
+    ML_G4DN_2XLARGE = _gpu("ml.g4dn.2xlarge", 1)
+    ML_G4DN_4XLARGE = _gpu("ml.g4dn.4xlarge", 1)
+    ML_G4DN_8XLARGE = _gpu("ml.g4dn.8xlarge", 1, efa=True)
+    ML_G4DN_12XLARGE = _gpu("ml.g4dn.12xlarge", 4, efa=True)
+    ML_G4DN_16XLARGE = _gpu("ml.g4dn.16xlarge", 1, efa=True)
+    ML_C6G_MEDIUM = _cpu("ml.c6g.medium")
+    ML_C6G_LARGE = _cpu("ml.c6g.large")
+    ML_C6G_XLARGE = _cpu("ml.c6g.xlarge")
+    ML_C6G_2XLARGE = _cpu("ml.c6g.2xlarge")
+    ML_C6G_4XLARGE = _cpu("ml.c6g.4xlarge")
+    ML_C6G_8XLARGE = _cpu("ml.c6g.8xlarge")
+    ML_C6G_12XLARGE = _cpu("ml.c6g.12xlarge")
+    ML_C6G_16XLARGE = _cpu("ml.c6g.16xlarge")
+    ML_C7G_MEDIUM = _cpu("ml.c7g.medium")
+    ML_C7G_LARGE = _cpu("ml.c7g.large")
+    ML_C7G_XLARGE = _cpu("ml.c7g.xlarge")
+    ML_C7G_2XLARGE = _cpu("ml.c7g.2xlarge")
+    ML_C7G_4XLARGE = _cpu("ml.c7g.4xlarge")
+    ML_C7G_8XLARGE = _cpu("ml.c7g.8xlarge")
+    ML_C7G_12XLARGE = _cpu("ml.c7g.12xlarge")
+    ML_C7G_16XLARGE = _cpu("ml.c7g.16xlarge", efa=True)
+    ML_C8G_MEDIUM = _cpu("ml.c8g.medium")
+    ML_C8G_LARGE = _cpu("ml.c8g.large")
+    ML_C8G_XLARGE = _cpu("ml.c8g.xlarge")
+    ML_C8G_2XLARGE = _cpu("ml.c8g.2xlarge")
+    ML_C8G_4XLARGE = _cpu("ml.c8g.4xlarge")
+    ML_C8G_8XLARGE = _cpu("ml.c8g.8xlarge")
+    ML_C8G_12XLARGE = _cpu("ml.c8g.12xlarge")
+    ML_C8G_16XLARGE = _cpu("ml.c8g.16xlarge")
+    ML_C8G_24XLARGE = _cpu("ml.c8g.24xlarge", efa=True)
+    ML_C8G_48XLARGE = _cpu("ml.c8g.48xlarge", efa=True)
+    ML_C6A_LARGE = _cpu("ml.c6a.large")
+    ML_C6A_XLARGE = _cpu("ml.c6a.xlarge")
+    ML_C6A_2XLARGE = _cpu("ml.c6a.2xlarge")
+    ML_C6A_4XLARGE = _cpu("ml.c6a.4xlarge")
+    ML_C6A_8XLARGE = _cpu("ml.c6a.8xlarge")
+    ML_C6A_12XLARGE = _cpu("ml.c6a.12xlarge")
+    ML_C6A_16XLARGE = _cpu("ml.c6a.16xlarge")
+    ML_C6A_24XLARGE = _cpu("ml.c6a.24xlarge")
+    ML_C6A_32XLARGE = _cpu("ml.c6a.32xlarge", efa=True)
+    ML_C6A_48XLARGE = _cpu("ml.c6a.48xlarge", efa=True)
+    ML_M6A_LARGE = _cpu("ml.m6a.large")
+    ML_M6A_XLARGE = _cpu("ml.m6a.xlarge")
+    ML_M6A_2XLARGE = _cpu("ml.m6a.2xlarge")
+    ML_M6A_4XLARGE = _cpu("ml.m6a.4xlarge")
+    ML_M6A_8XLARGE = _cpu("ml.m6a.8xlarge")
+    ML_M6A_12XLARGE = _cpu("ml.m6a.12xlarge")
+    ML_M6A_16XLARGE = _cpu("ml.m6a.16xlarge")
+    ML_M6A_24XLARGE = _cpu("ml.m6a.24xlarge")
+    ML_M6A_32XLARGE = _cpu("ml.m6a.32xlarge", efa=True)
+    ML_M6A_48XLARGE = _cpu("ml.m6a.48xlarge", efa=True)
+    ML_M6G_MEDIUM = _cpu("ml.m6g.medium")
+    ML_M6G_LARGE = _cpu("ml.m6g.large")
+    ML_M6G_XLARGE = _cpu("ml.m6g.xlarge")
+    ML_M6G_2XLARGE = _cpu("ml.m6g.2xlarge")
+    ML_M6G_4XLARGE = _cpu("ml.m6g.4xlarge")
+    ML_M6G_8XLARGE = _cpu("ml.m6g.8xlarge")
+    ML_M6G_12XLARGE = _cpu("ml.m6g.12xlarge")
+    ML_M6G_16XLARGE = _cpu("ml.m6g.16xlarge")
+    ML_M7G_MEDIUM = _cpu("ml.m7g.medium")
+    ML_M7G_LARGE = _cpu("ml.m7g.large")
+    ML_M7G_XLARGE = _cpu("ml.m7g.xlarge")
+    ML_M7G_2XLARGE = _cpu("ml.m7g.2xlarge")
+    ML_M7G_4XLARGE = _cpu("ml.m7g.4xlarge")
+    ML_M7G_8XLARGE = _cpu("ml.m7g.8xlarge")
+    ML_M7G_12XLARGE = _cpu("ml.m7g.12xlarge")
+    ML_M7G_16XLARGE = _cpu("ml.m7g.16xlarge", efa=True)
+    ML_M8G_MEDIUM = _cpu("ml.m8g.medium")
+    ML_M8G_LARGE = _cpu("ml.m8g.large")
+    ML_M8G_XLARGE = _cpu("ml.m8g.xlarge")
+    ML_M8G_2XLARGE = _cpu("ml.m8g.2xlarge")
+    ML_M8G_4XLARGE = _cpu("ml.m8g.4xlarge")
+    ML_M8G_8XLARGE = _cpu("ml.m8g.8xlarge")
+    ML_M8G_12XLARGE = _cpu("ml.m8g.12xlarge")
+    ML_M8G_16XLARGE = _cpu("ml.m8g.16xlarge")
+    ML_M8G_24XLARGE = _cpu("ml.m8g.24xlarge", efa=True)
+    ML_M8G_48XLARGE = _cpu("ml.m8g.48xlarge", efa=True)
+    ML_G7_2XLARGE = _gpu("ml.g7.2xlarge", 1)
+    ML_G7_4XLARGE = _gpu("ml.g7.4xlarge", 1)
+    ML_G7_8XLARGE = _gpu("ml.g7.8xlarge", 1, efa=True)
+    ML_G7_12XLARGE = _gpu("ml.g7.12xlarge", None, efa=True)  # count undocumented
+    ML_G7_24XLARGE = _gpu("ml.g7.24xlarge", None, efa=True)  # count undocumented
+    ML_G7_48XLARGE = _gpu("ml.g7.48xlarge", 8, efa=True)
+    ML_C8A_16XLARGE = _cpu("ml.c8a.16xlarge")
+    ML_M8A_16XLARGE = _cpu("ml.m8a.16xlarge")
 
     def __init__(self, name: str) -> None:
         self._name = name
@@ -507,21 +293,41 @@ class HyperPodInstanceType:
         return self._name
 
     @property
+    def is_known(self) -> bool:
+        """Whether the type is in this library's catalogue (the SageMaker API model's list)."""
+        return self._name in _CATALOGUE
+
+    @property
     def accelerator_count(self) -> int | None:
-        """GPUs or Trainium chips per instance; ``None`` when the library does not know."""
-        return ACCELERATORS_PER_INSTANCE.get(self._name)
+        """GPUs or Trainium chips per instance; ``None`` for CPU-only types and when the
+        library does not know the count."""
+        entry = _CATALOGUE.get(self._name)
+        return entry.accelerators if entry is not None else None
 
     @property
     def accelerator_kind(self) -> AcceleratorKind | None:
-        """``"gpu"``, ``"trainium"``, or ``None`` for CPU-only types."""
-        if not self.is_accelerated:
-            return None
-        return "trainium" if self._name.startswith("ml.trn") else "gpu"
+        """``"gpu"``, ``"trainium"``, or ``None`` for CPU-only types.
+
+        For a type not in the catalogue (e.g. a new size of a known family), the kind of
+        its family's catalogued types; ``None`` for an unknown family.
+        """
+        entry = _CATALOGUE.get(self._name)
+        if entry is not None:
+            return entry.kind
+        return _FAMILY_KINDS.get(_family(self._name))
 
     @property
     def is_accelerated(self) -> bool:
-        """Whether the type belongs to a GPU or Trainium family (p, g, gr, trn)."""
-        return bool(_ACCELERATED_FAMILY.match(self._name))
+        """Whether the type carries GPUs or Trainium chips (see :attr:`accelerator_kind`)."""
+        return self.accelerator_kind is not None
+
+    @property
+    def efa_capable(self) -> bool | None:
+        """Whether the type supports EFA (Elastic Fabric Adapter), which multi-node GPU
+        networking and the ``InstanceConnectivity`` deep health check need; ``None`` for a
+        type not in the catalogue."""
+        entry = _CATALOGUE.get(self._name)
+        return entry.efa if entry is not None else None
 
     @property
     def is_well_formed(self) -> bool:
@@ -541,212 +347,34 @@ class HyperPodInstanceType:
         return hash(self._name)
 
 
-HyperPodInstanceType.ML_P4D_24XLARGE = HyperPodInstanceType("ml.p4d.24xlarge")
-HyperPodInstanceType.ML_P4DE_24XLARGE = HyperPodInstanceType("ml.p4de.24xlarge")
-HyperPodInstanceType.ML_P5_48XLARGE = HyperPodInstanceType("ml.p5.48xlarge")
-HyperPodInstanceType.ML_P5_4XLARGE = HyperPodInstanceType("ml.p5.4xlarge")
-HyperPodInstanceType.ML_P6E_GB200_36XLARGE = HyperPodInstanceType("ml.p6e-gb200.36xlarge")
-HyperPodInstanceType.ML_TRN1_32XLARGE = HyperPodInstanceType("ml.trn1.32xlarge")
-HyperPodInstanceType.ML_TRN1N_32XLARGE = HyperPodInstanceType("ml.trn1n.32xlarge")
-HyperPodInstanceType.ML_G5_XLARGE = HyperPodInstanceType("ml.g5.xlarge")
-HyperPodInstanceType.ML_G5_2XLARGE = HyperPodInstanceType("ml.g5.2xlarge")
-HyperPodInstanceType.ML_G5_4XLARGE = HyperPodInstanceType("ml.g5.4xlarge")
-HyperPodInstanceType.ML_G5_8XLARGE = HyperPodInstanceType("ml.g5.8xlarge")
-HyperPodInstanceType.ML_G5_12XLARGE = HyperPodInstanceType("ml.g5.12xlarge")
-HyperPodInstanceType.ML_G5_16XLARGE = HyperPodInstanceType("ml.g5.16xlarge")
-HyperPodInstanceType.ML_G5_24XLARGE = HyperPodInstanceType("ml.g5.24xlarge")
-HyperPodInstanceType.ML_G5_48XLARGE = HyperPodInstanceType("ml.g5.48xlarge")
-HyperPodInstanceType.ML_C5_LARGE = HyperPodInstanceType("ml.c5.large")
-HyperPodInstanceType.ML_C5_XLARGE = HyperPodInstanceType("ml.c5.xlarge")
-HyperPodInstanceType.ML_C5_2XLARGE = HyperPodInstanceType("ml.c5.2xlarge")
-HyperPodInstanceType.ML_C5_4XLARGE = HyperPodInstanceType("ml.c5.4xlarge")
-HyperPodInstanceType.ML_C5_9XLARGE = HyperPodInstanceType("ml.c5.9xlarge")
-HyperPodInstanceType.ML_C5_12XLARGE = HyperPodInstanceType("ml.c5.12xlarge")
-HyperPodInstanceType.ML_C5_18XLARGE = HyperPodInstanceType("ml.c5.18xlarge")
-HyperPodInstanceType.ML_C5_24XLARGE = HyperPodInstanceType("ml.c5.24xlarge")
-HyperPodInstanceType.ML_C5N_LARGE = HyperPodInstanceType("ml.c5n.large")
-HyperPodInstanceType.ML_C5N_2XLARGE = HyperPodInstanceType("ml.c5n.2xlarge")
-HyperPodInstanceType.ML_C5N_4XLARGE = HyperPodInstanceType("ml.c5n.4xlarge")
-HyperPodInstanceType.ML_C5N_9XLARGE = HyperPodInstanceType("ml.c5n.9xlarge")
-HyperPodInstanceType.ML_C5N_18XLARGE = HyperPodInstanceType("ml.c5n.18xlarge")
-HyperPodInstanceType.ML_M5_LARGE = HyperPodInstanceType("ml.m5.large")
-HyperPodInstanceType.ML_M5_XLARGE = HyperPodInstanceType("ml.m5.xlarge")
-HyperPodInstanceType.ML_M5_2XLARGE = HyperPodInstanceType("ml.m5.2xlarge")
-HyperPodInstanceType.ML_M5_4XLARGE = HyperPodInstanceType("ml.m5.4xlarge")
-HyperPodInstanceType.ML_M5_8XLARGE = HyperPodInstanceType("ml.m5.8xlarge")
-HyperPodInstanceType.ML_M5_12XLARGE = HyperPodInstanceType("ml.m5.12xlarge")
-HyperPodInstanceType.ML_M5_16XLARGE = HyperPodInstanceType("ml.m5.16xlarge")
-HyperPodInstanceType.ML_M5_24XLARGE = HyperPodInstanceType("ml.m5.24xlarge")
-HyperPodInstanceType.ML_T3_MEDIUM = HyperPodInstanceType("ml.t3.medium")
-HyperPodInstanceType.ML_T3_LARGE = HyperPodInstanceType("ml.t3.large")
-HyperPodInstanceType.ML_T3_XLARGE = HyperPodInstanceType("ml.t3.xlarge")
-HyperPodInstanceType.ML_T3_2XLARGE = HyperPodInstanceType("ml.t3.2xlarge")
-HyperPodInstanceType.ML_G6_XLARGE = HyperPodInstanceType("ml.g6.xlarge")
-HyperPodInstanceType.ML_G6_2XLARGE = HyperPodInstanceType("ml.g6.2xlarge")
-HyperPodInstanceType.ML_G6_4XLARGE = HyperPodInstanceType("ml.g6.4xlarge")
-HyperPodInstanceType.ML_G6_8XLARGE = HyperPodInstanceType("ml.g6.8xlarge")
-HyperPodInstanceType.ML_G6_16XLARGE = HyperPodInstanceType("ml.g6.16xlarge")
-HyperPodInstanceType.ML_G6_12XLARGE = HyperPodInstanceType("ml.g6.12xlarge")
-HyperPodInstanceType.ML_G6_24XLARGE = HyperPodInstanceType("ml.g6.24xlarge")
-HyperPodInstanceType.ML_G6_48XLARGE = HyperPodInstanceType("ml.g6.48xlarge")
-HyperPodInstanceType.ML_GR6_4XLARGE = HyperPodInstanceType("ml.gr6.4xlarge")
-HyperPodInstanceType.ML_GR6_8XLARGE = HyperPodInstanceType("ml.gr6.8xlarge")
-HyperPodInstanceType.ML_G6E_XLARGE = HyperPodInstanceType("ml.g6e.xlarge")
-HyperPodInstanceType.ML_G6E_2XLARGE = HyperPodInstanceType("ml.g6e.2xlarge")
-HyperPodInstanceType.ML_G6E_4XLARGE = HyperPodInstanceType("ml.g6e.4xlarge")
-HyperPodInstanceType.ML_G6E_8XLARGE = HyperPodInstanceType("ml.g6e.8xlarge")
-HyperPodInstanceType.ML_G6E_16XLARGE = HyperPodInstanceType("ml.g6e.16xlarge")
-HyperPodInstanceType.ML_G6E_12XLARGE = HyperPodInstanceType("ml.g6e.12xlarge")
-HyperPodInstanceType.ML_G6E_24XLARGE = HyperPodInstanceType("ml.g6e.24xlarge")
-HyperPodInstanceType.ML_G6E_48XLARGE = HyperPodInstanceType("ml.g6e.48xlarge")
-HyperPodInstanceType.ML_P5E_48XLARGE = HyperPodInstanceType("ml.p5e.48xlarge")
-HyperPodInstanceType.ML_P5EN_48XLARGE = HyperPodInstanceType("ml.p5en.48xlarge")
-HyperPodInstanceType.ML_P6_B200_48XLARGE = HyperPodInstanceType("ml.p6-b200.48xlarge")
-HyperPodInstanceType.ML_TRN2_3XLARGE = HyperPodInstanceType("ml.trn2.3xlarge")
-HyperPodInstanceType.ML_TRN2_48XLARGE = HyperPodInstanceType("ml.trn2.48xlarge")
-HyperPodInstanceType.ML_C6I_LARGE = HyperPodInstanceType("ml.c6i.large")
-HyperPodInstanceType.ML_C6I_XLARGE = HyperPodInstanceType("ml.c6i.xlarge")
-HyperPodInstanceType.ML_C6I_2XLARGE = HyperPodInstanceType("ml.c6i.2xlarge")
-HyperPodInstanceType.ML_C6I_4XLARGE = HyperPodInstanceType("ml.c6i.4xlarge")
-HyperPodInstanceType.ML_C6I_8XLARGE = HyperPodInstanceType("ml.c6i.8xlarge")
-HyperPodInstanceType.ML_C6I_12XLARGE = HyperPodInstanceType("ml.c6i.12xlarge")
-HyperPodInstanceType.ML_C6I_16XLARGE = HyperPodInstanceType("ml.c6i.16xlarge")
-HyperPodInstanceType.ML_C6I_24XLARGE = HyperPodInstanceType("ml.c6i.24xlarge")
-HyperPodInstanceType.ML_C6I_32XLARGE = HyperPodInstanceType("ml.c6i.32xlarge")
-HyperPodInstanceType.ML_M6I_LARGE = HyperPodInstanceType("ml.m6i.large")
-HyperPodInstanceType.ML_M6I_XLARGE = HyperPodInstanceType("ml.m6i.xlarge")
-HyperPodInstanceType.ML_M6I_2XLARGE = HyperPodInstanceType("ml.m6i.2xlarge")
-HyperPodInstanceType.ML_M6I_4XLARGE = HyperPodInstanceType("ml.m6i.4xlarge")
-HyperPodInstanceType.ML_M6I_8XLARGE = HyperPodInstanceType("ml.m6i.8xlarge")
-HyperPodInstanceType.ML_M6I_12XLARGE = HyperPodInstanceType("ml.m6i.12xlarge")
-HyperPodInstanceType.ML_M6I_16XLARGE = HyperPodInstanceType("ml.m6i.16xlarge")
-HyperPodInstanceType.ML_M6I_24XLARGE = HyperPodInstanceType("ml.m6i.24xlarge")
-HyperPodInstanceType.ML_M6I_32XLARGE = HyperPodInstanceType("ml.m6i.32xlarge")
-HyperPodInstanceType.ML_R6I_LARGE = HyperPodInstanceType("ml.r6i.large")
-HyperPodInstanceType.ML_R6I_XLARGE = HyperPodInstanceType("ml.r6i.xlarge")
-HyperPodInstanceType.ML_R6I_2XLARGE = HyperPodInstanceType("ml.r6i.2xlarge")
-HyperPodInstanceType.ML_R6I_4XLARGE = HyperPodInstanceType("ml.r6i.4xlarge")
-HyperPodInstanceType.ML_R6I_8XLARGE = HyperPodInstanceType("ml.r6i.8xlarge")
-HyperPodInstanceType.ML_R6I_12XLARGE = HyperPodInstanceType("ml.r6i.12xlarge")
-HyperPodInstanceType.ML_R6I_16XLARGE = HyperPodInstanceType("ml.r6i.16xlarge")
-HyperPodInstanceType.ML_R6I_24XLARGE = HyperPodInstanceType("ml.r6i.24xlarge")
-HyperPodInstanceType.ML_R6I_32XLARGE = HyperPodInstanceType("ml.r6i.32xlarge")
-HyperPodInstanceType.ML_I3EN_LARGE = HyperPodInstanceType("ml.i3en.large")
-HyperPodInstanceType.ML_I3EN_XLARGE = HyperPodInstanceType("ml.i3en.xlarge")
-HyperPodInstanceType.ML_I3EN_2XLARGE = HyperPodInstanceType("ml.i3en.2xlarge")
-HyperPodInstanceType.ML_I3EN_3XLARGE = HyperPodInstanceType("ml.i3en.3xlarge")
-HyperPodInstanceType.ML_I3EN_6XLARGE = HyperPodInstanceType("ml.i3en.6xlarge")
-HyperPodInstanceType.ML_I3EN_12XLARGE = HyperPodInstanceType("ml.i3en.12xlarge")
-HyperPodInstanceType.ML_I3EN_24XLARGE = HyperPodInstanceType("ml.i3en.24xlarge")
-HyperPodInstanceType.ML_M7I_LARGE = HyperPodInstanceType("ml.m7i.large")
-HyperPodInstanceType.ML_M7I_XLARGE = HyperPodInstanceType("ml.m7i.xlarge")
-HyperPodInstanceType.ML_M7I_2XLARGE = HyperPodInstanceType("ml.m7i.2xlarge")
-HyperPodInstanceType.ML_M7I_4XLARGE = HyperPodInstanceType("ml.m7i.4xlarge")
-HyperPodInstanceType.ML_M7I_8XLARGE = HyperPodInstanceType("ml.m7i.8xlarge")
-HyperPodInstanceType.ML_M7I_12XLARGE = HyperPodInstanceType("ml.m7i.12xlarge")
-HyperPodInstanceType.ML_M7I_16XLARGE = HyperPodInstanceType("ml.m7i.16xlarge")
-HyperPodInstanceType.ML_M7I_24XLARGE = HyperPodInstanceType("ml.m7i.24xlarge")
-HyperPodInstanceType.ML_M7I_48XLARGE = HyperPodInstanceType("ml.m7i.48xlarge")
-HyperPodInstanceType.ML_R7I_LARGE = HyperPodInstanceType("ml.r7i.large")
-HyperPodInstanceType.ML_R7I_XLARGE = HyperPodInstanceType("ml.r7i.xlarge")
-HyperPodInstanceType.ML_R7I_2XLARGE = HyperPodInstanceType("ml.r7i.2xlarge")
-HyperPodInstanceType.ML_R7I_4XLARGE = HyperPodInstanceType("ml.r7i.4xlarge")
-HyperPodInstanceType.ML_R7I_8XLARGE = HyperPodInstanceType("ml.r7i.8xlarge")
-HyperPodInstanceType.ML_R7I_12XLARGE = HyperPodInstanceType("ml.r7i.12xlarge")
-HyperPodInstanceType.ML_R7I_16XLARGE = HyperPodInstanceType("ml.r7i.16xlarge")
-HyperPodInstanceType.ML_R7I_24XLARGE = HyperPodInstanceType("ml.r7i.24xlarge")
-HyperPodInstanceType.ML_R7I_48XLARGE = HyperPodInstanceType("ml.r7i.48xlarge")
-HyperPodInstanceType.ML_R5D_16XLARGE = HyperPodInstanceType("ml.r5d.16xlarge")
-HyperPodInstanceType.ML_G7E_2XLARGE = HyperPodInstanceType("ml.g7e.2xlarge")
-HyperPodInstanceType.ML_G7E_4XLARGE = HyperPodInstanceType("ml.g7e.4xlarge")
-HyperPodInstanceType.ML_G7E_8XLARGE = HyperPodInstanceType("ml.g7e.8xlarge")
-HyperPodInstanceType.ML_G7E_12XLARGE = HyperPodInstanceType("ml.g7e.12xlarge")
-HyperPodInstanceType.ML_G7E_24XLARGE = HyperPodInstanceType("ml.g7e.24xlarge")
-HyperPodInstanceType.ML_G7E_48XLARGE = HyperPodInstanceType("ml.g7e.48xlarge")
-HyperPodInstanceType.ML_P6_B300_48XLARGE = HyperPodInstanceType("ml.p6-b300.48xlarge")
-HyperPodInstanceType.ML_G4DN_XLARGE = HyperPodInstanceType("ml.g4dn.xlarge")
-HyperPodInstanceType.ML_G4DN_2XLARGE = HyperPodInstanceType("ml.g4dn.2xlarge")
-HyperPodInstanceType.ML_G4DN_4XLARGE = HyperPodInstanceType("ml.g4dn.4xlarge")
-HyperPodInstanceType.ML_G4DN_8XLARGE = HyperPodInstanceType("ml.g4dn.8xlarge")
-HyperPodInstanceType.ML_G4DN_12XLARGE = HyperPodInstanceType("ml.g4dn.12xlarge")
-HyperPodInstanceType.ML_G4DN_16XLARGE = HyperPodInstanceType("ml.g4dn.16xlarge")
-HyperPodInstanceType.ML_C6G_MEDIUM = HyperPodInstanceType("ml.c6g.medium")
-HyperPodInstanceType.ML_C6G_LARGE = HyperPodInstanceType("ml.c6g.large")
-HyperPodInstanceType.ML_C6G_XLARGE = HyperPodInstanceType("ml.c6g.xlarge")
-HyperPodInstanceType.ML_C6G_2XLARGE = HyperPodInstanceType("ml.c6g.2xlarge")
-HyperPodInstanceType.ML_C6G_4XLARGE = HyperPodInstanceType("ml.c6g.4xlarge")
-HyperPodInstanceType.ML_C6G_8XLARGE = HyperPodInstanceType("ml.c6g.8xlarge")
-HyperPodInstanceType.ML_C6G_12XLARGE = HyperPodInstanceType("ml.c6g.12xlarge")
-HyperPodInstanceType.ML_C6G_16XLARGE = HyperPodInstanceType("ml.c6g.16xlarge")
-HyperPodInstanceType.ML_C7G_MEDIUM = HyperPodInstanceType("ml.c7g.medium")
-HyperPodInstanceType.ML_C7G_LARGE = HyperPodInstanceType("ml.c7g.large")
-HyperPodInstanceType.ML_C7G_XLARGE = HyperPodInstanceType("ml.c7g.xlarge")
-HyperPodInstanceType.ML_C7G_2XLARGE = HyperPodInstanceType("ml.c7g.2xlarge")
-HyperPodInstanceType.ML_C7G_4XLARGE = HyperPodInstanceType("ml.c7g.4xlarge")
-HyperPodInstanceType.ML_C7G_8XLARGE = HyperPodInstanceType("ml.c7g.8xlarge")
-HyperPodInstanceType.ML_C7G_12XLARGE = HyperPodInstanceType("ml.c7g.12xlarge")
-HyperPodInstanceType.ML_C7G_16XLARGE = HyperPodInstanceType("ml.c7g.16xlarge")
-HyperPodInstanceType.ML_C8G_MEDIUM = HyperPodInstanceType("ml.c8g.medium")
-HyperPodInstanceType.ML_C8G_LARGE = HyperPodInstanceType("ml.c8g.large")
-HyperPodInstanceType.ML_C8G_XLARGE = HyperPodInstanceType("ml.c8g.xlarge")
-HyperPodInstanceType.ML_C8G_2XLARGE = HyperPodInstanceType("ml.c8g.2xlarge")
-HyperPodInstanceType.ML_C8G_4XLARGE = HyperPodInstanceType("ml.c8g.4xlarge")
-HyperPodInstanceType.ML_C8G_8XLARGE = HyperPodInstanceType("ml.c8g.8xlarge")
-HyperPodInstanceType.ML_C8G_12XLARGE = HyperPodInstanceType("ml.c8g.12xlarge")
-HyperPodInstanceType.ML_C8G_16XLARGE = HyperPodInstanceType("ml.c8g.16xlarge")
-HyperPodInstanceType.ML_C8G_24XLARGE = HyperPodInstanceType("ml.c8g.24xlarge")
-HyperPodInstanceType.ML_C8G_48XLARGE = HyperPodInstanceType("ml.c8g.48xlarge")
-HyperPodInstanceType.ML_C6A_LARGE = HyperPodInstanceType("ml.c6a.large")
-HyperPodInstanceType.ML_C6A_XLARGE = HyperPodInstanceType("ml.c6a.xlarge")
-HyperPodInstanceType.ML_C6A_2XLARGE = HyperPodInstanceType("ml.c6a.2xlarge")
-HyperPodInstanceType.ML_C6A_4XLARGE = HyperPodInstanceType("ml.c6a.4xlarge")
-HyperPodInstanceType.ML_C6A_8XLARGE = HyperPodInstanceType("ml.c6a.8xlarge")
-HyperPodInstanceType.ML_C6A_12XLARGE = HyperPodInstanceType("ml.c6a.12xlarge")
-HyperPodInstanceType.ML_C6A_16XLARGE = HyperPodInstanceType("ml.c6a.16xlarge")
-HyperPodInstanceType.ML_C6A_24XLARGE = HyperPodInstanceType("ml.c6a.24xlarge")
-HyperPodInstanceType.ML_C6A_32XLARGE = HyperPodInstanceType("ml.c6a.32xlarge")
-HyperPodInstanceType.ML_C6A_48XLARGE = HyperPodInstanceType("ml.c6a.48xlarge")
-HyperPodInstanceType.ML_M6A_LARGE = HyperPodInstanceType("ml.m6a.large")
-HyperPodInstanceType.ML_M6A_XLARGE = HyperPodInstanceType("ml.m6a.xlarge")
-HyperPodInstanceType.ML_M6A_2XLARGE = HyperPodInstanceType("ml.m6a.2xlarge")
-HyperPodInstanceType.ML_M6A_4XLARGE = HyperPodInstanceType("ml.m6a.4xlarge")
-HyperPodInstanceType.ML_M6A_8XLARGE = HyperPodInstanceType("ml.m6a.8xlarge")
-HyperPodInstanceType.ML_M6A_12XLARGE = HyperPodInstanceType("ml.m6a.12xlarge")
-HyperPodInstanceType.ML_M6A_16XLARGE = HyperPodInstanceType("ml.m6a.16xlarge")
-HyperPodInstanceType.ML_M6A_24XLARGE = HyperPodInstanceType("ml.m6a.24xlarge")
-HyperPodInstanceType.ML_M6A_32XLARGE = HyperPodInstanceType("ml.m6a.32xlarge")
-HyperPodInstanceType.ML_M6A_48XLARGE = HyperPodInstanceType("ml.m6a.48xlarge")
-HyperPodInstanceType.ML_M6G_MEDIUM = HyperPodInstanceType("ml.m6g.medium")
-HyperPodInstanceType.ML_M6G_LARGE = HyperPodInstanceType("ml.m6g.large")
-HyperPodInstanceType.ML_M6G_XLARGE = HyperPodInstanceType("ml.m6g.xlarge")
-HyperPodInstanceType.ML_M6G_2XLARGE = HyperPodInstanceType("ml.m6g.2xlarge")
-HyperPodInstanceType.ML_M6G_4XLARGE = HyperPodInstanceType("ml.m6g.4xlarge")
-HyperPodInstanceType.ML_M6G_8XLARGE = HyperPodInstanceType("ml.m6g.8xlarge")
-HyperPodInstanceType.ML_M6G_12XLARGE = HyperPodInstanceType("ml.m6g.12xlarge")
-HyperPodInstanceType.ML_M6G_16XLARGE = HyperPodInstanceType("ml.m6g.16xlarge")
-HyperPodInstanceType.ML_M7G_MEDIUM = HyperPodInstanceType("ml.m7g.medium")
-HyperPodInstanceType.ML_M7G_LARGE = HyperPodInstanceType("ml.m7g.large")
-HyperPodInstanceType.ML_M7G_XLARGE = HyperPodInstanceType("ml.m7g.xlarge")
-HyperPodInstanceType.ML_M7G_2XLARGE = HyperPodInstanceType("ml.m7g.2xlarge")
-HyperPodInstanceType.ML_M7G_4XLARGE = HyperPodInstanceType("ml.m7g.4xlarge")
-HyperPodInstanceType.ML_M7G_8XLARGE = HyperPodInstanceType("ml.m7g.8xlarge")
-HyperPodInstanceType.ML_M7G_12XLARGE = HyperPodInstanceType("ml.m7g.12xlarge")
-HyperPodInstanceType.ML_M7G_16XLARGE = HyperPodInstanceType("ml.m7g.16xlarge")
-HyperPodInstanceType.ML_M8G_MEDIUM = HyperPodInstanceType("ml.m8g.medium")
-HyperPodInstanceType.ML_M8G_LARGE = HyperPodInstanceType("ml.m8g.large")
-HyperPodInstanceType.ML_M8G_XLARGE = HyperPodInstanceType("ml.m8g.xlarge")
-HyperPodInstanceType.ML_M8G_2XLARGE = HyperPodInstanceType("ml.m8g.2xlarge")
-HyperPodInstanceType.ML_M8G_4XLARGE = HyperPodInstanceType("ml.m8g.4xlarge")
-HyperPodInstanceType.ML_M8G_8XLARGE = HyperPodInstanceType("ml.m8g.8xlarge")
-HyperPodInstanceType.ML_M8G_12XLARGE = HyperPodInstanceType("ml.m8g.12xlarge")
-HyperPodInstanceType.ML_M8G_16XLARGE = HyperPodInstanceType("ml.m8g.16xlarge")
-HyperPodInstanceType.ML_M8G_24XLARGE = HyperPodInstanceType("ml.m8g.24xlarge")
-HyperPodInstanceType.ML_M8G_48XLARGE = HyperPodInstanceType("ml.m8g.48xlarge")
-HyperPodInstanceType.ML_G7_2XLARGE = HyperPodInstanceType("ml.g7.2xlarge")
-HyperPodInstanceType.ML_G7_4XLARGE = HyperPodInstanceType("ml.g7.4xlarge")
-HyperPodInstanceType.ML_G7_8XLARGE = HyperPodInstanceType("ml.g7.8xlarge")
-HyperPodInstanceType.ML_G7_12XLARGE = HyperPodInstanceType("ml.g7.12xlarge")
-HyperPodInstanceType.ML_G7_24XLARGE = HyperPodInstanceType("ml.g7.24xlarge")
-HyperPodInstanceType.ML_G7_48XLARGE = HyperPodInstanceType("ml.g7.48xlarge")
-HyperPodInstanceType.ML_C8A_16XLARGE = HyperPodInstanceType("ml.c8a.16xlarge")
-HyperPodInstanceType.ML_M8A_16XLARGE = HyperPodInstanceType("ml.m8a.16xlarge")
+def _family(name: str) -> str:
+    return name.rsplit(".", 1)[0]
+
+
+_CATALOGUE: dict[str, _Entry] = {
+    entry.name: entry for entry in vars(HyperPodInstanceType).values() if isinstance(entry, _Entry)
+}
+_FAMILY_KINDS: dict[str, AcceleratorKind] = {
+    _family(entry.name): entry.kind for entry in _CATALOGUE.values() if entry.kind is not None
+}
+
+ACCELERATORS_PER_INSTANCE: dict[str, int] = {
+    name: entry.accelerators for name, entry in _CATALOGUE.items() if entry.accelerators is not None
+}
+"""GPUs (or Trainium chips) per instance, for the catalogued types whose count is known
+(derived from the catalogue in :class:`HyperPodInstanceType`)."""
+
+
+def constant_name(name: str) -> str:
+    """The constant of an API name: ``ml.p6-b200.48xlarge`` -> ``ML_P6_B200_48XLARGE``."""
+    return re.sub(r"[.-]", "_", name).upper()
+
+
+def known_names() -> tuple[str, ...]:
+    """The API names of every catalogued type, sorted."""
+    return tuple(sorted(_CATALOGUE))
+
+
+def suggest(name: str, limit: int = 3) -> tuple[str, ...]:
+    """The catalogued names closest to ``name`` (for "did you mean" messages), best first."""
+    return tuple(difflib.get_close_matches(name, _CATALOGUE, n=limit, cutoff=0.6))
