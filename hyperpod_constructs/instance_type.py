@@ -308,13 +308,15 @@ class HyperPodInstanceType:
     def accelerator_kind(self) -> AcceleratorKind | None:
         """``"gpu"``, ``"trainium"``, or ``None`` for CPU-only types.
 
-        For a type not in the catalogue (e.g. a new size of a known family), the kind of
-        its family's catalogued types; ``None`` for an unknown family.
+        For a type not in the catalogue, the kind of its family's catalogued types (a new
+        size, e.g. ``ml.p5.96xlarge``), else of its series' (a new generation, e.g.
+        ``ml.p9.96xlarge``: every catalogued ``p`` family is a GPU family); ``None``
+        otherwise.
         """
         entry = _CATALOGUE.get(self._name)
         if entry is not None:
             return entry.kind
-        return _FAMILY_KINDS.get(_family(self._name))
+        return _FAMILY_KINDS.get(_family(self._name)) or _SERIES_KINDS.get(_series(self._name))
 
     @property
     def is_accelerated(self) -> bool:
@@ -351,12 +353,34 @@ def _family(name: str) -> str:
     return name.rsplit(".", 1)[0]
 
 
+def _series(name: str) -> str:
+    """The letters before the generation: ``ml.p5en.48xlarge`` -> ``p``, ``ml.trn2...`` ->
+    ``trn``."""
+    found = re.match(r"ml\.([a-z]+)\d", name)
+    return found.group(1) if found else ""
+
+
 _CATALOGUE: dict[str, _Entry] = {
     entry.name: entry for entry in vars(HyperPodInstanceType).values() if isinstance(entry, _Entry)
 }
 _FAMILY_KINDS: dict[str, AcceleratorKind] = {
     _family(entry.name): entry.kind for entry in _CATALOGUE.values() if entry.kind is not None
 }
+
+
+def _series_kinds() -> dict[str, AcceleratorKind]:
+    kinds: dict[str, set[AcceleratorKind | None]] = {}
+    for name, entry in _CATALOGUE.items():
+        kinds.setdefault(_series(name), set()).add(entry.kind)
+    return {
+        series: kind
+        for series, found in kinds.items()
+        if len(found) == 1 and (kind := next(iter(found))) is not None
+    }
+
+
+_SERIES_KINDS = _series_kinds()
+"""Series whose catalogued types all carry accelerators of one kind (p, g, gr, trn)."""
 
 ACCELERATORS_PER_INSTANCE: dict[str, int] = {
     name: entry.accelerators for name, entry in _CATALOGUE.items() if entry.accelerators is not None

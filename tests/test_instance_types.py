@@ -97,6 +97,17 @@ def test_a_new_size_of_a_known_family_is_accelerated_but_not_counted() -> None:
     assert (unknown_family.is_accelerated, unknown_family.efa_capable) == (False, None)
 
 
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("ml.p9.96xlarge", "gpu"), ("ml.trn3.48xlarge", "trainium"), ("ml.m9.large", None)],
+)
+def test_a_new_generation_takes_the_kind_of_its_series(name: str, kind: str | None) -> None:
+    """Every catalogued p / g / gr family is a GPU family and every trn one Trainium, so a
+    new generation of those series is accelerated; a mixed or CPU series is not."""
+    assert T.of(name).accelerator_kind == kind
+    assert T.of(name).accelerator_count is None
+
+
 def test_suggestions_for_a_typo() -> None:
     assert suggest("ml.p5.48xlarg")[0] == "ml.p5.48xlarge"
     assert suggest("ml.p5e.48xlarge") == ("ml.p5e.48xlarge", "ml.p5en.48xlarge", "ml.p5.48xlarge")
