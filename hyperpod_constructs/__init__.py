@@ -1,7 +1,15 @@
 """Typed AWS CDK constructs for Amazon SageMaker HyperPod clusters orchestrated by Slurm.
 
 Start with :class:`HyperPodSlurmCluster` and :class:`InstanceGroup`; see the README and the
-guides in ``docs/``.
+guides in ``docs/``. The top level holds what a CDK app writes: the constructs, their props
+and options, enums, instance types, storage, lifecycle scripts, the validation error and
+``report_validation_errors`` for an app's entry point.
+Everything else lives in its sub-package:
+
+- ``hyperpod_constructs.sizing``: layouts and world sizes (``FsdpLayout``, ``MegatronLayout``);
+- ``hyperpod_constructs.policy``: organisation policies as CDK Aspects (``HyperPodPolicy``);
+- ``hyperpod_constructs.blueprints``: training cluster blueprints;
+- ``hyperpod_constructs.gate``: the readiness gate's decision logic and requirements.
 
 The exports are loaded on first use (PEP 562), so that ``python -m hyperpod_constructs`` and
 ``hyperpod_constructs.summary`` start without importing ``aws_cdk`` (and Node.js).
@@ -12,170 +20,79 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from .blueprints import (
-        BlueprintDefaults,
-        FsdpTrainingCluster,
-        MegatronTrainingCluster,
-        TrainingClusterBlueprint,
-    )
-    from .cluster import (
-        AccountingDatabase,
-        HyperPodClusterBase,
-        HyperPodSlurmCluster,
-        IHyperPodCluster,
-    )
-    from .enums import (
-        DeepHealthCheck,
-        NodeProvisioningMode,
-        NodeRecovery,
-        NodeType,
-        SlurmConfigStrategy,
-    )
-    from .gate import GateDecision, GroupRequirement, MinCountGateOptions, evaluate_gate
-    from .gate.construct import MinCountGate
-    from .instance_group import InstanceGroup
-    from .instance_type import HyperPodInstanceType
-    from .lifecycle import LifecycleScripts
-    from .policy import (
-        AllowedInstanceTypes,
-        ClusterFacts,
-        EbsCustomerManagedKey,
-        HyperPodPolicy,
-        MaxInstanceCount,
-        MinInstanceFloor,
-        PolicyExemption,
-        PolicyRule,
-        PolicyRuleId,
-        PolicySeverity,
-        PolicyViolation,
-        RequiredDeepHealthChecks,
-        RequiredTags,
-        VpcRequired,
-    )
-    from .reporting import report_validation_errors
-    from .sizing import (
-        FsdpLayout,
-        MegatronLayout,
-        ParallelLayout,
-        SizingError,
-        SizingProblem,
-        accelerator_count_of,
-        fsdp_world_size,
-        instances_for_accelerators,
-    )
-    from .storage import InstanceStorage
-    from .validation import Finding, HyperPodValidationError
-
-_EXPORTS = {
-    "AccountingDatabase": ".cluster",
-    "HyperPodClusterBase": ".cluster",
+_EXPORTS: dict[str, str] = {
+    # constructs and their interface
     "HyperPodSlurmCluster": ".cluster",
+    "HyperPodClusterBase": ".cluster",
     "IHyperPodCluster": ".cluster",
+    "MinCountGate": ".gate.construct",
+    # props and options
+    "InstanceGroup": ".instance_group",
+    "MinCountGateOptions": ".gate.options",
+    "AccountingDatabase": ".cluster",
+    "LifecycleScripts": ".lifecycle",
+    "InstanceStorage": ".storage",
+    "HyperPodInstanceType": ".instance_type",
+    # enums
     "DeepHealthCheck": ".enums",
     "NodeProvisioningMode": ".enums",
     "NodeRecovery": ".enums",
     "NodeType": ".enums",
     "SlurmConfigStrategy": ".enums",
-    "GateDecision": ".gate",
-    "GroupRequirement": ".gate",
-    "MinCountGateOptions": ".gate",
-    "evaluate_gate": ".gate",
-    "MinCountGate": ".gate.construct",
-    "InstanceGroup": ".instance_group",
-    "HyperPodInstanceType": ".instance_type",
-    "LifecycleScripts": ".lifecycle",
-    "report_validation_errors": ".reporting",
-    "SizingError": ".sizing",
-    "instances_for_accelerators": ".sizing",
-    "InstanceStorage": ".storage",
-    "Finding": ".validation",
+    # errors
     "HyperPodValidationError": ".validation",
-    "FsdpLayout": ".sizing",
-    "MegatronLayout": ".sizing",
-    "ParallelLayout": ".sizing",
-    "SizingProblem": ".sizing",
-    "accelerator_count_of": ".sizing",
-    "fsdp_world_size": ".sizing",
-    "AllowedInstanceTypes": ".policy",
-    "ClusterFacts": ".policy",
-    "EbsCustomerManagedKey": ".policy",
-    "HyperPodPolicy": ".policy",
-    "MaxInstanceCount": ".policy",
-    "MinInstanceFloor": ".policy",
-    "PolicyExemption": ".policy",
-    "PolicyRule": ".policy",
-    "PolicyRuleId": ".policy",
-    "PolicySeverity": ".policy",
-    "PolicyViolation": ".policy",
-    "RequiredDeepHealthChecks": ".policy",
-    "RequiredTags": ".policy",
-    "VpcRequired": ".policy",
-    "BlueprintDefaults": ".blueprints",
-    "FsdpTrainingCluster": ".blueprints",
-    "MegatronTrainingCluster": ".blueprints",
-    "TrainingClusterBlueprint": ".blueprints",
+    "Finding": ".validation",
+    "report_validation_errors": ".reporting",
 }
+"""The public names and the module each one comes from: the one list of the top level."""
 
-__all__ = [
-    "AccountingDatabase",
-    "AllowedInstanceTypes",
-    "BlueprintDefaults",
-    "ClusterFacts",
-    "DeepHealthCheck",
-    "EbsCustomerManagedKey",
-    "Finding",
-    "FsdpLayout",
-    "FsdpTrainingCluster",
-    "GateDecision",
-    "GroupRequirement",
-    "HyperPodClusterBase",
-    "HyperPodInstanceType",
-    "HyperPodPolicy",
-    "HyperPodSlurmCluster",
-    "HyperPodValidationError",
-    "IHyperPodCluster",
-    "InstanceGroup",
-    "InstanceStorage",
-    "LifecycleScripts",
-    "MaxInstanceCount",
-    "MegatronLayout",
-    "MegatronTrainingCluster",
-    "MinCountGate",
-    "MinCountGateOptions",
-    "MinInstanceFloor",
-    "NodeProvisioningMode",
-    "NodeRecovery",
-    "NodeType",
-    "ParallelLayout",
-    "PolicyExemption",
-    "PolicyRule",
-    "PolicyRuleId",
-    "PolicySeverity",
-    "PolicyViolation",
-    "RequiredDeepHealthChecks",
-    "RequiredTags",
-    "SizingError",
-    "SizingProblem",
-    "SlurmConfigStrategy",
-    "TrainingClusterBlueprint",
-    "VpcRequired",
-    "accelerator_count_of",
-    "evaluate_gate",
-    "fsdp_world_size",
-    "instances_for_accelerators",
-    "report_validation_errors",
-]
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:  # for type checkers only; tests/test_api.py keeps this block and _EXPORTS equal
+    from .cluster import AccountingDatabase as AccountingDatabase
+    from .cluster import HyperPodClusterBase as HyperPodClusterBase
+    from .cluster import HyperPodSlurmCluster as HyperPodSlurmCluster
+    from .cluster import IHyperPodCluster as IHyperPodCluster
+    from .enums import DeepHealthCheck as DeepHealthCheck
+    from .enums import NodeProvisioningMode as NodeProvisioningMode
+    from .enums import NodeRecovery as NodeRecovery
+    from .enums import NodeType as NodeType
+    from .enums import SlurmConfigStrategy as SlurmConfigStrategy
+    from .gate.construct import MinCountGate as MinCountGate
+    from .gate.options import MinCountGateOptions as MinCountGateOptions
+    from .instance_group import InstanceGroup as InstanceGroup
+    from .instance_type import HyperPodInstanceType as HyperPodInstanceType
+    from .lifecycle import LifecycleScripts as LifecycleScripts
+    from .reporting import report_validation_errors as report_validation_errors
+    from .storage import InstanceStorage as InstanceStorage
+    from .validation import Finding as Finding
+    from .validation import HyperPodValidationError as HyperPodValidationError
 
 
-def __getattr__(name: str) -> Any:
-    """Import an export on first access (PEP 562) and cache it in the module."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+_SUBPACKAGES = (".sizing", ".policy", ".blueprints", ".gate")
+"""Where the names that are not at the top level live (named in the AttributeError)."""
+
+
+def _missing(name: str) -> AttributeError:
+    message = f"module {__name__!r} has no attribute {name!r}"
+    if not name.startswith("_"):  # tools probe dunder names; those never import anything
+        for package in _SUBPACKAGES:
+            if name in vars(importlib.import_module(package, __name__)):
+                message += f"; import it from {__name__}{package}"
+                break
+    return AttributeError(message)
+
+
+if not TYPE_CHECKING:  # hidden from type checkers, so that they reject a name not exported
+
+    def __getattr__(name: str) -> Any:
+        """Import an export on first access (PEP 562) and cache it in the module."""
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise _missing(name)
+        value = getattr(importlib.import_module(module, __name__), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:

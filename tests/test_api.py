@@ -1,0 +1,76 @@
+"""The public API of the top level: one list, small, lazily loaded, typed for mypy."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+
+import pytest
+
+import hyperpod_constructs
+from tests.conftest import ROOT
+
+INIT = ROOT / "hyperpod_constructs" / "__init__.py"
+
+
+def type_checking_imports() -> dict[str, str]:
+    """Name -> module of the ``if TYPE_CHECKING:`` imports of ``__init__.py``."""
+    tree = ast.parse(INIT.read_text())
+    (block,) = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name)
+        if node.test.id == "TYPE_CHECKING"
+    ]
+    found: dict[str, str] = {}
+    for statement in block.body:
+        assert isinstance(statement, ast.ImportFrom)
+        for alias in statement.names:
+            # `X as X` marks an explicit re-export for mypy --strict.
+            assert alias.asname == alias.name, alias.name
+            found[alias.name] = "." * statement.level + (statement.module or "")
+    return found
+
+
+def test_all_is_the_export_table() -> None:
+    assert hyperpod_constructs.__all__ == sorted(hyperpod_constructs._EXPORTS)
+
+
+def test_type_checking_imports_match_the_export_table() -> None:
+    assert type_checking_imports() == hyperpod_constructs._EXPORTS
+
+
+def test_the_top_level_is_small_and_holds_what_an_app_writes() -> None:
+    names = set(hyperpod_constructs.__all__)
+    assert len(names) <= 20
+    assert {"HyperPodSlurmCluster", "InstanceGroup", "HyperPodInstanceType"} <= names
+    internals = {"evaluate_gate", "GateDecision", "GroupRequirement", "HyperPodPolicy"}
+    assert not names & internals
+
+
+@pytest.mark.parametrize("name", sorted(hyperpod_constructs._EXPORTS))
+def test_every_export_resolves_to_its_module(name: str) -> None:
+    value = getattr(hyperpod_constructs, name)
+    module = importlib.import_module(hyperpod_constructs._EXPORTS[name], "hyperpod_constructs")
+    assert value is getattr(module, name)
+    assert inspect.getdoc(value), f"{name} has no docstring"
+
+
+@pytest.mark.parametrize(
+    ("name", "package"),
+    [
+        ("FsdpLayout", "hyperpod_constructs.sizing"),
+        ("HyperPodPolicy", "hyperpod_constructs.policy"),
+        ("FsdpTrainingCluster", "hyperpod_constructs.blueprints"),
+        ("evaluate_gate", "hyperpod_constructs.gate"),
+    ],
+)
+def test_a_name_that_left_the_top_level_says_where_it_lives(name: str, package: str) -> None:
+    with pytest.raises(AttributeError, match=f"import it from {package}$"):
+        getattr(hyperpod_constructs, name)
+
+
+def test_an_unknown_name_is_a_plain_attribute_error() -> None:
+    with pytest.raises(AttributeError, match=r"has no attribute 'NoSuchThing'$"):
+        hyperpod_constructs.NoSuchThing  # noqa: B018
