@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -75,21 +76,29 @@ class IHyperPodCluster(IConstruct, Protocol):
         SageMaker API accepts wherever it takes a cluster name)."""
         ...
 
+    def grant(self, grantee: iam.IGrantable, *actions: str) -> iam.Grant:
+        """Grant ``actions`` (e.g. ``sagemaker:UpdateCluster``) on this cluster, and only this
+        cluster, to ``grantee``."""
+        ...
+
     def grant_describe(self, grantee: iam.IGrantable) -> iam.Grant:
         """Let ``grantee`` read the cluster, its nodes and its events."""
         ...
 
 
-class HyperPodClusterBase(Resource):
-    """What every HyperPod cluster construct, defined or imported, can do."""
+class HyperPodClusterBase(Resource, metaclass=jsii.JSIIAbstractClass):
+    """What every HyperPod cluster construct, defined or imported, can do (abstract: a
+    subclass provides :attr:`cluster_arn` and :attr:`cluster_name`)."""
 
     @property
+    @abstractmethod
     def cluster_arn(self) -> str:
-        raise NotImplementedError
+        """The cluster ARN."""
 
     @property
+    @abstractmethod
     def cluster_name(self) -> str:
-        raise NotImplementedError
+        """The cluster name (or, for a cluster imported by ARN only, the ARN)."""
 
     def grant(self, grantee: iam.IGrantable, *actions: str) -> iam.Grant:
         """Grant ``actions`` on this cluster (and only this cluster) to ``grantee``."""

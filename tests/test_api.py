@@ -7,9 +7,13 @@ import importlib
 import inspect
 
 import pytest
+from aws_cdk import Stack
+from aws_cdk import aws_iam as iam
 
 import hyperpod_constructs
-from tests.conftest import ROOT
+from hyperpod_constructs import HyperPodClusterBase, HyperPodSlurmCluster, IHyperPodCluster
+from tests.conftest import ROOT, new_app, synth_template
+from tests.template_utils import actions, as_dict, only, statement_resources, statements
 
 INIT = ROOT / "hyperpod_constructs" / "__init__.py"
 
@@ -74,3 +78,27 @@ def test_a_name_that_left_the_top_level_says_where_it_lives(name: str, package: 
 def test_an_unknown_name_is_a_plain_attribute_error() -> None:
     with pytest.raises(AttributeError, match=r"has no attribute 'NoSuchThing'$"):
         hyperpod_constructs.NoSuchThing  # noqa: B018
+
+
+# -- the cluster interface -----------------------------------------------------------------
+
+
+def test_the_cluster_interface_carries_grant() -> None:
+    arn = "arn:aws:sagemaker:us-east-1:111122223333:cluster/abcdef123456"
+
+    def define(stack: Stack) -> None:
+        cluster: IHyperPodCluster = HyperPodSlurmCluster.from_cluster_arn(stack, "Imported", arn)
+        role = iam.Role(stack, "Operator", assumed_by=iam.AccountRootPrincipal())
+        assert cluster.grant(role, "sagemaker:UpdateCluster").success
+
+    assert callable(getattr(IHyperPodCluster, "grant", None))
+    data = as_dict(synth_template(define))
+    role_id, _ = only(data, "AWS::IAM::Role")
+    (statement,) = statements(data, role_id)
+    assert actions(statement) == {"sagemaker:UpdateCluster"}
+    assert statement_resources(statement) == [arn]
+
+
+def test_the_cluster_base_class_is_abstract() -> None:
+    with pytest.raises(TypeError, match="abstract"):
+        HyperPodClusterBase(Stack(new_app(), "S"), "Cluster")  # type: ignore[abstract]
