@@ -14,7 +14,9 @@ from hyperpod_constructs import HyperPodInstanceType
 from hyperpod_constructs.blueprints import (
     BlueprintDefaults,
     FsdpTrainingCluster,
+    FsdpTrainingClusterProps,
     MegatronTrainingCluster,
+    MegatronTrainingClusterProps,
 )
 
 # -- published by the ML platform team ------------------------------------------------------
@@ -65,11 +67,13 @@ class FsdpBlueprintStack(Stack):
         self.cluster = AcmeFsdpCluster(
             self,
             "Cluster",
-            vpc=_training_vpc(self),
-            cluster_name="nlp-fsdp",
-            data_parallel=64,
-            spare_instances=1,
-            tags={"team": "nlp", "cost-center": "cc-1234"},
+            FsdpTrainingClusterProps(
+                vpc=_training_vpc(self),
+                cluster_name="nlp-fsdp",
+                data_parallel=64,
+                spare_instances=1,
+                tags={"team": "nlp", "cost-center": "cc-1234"},
+            ),
         )
 
 
@@ -81,11 +85,13 @@ class MegatronBlueprintStack(Stack):
         self.cluster = AcmeMegatronCluster(
             self,
             "Cluster",
-            vpc=_training_vpc(self),
-            cluster_name="llm-megatron",
-            instance_type=HyperPodInstanceType.ML_P5EN_48XLARGE,
-            tensor_parallel=8,
-            pipeline_parallel=4,
-            data_parallel=4,
-            tags={"team": "llm", "cost-center": "cc-5678"},
+            MegatronTrainingClusterProps(
+                vpc=_training_vpc(self),
+                cluster_name="llm-megatron",
+                instance_type=HyperPodInstanceType.ML_P5EN_48XLARGE,
+                tensor_parallel=8,
+                pipeline_parallel=4,
+                data_parallel=4,
+                tags={"team": "llm", "cost-center": "cc-5678"},
+            ),
         )

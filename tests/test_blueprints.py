@@ -8,6 +8,7 @@ Update the snapshots after an intended change:
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -31,7 +32,11 @@ from hyperpod_constructs.blueprints import (
     SIZING_RULE,
     BlueprintDefaults,
     FsdpTrainingCluster,
+    FsdpTrainingClusterProps,
     MegatronTrainingCluster,
+    MegatronTrainingClusterProps,
+    TrainingClusterOptions,
+    TrainingClusterProps,
 )
 from hyperpod_constructs.sizing import FsdpLayout, MegatronLayout
 from tests.conftest import new_app
@@ -211,7 +216,11 @@ def build_error(make: Any) -> HyperPodValidationError:
     [
         (
             lambda s, v: AcmeMegatronCluster(
-                s, "Cluster", vpc=v, tensor_parallel=3, data_parallel=8, tags={"team": "t"}
+                s,
+                "Cluster",
+                MegatronTrainingClusterProps(
+                    vpc=v, tensor_parallel=3, data_parallel=8, tags={"team": "t"}
+                ),
             ),
             SIZING_RULE,
             "tensor_parallel (Megatron tp=3 pp=1 dp=8 on ml.p5.48xlarge) = 3 is not "
@@ -219,50 +228,66 @@ def build_error(make: Any) -> HyperPodValidationError:
             "tensor_parallel=2 or 4",
         ),
         (
-            lambda s, v: AcmeFsdpCluster(s, "Cluster", vpc=v, data_parallel=100),
+            lambda s, v: AcmeFsdpCluster(
+                s, "Cluster", FsdpTrainingClusterProps(vpc=v, data_parallel=100)
+            ),
             SIZING_RULE,
             "Fix: use data_parallel=96 or 104 (96 = 12 instances, 104 = 13 instances)",
         ),
         (
-            lambda s, v: AcmeFsdpCluster(s, "Cluster", vpc=v, data_parallel=96, shard_group_size=7),
+            lambda s, v: AcmeFsdpCluster(
+                s, "Cluster", FsdpTrainingClusterProps(vpc=v, data_parallel=96, shard_group_size=7)
+            ),
             SIZING_RULE,
             "shard_group_size (FSDP layout) = 7",
         ),
         (
             lambda s, v: AcmeMegatronCluster(
-                s, "Cluster", vpc=v, tensor_parallel=0, data_parallel=8
+                s,
+                "Cluster",
+                MegatronTrainingClusterProps(vpc=v, tensor_parallel=0, data_parallel=8),
             ),
             SIZING_RULE,
             "tensor_parallel=0 must be a positive whole number",
         ),
         (
             lambda s, v: AcmeFsdpCluster(
-                s, "Cluster", vpc=v, data_parallel=64, instance_type=T.ML_P4D_24XLARGE
+                s,
+                "Cluster",
+                FsdpTrainingClusterProps(vpc=v, data_parallel=64, instance_type=T.ML_P4D_24XLARGE),
             ),
             ARGUMENT_RULE,
             "instance_type = 'ml.p4d.24xlarge' is not allowed; allowed: "
             "ml.p5.48xlarge, ml.p5en.48xlarge",
         ),
         (
-            lambda s, v: AcmeFsdpCluster(s, "Cluster", vpc=v, data_parallel=64, spare_instances=5),
+            lambda s, v: AcmeFsdpCluster(
+                s, "Cluster", FsdpTrainingClusterProps(vpc=v, data_parallel=64, spare_instances=5)
+            ),
             ARGUMENT_RULE,
             "spare_instances = 5 is not allowed; allowed: 0..4",
         ),
         (
-            lambda s, v: AcmeFsdpCluster(s, "Cluster", vpc=v, data_parallel=64, spare_instances=-1),
+            lambda s, v: AcmeFsdpCluster(
+                s, "Cluster", FsdpTrainingClusterProps(vpc=v, data_parallel=64, spare_instances=-1)
+            ),
             ARGUMENT_RULE,
             "spare_instances = -1",
         ),
         (
             lambda s, v: AcmeFsdpCluster(
-                s, "Cluster", vpc=v, data_parallel=64, tags={"org": "not-acme"}
+                s,
+                "Cluster",
+                FsdpTrainingClusterProps(vpc=v, data_parallel=64, tags={"org": "not-acme"}),
             ),
             ARGUMENT_RULE,
             "tags['org'] = 'not-acme' is not allowed; allowed: 'acme' (set by acme-ml-platform)",
         ),
         (
             lambda s, v: AcmeFsdpCluster(
-                s, "Cluster", vpc=v, data_parallel=64, tags={"hyperpod:layout": "mine"}
+                s,
+                "Cluster",
+                FsdpTrainingClusterProps(vpc=v, data_parallel=64, tags={"hyperpod:layout": "mine"}),
             ),
             ARGUMENT_RULE,
             "the blueprint sets this tag",
@@ -280,7 +305,11 @@ def test_invalid_arguments_fail_before_anything_is_built(
 def test_all_argument_problems_are_reported_together() -> None:
     error = build_error(
         lambda s, v: AcmeMegatronCluster(
-            s, "Cluster", vpc=v, tensor_parallel=3, data_parallel=5, spare_instances=9
+            s,
+            "Cluster",
+            MegatronTrainingClusterProps(
+                vpc=v, tensor_parallel=3, data_parallel=5, spare_instances=9
+            ),
         )
     )
     assert sorted(f.field.split(" ")[0] for f in error.findings) == [
@@ -321,7 +350,9 @@ def synth_errors(app: Any, tmp_path: Path) -> list[str]:
 def test_the_blueprint_policy_requires_the_team_tag(tmp_path: Path) -> None:
     app = new_app(outdir=str(tmp_path))
     stack = Stack(app, "S")
-    lean = Lean(stack, "Cluster", vpc=imported_vpc(stack), data_parallel=16)
+    lean = Lean(
+        stack, "Cluster", FsdpTrainingClusterProps(vpc=imported_vpc(stack), data_parallel=16)
+    )
     assert lean.volume_key is None
     assert [g.name for g in lean.instance_groups] == ["controller", "train"]
     assert (lean.compute_group.instance_count, lean.compute_group.min_instance_count) == (2, 2)
@@ -335,7 +366,7 @@ def test_the_blueprint_policy_requires_the_team_tag(tmp_path: Path) -> None:
 def test_a_tag_from_the_app_satisfies_the_blueprint_policy(tmp_path: Path) -> None:
     app = new_app(outdir=str(tmp_path))
     stack = Stack(app, "S")
-    Lean(stack, "Cluster", vpc=imported_vpc(stack), data_parallel=16)
+    Lean(stack, "Cluster", FsdpTrainingClusterProps(vpc=imported_vpc(stack), data_parallel=16))
     Tags.of(app).add("team", "vision")
     assert synth_errors(app, tmp_path) == []
 
@@ -344,14 +375,22 @@ def test_unknown_accelerator_counts_need_an_explicit_count() -> None:
     stack = Stack(new_app(), "S")
     vpc = imported_vpc(stack)
     with pytest.raises(HyperPodValidationError, match="pass accelerators_per_instance="):
-        Lean(stack, "Cluster", vpc=vpc, data_parallel=32, instance_type=T.of("ml.p9.96xlarge"))
+        Lean(
+            stack,
+            "Cluster",
+            FsdpTrainingClusterProps(
+                vpc=vpc, data_parallel=32, instance_type=T.of("ml.p9.96xlarge")
+            ),
+        )
     lean = Lean(
         stack,
         "Cluster2",
-        vpc=vpc,
-        data_parallel=32,
-        instance_type=T.of("ml.p9.96xlarge"),
-        accelerators_per_instance=16,
+        FsdpTrainingClusterProps(
+            vpc=vpc,
+            data_parallel=32,
+            instance_type=T.of("ml.p9.96xlarge"),
+            accelerators_per_instance=16,
+        ),
     )
     assert lean.compute_group.min_instance_count == 2
     assert lean.world_size == 32
@@ -367,11 +406,13 @@ def test_megatron_blueprint_exposes_its_layout() -> None:
     cluster = LeanMegatron(
         stack,
         "Cluster",
-        vpc=imported_vpc(stack),
-        tensor_parallel=4,
-        pipeline_parallel=2,
-        context_parallel=2,
-        data_parallel=2,
+        MegatronTrainingClusterProps(
+            vpc=imported_vpc(stack),
+            tensor_parallel=4,
+            pipeline_parallel=2,
+            context_parallel=2,
+            data_parallel=2,
+        ),
     )
     assert cluster.layout == MegatronLayout(4, 2, 2, 2)
     assert cluster.compute_group.instance_type == T.ML_G5_48XLARGE
@@ -435,3 +476,28 @@ def test_defaults_policy_mirrors_the_defaults() -> None:
         "HPP-TAGS",
         "HPP-VPC",
     ]
+
+
+def test_every_blueprints_props_extend_one_options_class() -> None:
+    stack = Stack(new_app(), "S")
+    vpc = imported_vpc(stack)
+    fsdp = FsdpTrainingClusterProps(
+        vpc=vpc,
+        data_parallel=32,
+        instance_type=T.ML_G5_48XLARGE,
+        accelerators_per_instance=4,
+        spare_instances=1,
+        tags={"team": "t"},
+        cluster_name="c",
+        partition="p",
+    )
+    assert isinstance(fsdp, TrainingClusterOptions)
+    assert isinstance(
+        MegatronTrainingClusterProps(vpc=vpc, tensor_parallel=2, data_parallel=2),
+        TrainingClusterOptions,
+    )
+    props = fsdp.with_layout(FsdpLayout(32))
+    assert isinstance(props, TrainingClusterProps)
+    assert props.layout == FsdpLayout(32)
+    for option in fields(TrainingClusterOptions):
+        assert getattr(props, option.name) == getattr(fsdp, option.name), option.name

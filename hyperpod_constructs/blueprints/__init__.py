@@ -2,6 +2,12 @@
 few arguments. See ``docs/blueprints.md``."""
 
 from .defaults import BlueprintDefaults
+from .props import (
+    FsdpTrainingClusterProps,
+    MegatronTrainingClusterProps,
+    TrainingClusterOptions,
+    TrainingClusterProps,
+)
 from .training import (
     ARGUMENT_RULE,
     BLUEPRINT_TAG,
@@ -19,6 +25,10 @@ __all__ = [
     "SIZING_RULE",
     "BlueprintDefaults",
     "FsdpTrainingCluster",
+    "FsdpTrainingClusterProps",
     "MegatronTrainingCluster",
+    "MegatronTrainingClusterProps",
     "TrainingClusterBlueprint",
+    "TrainingClusterOptions",
+    "TrainingClusterProps",
 ]

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from aws_cdk import AspectPriority, Aspects, Size
-from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from constructs import Construct
@@ -14,11 +13,11 @@ from constructs import Construct
 from ..cluster import HyperPodSlurmCluster
 from ..instance_group import InstanceGroup
 from ..instance_type import HyperPodInstanceType
-from ..lifecycle import LifecycleScripts
 from ..sizing import FsdpLayout, MegatronLayout, ParallelLayout, SizingError
 from ..storage import InstanceStorage
 from ..validation.finding import Finding, HyperPodValidationError
 from .defaults import BlueprintDefaults
+from .props import FsdpTrainingClusterProps, MegatronTrainingClusterProps, TrainingClusterProps
 
 SIZING_RULE = "HP-BLUEPRINT-SIZING"
 """Finding rule id of a layout that does not fit the chosen instance type."""
@@ -93,48 +92,23 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
     DEFAULTS: ClassVar[BlueprintDefaults] = BlueprintDefaults()
     """The platform team's settings; override in a subclass."""
 
-    def __init__(
-        self,
-        scope: Construct,
-        id: str,
-        *,
-        layout: ParallelLayout,
-        vpc: ec2.IVpc,
-        instance_type: HyperPodInstanceType | None = None,
-        accelerators_per_instance: int | None = None,
-        spare_instances: int = 0,
-        tags: Mapping[str, str] | None = None,
-        cluster_name: str | None = None,
-        vpc_subnets: ec2.SubnetSelection | None = None,
-        lifecycle_scripts: LifecycleScripts | None = None,
-        partition: str = "train",
-    ) -> None:
-        """Define the cluster.
-
-        :param layout: the job's parallel layout (:class:`FsdpLayout`,
-            :class:`MegatronLayout`, or any :class:`ParallelLayout`).
-        :param vpc: the VPC of the cluster (required by the platform policy).
-        :param instance_type: compute type; one of ``DEFAULTS.compute_instance_types``.
-            Default: the first of them.
-        :param accelerators_per_instance: ranks per instance. Default: the type's
-            accelerator count.
-        :param spare_instances: instances above the gated minimum, to replace faulty nodes
-            without waiting. Default: 0.
-        :param tags: the ML team's tags (e.g. the keys in ``DEFAULTS.required_tags``); they
-            may not change the platform's tags. Default: none.
-        :param cluster_name: Default: derived from the construct path.
-        :param vpc_subnets: Default: the VPC's private subnets with egress.
-        :param lifecycle_scripts: Default: none (HyperPod configures Slurm from each group's
-            SlurmConfig).
-        :param partition: Slurm partition (and compute group name). Default: ``"train"``.
-        """
+    def __init__(self, scope: Construct, id: str, props: TrainingClusterProps) -> None:
+        """Define the cluster from ``props`` (see :class:`TrainingClusterProps`)."""
+        layout = props.layout
+        instance_type, spare_instances, tags = (
+            props.instance_type,
+            props.spare_instances,
+            props.tags,
+        )
         defaults = type(self).DEFAULTS
         path = _path(scope, id)
         chosen = instance_type or defaults.compute_instance_types[0]
         findings = self._argument_findings(defaults, chosen, spare_instances, tags or {})
         nodes = 0
         try:
-            nodes = layout.nodes_for(chosen, accelerators_per_instance=accelerators_per_instance)
+            nodes = layout.nodes_for(
+                chosen, accelerators_per_instance=props.accelerators_per_instance
+            )
         except SizingError as error:
             findings += _sizing_findings(
                 error, context=f"{layout.describe()} on {chosen.name}", value=chosen.name
@@ -145,10 +119,10 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
         super().__init__(
             scope,
             id,
-            cluster_name=cluster_name,
-            vpc=vpc,
-            vpc_subnets=vpc_subnets,
-            lifecycle_scripts=lifecycle_scripts,
+            cluster_name=props.cluster_name,
+            vpc=props.vpc,
+            vpc_subnets=props.vpc_subnets,
+            lifecycle_scripts=props.lifecycle_scripts,
             tags={
                 **(tags or {}),
                 **defaults.tags,
@@ -194,9 +168,9 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
                 )
             )
         self._compute_group = InstanceGroup.compute(
-            partition,
+            props.partition,
             instance_type=chosen,
-            partition=partition,
+            partition=props.partition,
             instance_count=nodes + spare_instances,
             min_instance_count=nodes,
             threads_per_core=defaults.threads_per_core,
@@ -288,101 +262,43 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
 class FsdpTrainingCluster(TrainingClusterBlueprint):
     """A PyTorch FSDP (or HSDP) training cluster, gated at the job's world size.
 
-    ``FsdpTrainingCluster(self, "Train", vpc=vpc, data_parallel=128)`` builds 16 x
-    ``ml.p5.48xlarge`` gated at 16. Subclass it with your ``DEFAULTS`` to publish it.
+    ``FsdpTrainingCluster(self, "Train", FsdpTrainingClusterProps(vpc=vpc,
+    data_parallel=128))`` builds 16 x ``ml.p5.48xlarge`` gated at 16. Subclass it with your
+    ``DEFAULTS`` to publish it.
     """
 
-    def __init__(
-        self,
-        scope: Construct,
-        id: str,
-        *,
-        data_parallel: int,
-        vpc: ec2.IVpc,
-        shard_group_size: int | None = None,
-        instance_type: HyperPodInstanceType | None = None,
-        accelerators_per_instance: int | None = None,
-        spare_instances: int = 0,
-        tags: Mapping[str, str] | None = None,
-        cluster_name: str | None = None,
-        vpc_subnets: ec2.SubnetSelection | None = None,
-        lifecycle_scripts: LifecycleScripts | None = None,
-        partition: str = "train",
-    ) -> None:
-        """Define the cluster.
-
-        :param data_parallel: ranks of the job (= world size = accelerators); must fill whole
-            instances.
-        :param shard_group_size: HSDP shard group size. Default: ``None`` (full sharding).
-
-        The other parameters are those of :class:`TrainingClusterBlueprint`.
-        """
+    def __init__(self, scope: Construct, id: str, props: FsdpTrainingClusterProps) -> None:
+        """Define the cluster from ``props`` (see :class:`FsdpTrainingClusterProps`)."""
         try:
-            layout = FsdpLayout(data_parallel, shard_group_size)
+            layout = FsdpLayout(props.data_parallel, props.shard_group_size)
         except SizingError as error:
             raise HyperPodValidationError(
                 _path(scope, id),
                 _sizing_findings(
-                    error, context="FSDP layout", field="data_parallel", value=data_parallel
+                    error, context="FSDP layout", field="data_parallel", value=props.data_parallel
                 ),
             ) from None
-        super().__init__(
-            scope,
-            id,
-            layout=layout,
-            vpc=vpc,
-            instance_type=instance_type,
-            accelerators_per_instance=accelerators_per_instance,
-            spare_instances=spare_instances,
-            tags=tags,
-            cluster_name=cluster_name,
-            vpc_subnets=vpc_subnets,
-            lifecycle_scripts=lifecycle_scripts,
-            partition=partition,
-        )
+        super().__init__(scope, id, props.with_layout(layout))
 
 
 class MegatronTrainingCluster(TrainingClusterBlueprint):
     """A Megatron-LM / NeMo training cluster (TP x CP x PP x DP), gated at the world size.
 
-    ``MegatronTrainingCluster(self, "Train", vpc=vpc, tensor_parallel=8,
-    pipeline_parallel=4, data_parallel=4)`` builds 16 x ``ml.p5.48xlarge`` gated at 16.
-    Subclass it with your ``DEFAULTS`` to publish it.
+    ``MegatronTrainingCluster(self, "Train", MegatronTrainingClusterProps(vpc=vpc,
+    tensor_parallel=8, pipeline_parallel=4, data_parallel=4))`` builds 16 x
+    ``ml.p5.48xlarge`` gated at 16. Subclass it with your ``DEFAULTS`` to publish it.
     """
 
-    def __init__(
-        self,
-        scope: Construct,
-        id: str,
-        *,
-        tensor_parallel: int,
-        data_parallel: int,
-        vpc: ec2.IVpc,
-        pipeline_parallel: int = 1,
-        context_parallel: int = 1,
-        instance_type: HyperPodInstanceType | None = None,
-        accelerators_per_instance: int | None = None,
-        spare_instances: int = 0,
-        tags: Mapping[str, str] | None = None,
-        cluster_name: str | None = None,
-        vpc_subnets: ec2.SubnetSelection | None = None,
-        lifecycle_scripts: LifecycleScripts | None = None,
-        partition: str = "train",
-    ) -> None:
-        """Define the cluster.
-
-        :param tensor_parallel: TP size; must divide the accelerators per instance.
-        :param data_parallel: DP size; the world size TP x CP x PP x DP must fill whole
-            instances.
-        :param pipeline_parallel: PP size. Default: 1.
-        :param context_parallel: CP size. Default: 1.
-
-        The other parameters are those of :class:`TrainingClusterBlueprint`.
-        """
+    def __init__(self, scope: Construct, id: str, props: MegatronTrainingClusterProps) -> None:
+        """Define the cluster from ``props`` (see :class:`MegatronTrainingClusterProps`)."""
+        tp, pp, dp, cp = (
+            props.tensor_parallel,
+            props.pipeline_parallel,
+            props.data_parallel,
+            props.context_parallel,
+        )
         try:
-            layout = MegatronLayout(
-                tensor_parallel, pipeline_parallel, data_parallel, context_parallel
-            )
+            layout = MegatronLayout(tp, pp, dp, cp)
         except SizingError as error:
             raise HyperPodValidationError(
                 _path(scope, id),
@@ -390,23 +306,7 @@ class MegatronTrainingCluster(TrainingClusterBlueprint):
                     error,
                     context="Megatron layout",
                     field="layout",
-                    value=(
-                        f"tp={tensor_parallel} cp={context_parallel} pp={pipeline_parallel} "
-                        f"dp={data_parallel}"
-                    ),
+                    value=f"tp={tp} cp={cp} pp={pp} dp={dp}",
                 ),
             ) from None
-        super().__init__(
-            scope,
-            id,
-            layout=layout,
-            vpc=vpc,
-            instance_type=instance_type,
-            accelerators_per_instance=accelerators_per_instance,
-            spare_instances=spare_instances,
-            tags=tags,
-            cluster_name=cluster_name,
-            vpc_subnets=vpc_subnets,
-            lifecycle_scripts=lifecycle_scripts,
-            partition=partition,
-        )
+        super().__init__(scope, id, props.with_layout(layout))
