@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import jsii
 from aws_cdk import Annotations, Aws, Names, Resource, Tags
@@ -18,7 +18,6 @@ from constructs import Construct, DependencyGroup, IConstruct, IValidation
 from ._lazy import lazy_any
 from ._nag import acknowledge
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy
-from .gate.construct import MinCountGate, gate_option_findings
 from .gate.options import MinCountGateOptions
 from .gate.runtime.hyperpod_gate.decision import GroupRequirement
 from .instance_group import InstanceGroup
@@ -36,6 +35,11 @@ from .validation import (
     validate_cluster,
     validate_group,
 )
+
+if TYPE_CHECKING:
+    # Imported when the first group is gated: its aws-cdk-lib modules (Lambda, Step Functions,
+    # CloudWatch, ...) cost about 0.2 s of CPU that a cluster without a gated group never needs.
+    from .gate.construct import MinCountGate
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
 
@@ -238,7 +242,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             + lifecycle_findings(lifecycle_scripts, group=None)
             + accounting_findings(accounting_database)
             + tag_findings(tags)
-            + (gate_option_findings(self._gate_options) if self._gate_options.enabled else [])
+            + self._gate_option_findings(min_count_gate)
             + network_selection_findings(
                 has_vpc=vpc is not None,
                 security_groups_given=security_groups is not None,
@@ -378,6 +382,15 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         errors = [finding for finding in findings if finding.severity == "error"]
         if errors:
             raise HyperPodValidationError(self.node.path, errors)
+
+    @staticmethod
+    def _gate_option_findings(options: MinCountGateOptions | None) -> list[Finding]:
+        """Problems with options the user gave (the defaults have none)."""
+        if options is None or not options.enabled:
+            return []
+        from .gate.construct import gate_option_findings
+
+        return gate_option_findings(options)
 
     def _cross_group_findings(self) -> list[Finding]:
         spec = ClusterSpec(
@@ -523,6 +536,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         if not self._gate_options.enabled:
             return
         if self._gate is None:
+            from .gate.construct import MinCountGate
+
             self._gate = MinCountGate(
                 self, "MinCountGate", cluster=self, options=self._gate_options
             )

@@ -5,6 +5,9 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import os
+import subprocess
+import sys
 
 import pytest
 from aws_cdk import Stack
@@ -102,3 +105,44 @@ def test_the_cluster_interface_carries_grant() -> None:
 def test_the_cluster_base_class_is_abstract() -> None:
     with pytest.raises(TypeError, match="abstract"):
         HyperPodClusterBase(Stack(new_app(), "S"), "Cluster")  # type: ignore[abstract]
+
+
+# -- import cost ---------------------------------------------------------------------------
+
+UNGATED_APP = """
+import sys
+from aws_cdk import App, Stack
+from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup
+
+HyperPodSlurmCluster(
+    Stack(App(), "S"),
+    "Cluster",
+    instance_groups=[
+        InstanceGroup.controller("c", instance_type=HyperPodInstanceType.ML_M5_2XLARGE),
+        InstanceGroup.compute(
+            "cpu",
+            instance_type=HyperPodInstanceType.ML_C5_4XLARGE,
+            instance_count=2,
+            partition="cpu",
+        ),
+    ],
+)
+print(sorted(m for m in sys.modules if m.startswith(("hyperpod_constructs.gate.construct",
+                                                        "aws_cdk.aws_stepfunctions"))))
+"""
+
+
+def test_a_cluster_without_gated_groups_does_not_import_the_gate() -> None:
+    """The gate's modules (Step Functions, Lambda, CloudWatch, ...) cost about 0.2 s of CPU
+    to import; a cluster with no gated group never needs them."""
+    env = {**os.environ, "CDK_VALIDATION": "false", "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-c", UNGATED_APP],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
