@@ -11,10 +11,13 @@ the per-round ratios (runs of the same round are close in time, which cancels sl
 the machine's load); absolute values are medians (min..max).
 
 The targets are judged on CPU time: on a shared machine, wall time mostly measures the other
-processes (see docs/performance.md). Sections: synth overhead (the FSDP example vs the same
-cluster written with the L1 ``CfnCluster``, with ``CDK_VALIDATION`` on and off), scale (1..100
-instance groups), the readiness gate's cost per 3-hour wait (``bench/gate_cost.py``), and
-PASS/MISS per target. ``--record`` also writes the output to docs/performance.md.
+processes (see docs/performance.md). Sections: the gate's synth cost (the smallest gated
+cluster, gate on, vs the same cluster in L1 ``CfnCluster``), synth overhead (the FSDP example
+vs the same cluster written with the L1 ``CfnCluster``), both with ``CDK_VALIDATION`` off and
+on, scale (1..100 instance groups), the readiness gate's cost per 3-hour wait
+(``bench/gate_cost.py``), and PASS/MISS per target. The L1 apps import nothing of the library
+(checked after every run), so they are the baseline a team pays without it. ``--record`` also
+writes the output to docs/performance.md.
 """
 
 from __future__ import annotations
@@ -46,7 +49,8 @@ BEGIN_MARK = "<!-- bench:begin -->"
 END_MARK = "<!-- bench:end -->"
 
 OVERHEAD_TARGET = 1.25
-"""The library's FSDP app may cost at most this times the bare L1 app."""
+"""The library's FSDP app may cost at most this times the bare L1 app; so may the smallest
+gated cluster (validation off)."""
 SCALE_TARGET = 1.3
 """100 groups may cost at most this times 2 groups (CPU time and peak memory)."""
 SCALE_SIZES = (1, 2, 10, 50, 100)
@@ -63,6 +67,8 @@ class Case:
     script: str
     args: tuple[str, ...] = ()
     validation: bool = False
+    l1: bool = False
+    """An L1 baseline: the process must not import the library (checked after each run)."""
 
 
 @dataclass
@@ -157,6 +163,11 @@ def run_once(case: Case) -> Run:
             f"exited {process.returncode}; its stderr must be empty:\n{stderr}"
         )
     report: dict[str, float] = json.loads(stdout.strip().splitlines()[-1])
+    if case.l1 and report["library_modules"]:
+        raise SystemExit(
+            f"bench: the L1 baseline {case.script} {' '.join(case.args)} imported "
+            f"{report['library_modules']:.0f} hyperpod_constructs modules; it must import none"
+        )
     return Run(usage.ru_utime + usage.ru_stime, elapsed, usage.ru_maxrss, report)
 
 
@@ -242,6 +253,57 @@ def verdict_text(passed: bool) -> str:
     return "PASS" if passed else "MISS"
 
 
+GATED_ROWS = (
+    ("gated", "library, gate on"),
+    ("gated-l1", "L1 CfnCluster, same cluster"),
+    ("gated-nogate", "library, gate disabled (*)"),
+)
+
+
+def gated_section(report: Report, results: dict[str, Samples]) -> None:
+    report.add(
+        "1. The gate's synth cost: a controller and one gated group (bench/apps/scale.py 2), "
+        "library vs L1"
+    )
+    report.add(
+        "   validation  app                           CPU s median (min..max)  "
+        "wall s median (min..max)  peak RSS MiB (py, node)  jsii calls build + synth"
+    )
+    for validation in ("off", "on"):
+        for prefix, label in GATED_ROWS:
+            samples = results.get(f"{prefix}-{validation}")
+            if samples is not None:
+                report.add(
+                    f"   {validation:<10}  {label:<29} {samples.cell(cpu):<24} "
+                    f"{samples.cell(wall):<25} {samples.rss_cell():<24} {samples.jsii_cell()}"
+                )
+        lib, l1 = results[f"gated-{validation}"], results[f"gated-l1-{validation}"]
+        ratio = paired_ratio(lib, l1, cpu)
+        judged = validation == "off"
+        verdict = (
+            f" (target <= {OVERHEAD_TARGET}x: {verdict_text(ratio <= OVERHEAD_TARGET)})"
+            if judged
+            else " (reported)"
+        )
+        report.add(
+            f"   {validation:<10}  ratio gate on / L1            CPU {ratio:.2f}x{verdict}, "
+            f"wall {paired_ratio(lib, l1, wall):.2f}x"
+        )
+        nogate = results.get(f"gated-nogate-{validation}")
+        if nogate is not None:
+            report.add(
+                f"   {validation:<10}  ratio gate disabled / L1 (*)  "
+                f"CPU {paired_ratio(nogate, l1, cpu):.2f}x"
+            )
+        if judged:
+            report.verdict(
+                f"gate on: one gated group <= {OVERHEAD_TARGET}x L1, validation off",
+                ratio <= OVERHEAD_TARGET,
+                f"CPU {ratio:.2f}x",
+            )
+    report.add()
+
+
 OVERHEAD_ROWS = (
     ("lib", "library: examples/fsdp.py"),
     ("l1", "L1 CfnCluster, same cluster"),
@@ -250,7 +312,7 @@ OVERHEAD_ROWS = (
 
 
 def overhead_section(report: Report, results: dict[str, Samples]) -> None:
-    report.add("1. Synth overhead: the FSDP example through the library vs the same cluster in L1")
+    report.add("2. Synth overhead: the FSDP example through the library vs the same cluster in L1")
     report.add(
         "   validation  app                           CPU s median (min..max)  "
         "wall s median (min..max)  peak RSS MiB (py, node)  jsii calls build + synth"
@@ -290,7 +352,7 @@ def overhead_section(report: Report, results: dict[str, Samples]) -> None:
 
 
 def scale_section(report: Report, results: dict[str, Samples], calls: dict[int, int]) -> None:
-    report.add("2. Scale: 1 controller + N-1 gated compute groups, no VPC, CDK_VALIDATION=false")
+    report.add("3. Scale: 1 controller + N-1 gated compute groups, no VPC, CDK_VALIDATION=false")
     report.add(
         "         groups  CPU s median (min..max)  x 2 groups  wall s median  "
         "peak RSS MiB (py, node)  x 2 groups  jsii build + synth  Python calls"
@@ -375,7 +437,7 @@ def _gate_value(name: str, value: float) -> str:
 
 
 def gate_section(report: Report) -> None:
-    report.add("3. Readiness gate: one 3-hour wait, polling every 60 s (bench/gate_cost.py)")
+    report.add("4. Readiness gate: one 3-hour wait, polling every 60 s (bench/gate_cost.py)")
     sys.path.insert(0, str(ROOT / "bench"))
     try:
         gate_cost = importlib.import_module("gate_cost")
@@ -405,15 +467,28 @@ def overhead_cases(diagnostics: bool) -> list[Case]:
     for validation in (True, False):
         flag = "on" if validation else "off"
         cases.append(Case(f"lib-{flag}", "fsdp_library.py", (), validation))
-        cases.append(Case(f"l1-{flag}", "fsdp_l1.py", (), validation))
+        cases.append(Case(f"l1-{flag}", "fsdp_l1.py", (), validation, l1=True))
         if diagnostics:
             cases.append(Case(f"nogate-{flag}", "fsdp_library.py", ("--no-gate",), validation))
     return cases
 
 
+def gated_cases(diagnostics: bool) -> list[Case]:
+    cases = []
+    for validation in (False, True):
+        flag = "on" if validation else "off"
+        cases.append(Case(f"gated-{flag}", "scale.py", ("2",), validation))
+        cases.append(Case(f"gated-l1-{flag}", "scale.py", ("2", "--l1"), validation, l1=True))
+        if diagnostics:
+            cases.append(Case(f"gated-nogate-{flag}", "scale.py", ("2", "--no-gate"), validation))
+    return cases
+
+
 def scale_cases(diagnostics: bool) -> list[Case]:
     cases = [Case(f"scale-{size}", "scale.py", (str(size),)) for size in SCALE_SIZES]
-    cases += [Case(f"scale-l1-{size}", "scale.py", (str(size), "--l1")) for size in (2, 100)]
+    cases += [
+        Case(f"scale-l1-{size}", "scale.py", (str(size), "--l1"), l1=True) for size in (2, 100)
+    ]
     if diagnostics:
         cases += [Case(f"scale-on-{size}", "scale.py", (str(size),), True) for size in (2, 100)]
     return cases
@@ -440,14 +515,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="runs per case (at least 5)")
     parser.add_argument(
         "--only",
-        choices=("overhead", "scale", "gate"),
+        choices=("gated", "overhead", "scale", "gate"),
         action="append",
         help="run only this section (repeatable)",
     )
     parser.add_argument(
         "--diagnostics",
         action="store_true",
-        help="also run the FSDP app with the gate disabled and the scale apps with validation",
+        help="also run the apps with the gate disabled and the scale apps with validation",
     )
     parser.add_argument(
         "--check", action="store_true", help="exit with status 1 when a target is missed"
@@ -458,7 +533,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.runs < 5:
         parser.error("--runs must be at least 5 (targets are judged on medians of >= 5 runs)")
-    sections = set(args.only or ("overhead", "scale", "gate"))
+    sections = set(args.only or ("gated", "overhead", "scale", "gate"))
 
     def progress(message: str) -> None:
         print(f"bench: {message}", file=sys.stderr, flush=True)
@@ -478,6 +553,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ratios) are portable"
     )
     report.add()
+    if "gated" in sections:
+        progress("the gate's synth cost: one gated group vs L1")
+        gated_section(report, measure(gated_cases(args.diagnostics), args.runs, progress))
     if "overhead" in sections:
         progress("synth overhead: FSDP example vs L1")
         overhead_section(report, measure(overhead_cases(args.diagnostics), args.runs, progress))

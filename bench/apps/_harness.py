@@ -9,18 +9,25 @@ synthesizes into a temporary folder and prints one JSON line on stdout:
 - ``jsii_build``, ``jsii_synth``: jsii round trips (requests sent to the Node kernel, callbacks
   included) during construction and synthesis;
 - ``py_rss_kib``, ``node_rss_kib``: peak resident set size of this Python process and of the
-  jsii Node process (stopped and reaped before it is read).
+  jsii Node process (stopped and reaped before it is read);
+- ``library_modules``: how many ``hyperpod_constructs`` modules the process imported (the L1
+  apps must import none: their figures are the baseline without the library).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import resource
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+LIBRARY = "hyperpod_constructs"
 
 _started = time.perf_counter()
 _calls = 0
@@ -40,6 +47,23 @@ def start() -> None:
         return send(self, request, response_type)
 
     process._NodeProcess.send = counting_send  # type: ignore[method-assign]
+
+
+def library_literal(module: str, name: str) -> Any:
+    """The value of ``name = <literal>`` in ``hyperpod_constructs/<module>.py``, read from the
+    source without importing the library: the L1 apps reuse the library's lists (e.g. the IAM
+    actions HyperPod needs) but must not pay for its import."""
+    tree = ast.parse((ROOT / LIBRARY / f"{module}.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == name for target in node.targets
+        ):
+            return ast.literal_eval(node.value)
+    raise LookupError(f"{LIBRARY}/{module}.py has no literal assignment to {name}")
+
+
+def _library_modules() -> int:
+    return sum(1 for module in sys.modules if module.split(".")[0] == LIBRARY)
 
 
 def _stop_kernel() -> None:
@@ -72,6 +96,7 @@ def run(define: Callable[[Any], None]) -> None:
         "jsii_synth": calls_after_synth - calls_after_build,
         "py_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         "node_rss_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+        "library_modules": _library_modules(),
     }
     sys.stdout.write(json.dumps(report) + "\n")
     sys.stdout.flush()

@@ -5,7 +5,9 @@ lifecycle scripts, tags, teardown dependencies) and the same surrounding resourc
 cluster needs to deploy: the VPC with its flow log, the execution role with the managed
 policy and the ENI permissions, the self-referencing security group, the lifecycle bucket
 with its upload, and the SSM marker parameter. What it does not have is what the library
-adds on top of the L1: synth-time validation and the MinCount readiness gate.
+adds on top of the L1: synth-time validation and the MinCount readiness gate. It imports
+nothing of the library (``bench/run.py`` checks), so its figures are the baseline a team pays
+without it.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from aws_cdk import aws_s3_deployment as s3deploy  # noqa: E402
 from aws_cdk import aws_sagemaker as sagemaker  # noqa: E402
 from aws_cdk import aws_ssm as ssm  # noqa: E402
 
-from examples.fsdp import LIFECYCLE_DIR  # noqa: E402
-from hyperpod_constructs.cluster import NETWORK_INTERFACE_ACTIONS  # noqa: E402
+LIFECYCLE_DIR = str(_harness.ROOT / "examples" / "lifecycle")
+"""The scripts of examples/fsdp.py (the library app)."""
 
 Group = sagemaker.CfnCluster.ClusterInstanceGroupProperty
 Slurm = sagemaker.CfnCluster.ClusterSlurmConfigProperty
@@ -33,7 +35,7 @@ LifeCycle = sagemaker.CfnCluster.ClusterLifeCycleConfigProperty
 Storage = sagemaker.CfnCluster.ClusterInstanceStorageConfigProperty
 Ebs = sagemaker.CfnCluster.ClusterEbsVolumeConfigProperty
 
-ENI_ACTIONS = list(NETWORK_INTERFACE_ACTIONS)
+ENI_ACTIONS = list(_harness.library_literal("cluster", "NETWORK_INTERFACE_ACTIONS"))
 
 
 def define(app: Any) -> None:

@@ -1,8 +1,10 @@
 """A cluster of N instance groups: one controller and N - 1 gated compute groups.
 
-Usage: ``scale.py N`` (through the library) or ``scale.py N --l1`` (the same cluster with
-the L1 ``CfnCluster`` and its property structs, plus the same execution role). No VPC and
-no lifecycle scripts, so that the per-group cost is not hidden behind fixed costs.
+Usage: ``scale.py N`` (through the library), ``scale.py N --no-gate`` (the same with the
+readiness gate disabled), or ``scale.py N --l1`` (the same cluster with the L1 ``CfnCluster``
+and its property structs, plus the same execution role; the library is not imported). No VPC
+and no lifecycle scripts, so that the per-group cost is not hidden behind fixed costs.
+``scale.py 2`` is the smallest gated cluster: a controller and one gated compute group.
 """
 
 from __future__ import annotations
@@ -18,21 +20,23 @@ from aws_cdk import Stack  # noqa: E402
 from aws_cdk import aws_iam as iam  # noqa: E402
 from aws_cdk import aws_sagemaker as sagemaker  # noqa: E402
 
-from hyperpod_constructs import (  # noqa: E402
-    DeepHealthCheck,
-    HyperPodInstanceType,
-    HyperPodSlurmCluster,
-    InstanceGroup,
-)
 
-CHECKS = [DeepHealthCheck.INSTANCE_STRESS, DeepHealthCheck.INSTANCE_CONNECTIVITY]
+def _library(stack: Stack, groups: int, *, gate: bool = True) -> None:
+    # Imported here: the L1 app must not pay for the library's import.
+    from hyperpod_constructs import (
+        DeepHealthCheck,
+        HyperPodInstanceType,
+        HyperPodSlurmCluster,
+        InstanceGroup,
+        MinCountGateOptions,
+    )
 
-
-def _library(stack: Stack, groups: int) -> None:
+    checks = [DeepHealthCheck.INSTANCE_STRESS, DeepHealthCheck.INSTANCE_CONNECTIVITY]
     cluster = HyperPodSlurmCluster(
         stack,
         "Cluster",
         cluster_name="scale",
+        min_count_gate=None if gate else MinCountGateOptions(enabled=False),
         instance_groups=[
             InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE)
         ],
@@ -45,7 +49,7 @@ def _library(stack: Stack, groups: int) -> None:
                 instance_count=2,
                 min_instance_count=2,
                 partition=f"p{index}",
-                deep_health_checks=CHECKS,
+                deep_health_checks=checks,
             )
         )
 
@@ -96,15 +100,19 @@ def _l1(stack: Stack, groups: int) -> None:
     cluster.node.add_dependency(role)
 
 
-def define_groups(app: Any, groups: int, *, l1: bool = False) -> None:
+def define_groups(app: Any, groups: int, *, l1: bool = False, gate: bool = True) -> None:
     """Add the stack with a cluster of ``groups`` instance groups to ``app``."""
     stack = Stack(app, "Scale")
-    (_l1 if l1 else _library)(stack, groups)
+    if l1:
+        _l1(stack, groups)
+    else:
+        _library(stack, groups, gate=gate)
 
 
 def define(app: Any) -> None:
-    """Add the stack of ``scale.py N [--l1]`` to ``app``."""
-    define_groups(app, int(sys.argv[1]), l1="--l1" in sys.argv[2:])
+    """Add the stack of ``scale.py N [--l1 | --no-gate]`` to ``app``."""
+    flags = sys.argv[2:]
+    define_groups(app, int(sys.argv[1]), l1="--l1" in flags, gate="--no-gate" not in flags)
 
 
 if __name__ == "__main__":
