@@ -1,0 +1,218 @@
+"""``watch`` against the HyperPod simulator and a stack served on a local HTTP endpoint.
+
+The example app's ``FsdpTraining`` stack (gpu: 16 of 16 gated) is deployed in virtual time: the
+real gate loop signals the wait condition, ``watch --json`` reads both through real boto3
+clients. Asserted: the line-delimited JSON stream and the exit codes for a slow ramp to ready,
+a rollback at the 3-hour mark, a failed cluster, the gate's own failure, throttling, and
+unreachable or refusing AWS.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aws_cdk.cx_api import CloudAssembly
+
+from tests.support.hyperpod_sim import constant, linear
+from tests.support.watch_deployment import STACK, Deployment, WatchRun
+
+WINDOW = 3 * 3600
+INTERVAL = 120
+
+
+@pytest.fixture(scope="module")
+def cdk_out(example_assembly: CloudAssembly) -> str:
+    return str(example_assembly.directory)
+
+
+@pytest.fixture(scope="module")
+def template(example_templates: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    return example_templates[STACK]
+
+
+def watch(deployment: Deployment, cdk_out: str | None, *extra: str, **server: Any) -> WatchRun:
+    with deployment.server(**server) as endpoint:
+        run = deployment.watch(
+            cdk_out, "--json", "--interval", str(INTERVAL), *extra, endpoint=endpoint.url
+        )
+    assert endpoint.errors == []
+    assert "Traceback" not in run.stderr
+    return run
+
+
+def gpu(refresh: dict[str, Any]) -> dict[str, Any]:
+    (group,) = refresh["groups"]
+    assert group["name"] == "gpu"
+    return group
+
+
+def test_slow_ramp_ends_ready_and_agrees_with_the_gate(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+) -> None:
+    # 6 instances an hour: the 16th is healthy at about 2 h 50 min, inside the window.
+    deployment = Deployment(monkeypatch, template, linear(0, 6, 16))
+    run = watch(deployment, cdk_out)
+
+    assert run.code == 0, run.stderr
+    refreshes = run.refreshes
+    assert all(r["schema_version"] == 1 and r["stack"] == STACK for r in refreshes)
+    assert all(r["cluster"] == "fsdp-train" for r in refreshes)
+    counts = [gpu(r)["current_count"] for r in refreshes]
+    assert counts == sorted(counts), "CurrentCount never goes down during a ramp"
+    ramping = [r for r in refreshes if 0 < gpu(r)["current_count"] < 16]
+    assert len(ramping) > 60, "the ramp is shown while it happens"
+    assert all(gpu(r)["status"] == "Creating" and not gpu(r)["ready"] for r in ramping)
+    assert all((gpu(r)["min_count"], gpu(r)["target_count"]) == (16, 16) for r in refreshes)
+    left = [gpu(r)["window_left_seconds"] for r in ramping]
+    assert left == sorted(left, reverse=True) and 0 < left[-1] < left[0] <= WINDOW
+    assert {r["gate"]["state"] for r in refreshes} >= {"not armed", "waiting"}
+    assert all(r["exit_code"] is None for r in refreshes[:-1])
+
+    last = refreshes[-1]
+    assert (last["verdict"], last["exit_code"]) == ("ready", 0)
+    assert gpu(last)["ready"] and gpu(last)["current_count"] >= 16
+    assert gpu(last)["status"] == "InService" and gpu(last)["window_left_seconds"] is None
+    assert "all gated groups reached their minimum" in last["reason"]
+
+    # The gate (its own loop, polling every 60 s) opens within one poll of what watch saw.
+    ready_at = deployment.world.clock.time()
+    deployment.world.run()
+    ((handle, signals),) = deployment.world.cfn.signals.items()
+    (signal,) = signals
+    assert handle in deployment.template["Resources"]
+    assert signal.json()["Status"] == "SUCCESS"
+    assert abs(signal.time - ready_at) <= 2 * INTERVAL
+
+
+def test_rollback_at_the_three_hour_mark_exits_1_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+) -> None:
+    deployment = Deployment(monkeypatch, template, constant(12))
+    run = watch(deployment, cdk_out)
+
+    assert run.code == 1
+    last = run.refreshes[-1]
+    assert (last["verdict"], last["exit_code"]) == ("failed", 1)
+    # Whichever saw it first, watch's own read or the gate's signal, names the rollback.
+    assert "MinCount gate failed: HyperPod rolled back instance group(s) gpu" in last["reason"]
+    assert gpu(last)["rolled_back"] and gpu(last)["reported_target_count"] == 0
+    assert any(e["description"].startswith("Rollback initiated") for e in gpu(last)["events"])
+    rolled_back_at = deployment.sim.rolled_back_at("gpu")
+    assert rolled_back_at is not None
+    assert rolled_back_at - deployment.world.clock.start == pytest.approx(WINDOW, abs=20)
+    # Seen within one refresh of the rollback, after a countdown that reached the last minutes.
+    assert 0 <= deployment.world.clock.time() - rolled_back_at <= INTERVAL + 20
+    before = [gpu(r)["window_left_seconds"] for r in run.refreshes[:-1]]
+    assert before[-1] is not None and 0 < before[-1] <= INTERVAL + 20
+    assert all(gpu(r)["current_count"] == 12 for r in run.refreshes[-5:-1])
+    assert run.stderr.startswith("failed: ")
+    assert "HyperPod rolled back instance group(s) gpu" in run.stderr
+    assert run.stderr.count("\n") == 1
+
+
+def test_failed_cluster_exits_1_with_its_failure_message(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+) -> None:
+    message = "Lifecycle script on_create.sh failed on the controller node (exit code 1)."
+    deployment = Deployment(monkeypatch, template, constant(16), controller_failure=message)
+    run = watch(deployment, cdk_out)
+
+    assert run.code == 1
+    last = run.refreshes[-1]
+    assert last["cluster_status"] == "Failed" and last["failure_message"] == message
+    assert "cluster fsdp-train is Failed" in last["reason"] and message in last["reason"]
+    assert len(run.refreshes) <= 12, "noticed within a refresh of the failure (600 s)"
+
+
+def test_the_gate_failing_by_its_deadline_exits_1_with_the_gate_reason(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+) -> None:
+    """A gate timeout of 1 h (shorter than HyperPod's window): the gate's loop fails the wait
+    condition, the stack rolls back, and watch reports the reason CloudFormation shows."""
+    deployment = Deployment(monkeypatch, template, constant(12), gate_timeout=3600)
+    run = watch(deployment, cdk_out)
+
+    assert run.code == 1
+    last = run.refreshes[-1]
+    assert last["gate"]["state"] == "failed"
+    assert last["gate"]["reason"].startswith(
+        "WaitCondition received failed message: 'MinCount gate failed: deadline reached"
+    )
+    assert last["reason"].startswith("the gate failed: WaitCondition received failed message")
+    assert gpu(last)["current_count"] == 12 and not gpu(last)["rolled_back"]
+
+
+def test_a_throttling_burst_is_ridden_out(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+) -> None:
+    deployment = Deployment(monkeypatch, template, linear(0, 12, 16))
+    start = deployment.world.clock.start
+    fault = deployment.sim.inject("throttle", start=start + 3600, end=start + 3600 + 300)
+    run = watch(deployment, cdk_out)
+
+    assert run.code == 0, run.stderr
+    assert fault.hits > 0
+    noted = [r for r in run.refreshes if r["notes"]]
+    assert noted, "a refresh whose DescribeCluster was throttled after retries says so"
+    assert all("ThrottlingException" in " ".join(r["notes"]) for r in noted)
+    assert all(r["verdict"] == "waiting" for r in noted)
+    assert run.refreshes[-1]["verdict"] == "ready"
+
+
+def test_endless_throttling_gives_up_with_exit_2(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+) -> None:
+    deployment = Deployment(monkeypatch, template, linear(0, 6, 16))
+    deployment.sim.inject("throttle", start=deployment.world.clock.start + 1800)
+    run = watch(deployment, cdk_out)
+
+    assert run.code == 2
+    (line,) = run.stderr.splitlines()
+    assert line.startswith("error: AWS reads kept failing for 6")
+    assert "sagemaker:DescribeCluster fsdp-train: ThrottlingException: Rate exceeded" in line
+    assert run.refreshes[-1]["exit_code"] == 2
+
+
+def test_access_denied_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+) -> None:
+    deployment = Deployment(monkeypatch, template, constant(16))
+    deployment.sim.inject("access_denied")
+    run = watch(deployment, cdk_out)
+
+    assert run.code == 2
+    (line,) = run.stderr.splitlines()
+    assert line.startswith("error: sagemaker:DescribeCluster fsdp-train failed in us-east-1: ")
+    assert "AccessDeniedException" in line and "not authorized" in line
+    assert run.stdout == ""
+
+
+def test_an_endpoint_that_never_answers_is_exit_2(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+) -> None:
+    deployment = Deployment(monkeypatch, template, constant(16))
+    with deployment.server() as endpoint:
+        closed = endpoint.url  # nothing listens there once the server is closed
+    run = deployment.watch(cdk_out, "--json", endpoint=closed)
+
+    assert run.code == 2
+    (line,) = run.stderr.splitlines()
+    assert line.startswith("error: cannot reach AWS for cloudformation:DescribeStacks")
+    assert run.stdout == ""
+
+
+def test_reads_the_deployed_template_when_there_is_no_cdk_out(
+    monkeypatch: pytest.MonkeyPatch, template: dict[str, Any], tmp_path: Path
+) -> None:
+    """``--stack`` without a ``cdk.out`` at hand: the gated groups come from GetTemplate."""
+    monkeypatch.chdir(tmp_path)
+    deployment = Deployment(monkeypatch, template, linear(0, 12, 16))
+    with deployment.server() as endpoint:
+        run = deployment.watch(None, "--json", "--interval", str(INTERVAL), endpoint=endpoint.url)
+
+    assert (run.code, run.stderr) == (0, "")
+    assert endpoint.requests[0] == ("cloudformation", "GetTemplate")
+    assert endpoint.requests.count(("cloudformation", "GetTemplate")) == 1
+    assert (gpu(run.refreshes[-1])["min_count"], run.refreshes[-1]["verdict"]) == (16, "ready")
