@@ -82,7 +82,8 @@ class Reader:
         session = session or boto3.session.Session(region_name=region)
         if session.region_name is None:
             raise FatalError(
-                "no AWS region: pass --region, set AWS_REGION, or set a region in your AWS config"
+                "no AWS region: pass --region, set AWS_DEFAULT_REGION, or set a region in your "
+                "AWS config"
             )
         if session.get_credentials() is None:
             raise FatalError(

@@ -58,7 +58,7 @@ def group_specs(template: Mapping[str, Any], capacity: CapacityCurve) -> list[Gr
 
 def aws_environment(monkeypatch: pytest.MonkeyPatch, endpoint: str | None) -> None:
     """Credentials from the environment only, nothing from this machine's AWS config."""
-    for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_REGION"):
+    for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_DEFAULT_REGION"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDWATCHTESTWATCHTE")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "watch-test-secret")
