@@ -13,9 +13,11 @@ denied) raise :class:`FatalError` with a one-line message.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 import boto3  # type: ignore[import-untyped, unused-ignore]
@@ -94,6 +96,7 @@ class Reader:
         self._cfn = session.client("cloudformation", config=CLIENT_CONFIG)
         self._sagemaker = session.client("sagemaker", config=CLIENT_CONFIG)
         self._answered = False
+        self._date: datetime | None = None
 
     def _call(self, what: str, call: Callable[[], T]) -> T:
         try:
@@ -117,7 +120,18 @@ class Reader:
         except BotoCoreError as error:
             raise FatalError(f"{what}: {' '.join(str(error).split())}") from None
         self._answered = True
+        self._note_date(result)
         return result
+
+    def _note_date(self, response: object) -> None:
+        """Keep the ``Date`` of AWS's answer: refresh times (and the 3-hour countdown) then
+        follow AWS's clock, not a possibly skewed local one."""
+        metadata = response.get("ResponseMetadata") if isinstance(response, Mapping) else None
+        headers = metadata.get("HTTPHeaders") if isinstance(metadata, Mapping) else None
+        date = headers.get("date") if isinstance(headers, Mapping) else None
+        if isinstance(date, str):
+            with contextlib.suppress(TypeError, ValueError):
+                self._date = parsedate_to_datetime(date).astimezone(UTC)
 
     def _fatal(self, what: str, error: ClientError) -> FatalError:
         return FatalError(f"{what} failed in {self.region}: {_code(error)}: {_message(error)}")
@@ -241,7 +255,9 @@ class Reader:
         return described, False, events
 
     def observe(self, target: WatchTarget, now: Callable[[], datetime]) -> Observation:
-        """One round of read calls. Raises :class:`FatalError`."""
+        """One round of read calls, timed by the ``Date`` of AWS's last answer (``now()`` when
+        none came). Raises :class:`FatalError`."""
+        self._date = None
         problems: list[str] = []
         stack, stack_missing = self._stack(target, problems)
         cluster_id = target.cluster_name
@@ -254,7 +270,7 @@ class Reader:
         if cluster_id is not None:
             described, cluster_missing, events = self._cluster(cluster_id, problems)
         return Observation(
-            time=now(),
+            time=self._date or now(),
             stack=stack,
             stack_missing=stack_missing,
             cluster=described,

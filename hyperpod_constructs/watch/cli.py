@@ -199,7 +199,7 @@ def run_watch(
     except (AssemblyError, TargetError, FatalError) as error:
         return _error(err, str(error))
 
-    started = now()
+    started: datetime | None = None
     failing_since: datetime | None = None
     result: Refresh | None = None
     try:
@@ -210,6 +210,7 @@ def run_watch(
                     failing_since = None
                 elif failing_since is None:
                     failing_since = observation.time
+                started = started or observation.time
                 result = refresh(target, observation, started_at=started)
                 failing = observation.time - failing_since if failing_since else None
                 if failing is not None and failing >= GIVE_UP_AFTER and result.exit_code is None:

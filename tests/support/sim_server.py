@@ -16,6 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping
+from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -30,8 +31,9 @@ _SCOPE = re.compile(r"Credential=[^/]+/[0-9]{8}/[^/]+/([^/]+)/aws4_request")
 class SimServer:
     """An HTTP endpoint answering with ``fakes`` (signing name -> fake, e.g. ``"sagemaker"``).
 
-    ``before_request(operation)`` runs before each request is answered (e.g. to move virtual
-    time forward); ``requests`` records ``(service, operation)`` of each one.
+    ``before_request(service, operation)`` runs before each request is answered (e.g. to move
+    virtual time forward); ``clock`` (epoch seconds, e.g. a virtual clock) dates the answers'
+    ``Date`` header as AWS does; ``requests`` records ``(service, operation)`` of each one.
     """
 
     def __init__(
@@ -39,11 +41,13 @@ class SimServer:
         fakes: Mapping[str, WireFake],
         *,
         before_request: Callable[[str, str], None] | None = None,
+        clock: Callable[[], float] | None = None,
         max_requests: int = 5000,
         lifetime: float = 120.0,
     ) -> None:
         self.fakes = dict(fakes)
         self.before_request = before_request
+        self.clock = clock
         self.max_requests = max_requests
         self.lifetime = lifetime
         self.requests: list[tuple[str, str]] = []
@@ -133,6 +137,11 @@ class SimServer:
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
+
+            def date_time_string(self, timestamp: float | None = None) -> str:
+                if server.clock is None or timestamp is not None:
+                    return super().date_time_string(timestamp)
+                return formatdate(server.clock(), usegmt=True)
 
             def log_message(self, format: str, *args: Any) -> None:
                 return None

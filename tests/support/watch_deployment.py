@@ -150,7 +150,11 @@ class Deployment:
         self.world.run(until_elapsed=self.world.clock.elapsed + seconds, stop_when_idle=False)
 
     def server(self, **options: Any) -> SimServer:
-        return SimServer({"sagemaker": self.sim.fake, "cloudformation": self.stack.fake}, **options)
+        return SimServer(
+            {"sagemaker": self.sim.fake, "cloudformation": self.stack.fake},
+            clock=self.world.clock.time,
+            **options,
+        )
 
     def watch(self, cdk_out: str | None, *extra: str, endpoint: str) -> WatchRun:
         """Run ``watch --stack FsdpTraining`` (``--app cdk_out`` unless None) in process."""
