@@ -9,6 +9,7 @@ unreachable or refusing AWS.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -216,3 +217,70 @@ def test_reads_the_deployed_template_when_there_is_no_cdk_out(
     assert endpoint.requests[0] == ("cloudformation", "GetTemplate")
     assert endpoint.requests.count(("cloudformation", "GetTemplate")) == 1
     assert (gpu(run.refreshes[-1])["min_count"], run.refreshes[-1]["verdict"]) == (16, "ready")
+
+
+def test_without_a_terminal_one_plain_line_per_refresh(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+) -> None:
+    deployment = Deployment(monkeypatch, template, linear(0, 12, 16))
+    with deployment.server() as endpoint:
+        run = deployment.watch(cdk_out, "--interval", str(INTERVAL), endpoint=endpoint.url)
+
+    assert (run.code, run.stderr) == (0, "")
+    *lines, verdict = run.stdout.splitlines()
+    assert "\x1b" not in run.stdout
+    assert verdict.startswith("ready: all gated groups reached their minimum: gpu 16/16")
+    assert re.fullmatch(r"[0-9:]{8} fsdp-train \w+: gpu NotListed 0 / 16 / 16 .*", lines[0])
+    assert re.search(
+        r": gpu Creating ([1-9]|1[0-5]) / 16 / 16 window [0-2]:[0-5][0-9]:00; ", "\n".join(lines)
+    )
+    assert re.search(r": gpu InService 16 / 16 / 16; gate (waiting|ready); ready$", lines[-1])
+
+
+def test_interrupted_is_exit_130_without_traceback(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+) -> None:
+    deployment = Deployment(monkeypatch, template, constant(16))
+
+    def interrupt(_seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(deployment, "sleep", interrupt)
+    with deployment.server() as endpoint:
+        run = deployment.watch(cdk_out, "--json", endpoint=endpoint.url)
+    assert (run.code, run.stderr) == (130, "interrupted\n")
+    assert len(run.refreshes) == 1
+
+
+def test_a_stack_that_appears_late_is_waited_for(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+) -> None:
+    """cdk deploy publishes assets before it creates the stack: watch waits for it."""
+    deployment = Deployment(monkeypatch, template, linear(0, 12, 16))
+    deployment.stack.exists = False
+    deployment.world.at(300, lambda: setattr(deployment.stack, "exists", True))
+    run = watch(deployment, cdk_out)
+
+    assert run.code == 0
+    first = run.refreshes[0]
+    assert (first["stack_status"], first["gate"]["state"], first["verdict"]) == (
+        None,
+        "unknown",
+        "waiting",
+    )
+    assert first["reason"] == "waiting for cdk deploy to create stack FsdpTraining"
+
+
+def test_a_stack_that_never_appears_is_exit_2(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+) -> None:
+    deployment = Deployment(monkeypatch, template, linear(0, 12, 16))
+    deployment.stack.exists = False
+    run = watch(deployment, cdk_out)
+
+    assert run.code == 2
+    (line,) = run.stderr.splitlines()
+    assert line == (
+        "error: stack FsdpTraining not found (waited 600 s for cdk deploy to create it); "
+        "check --stack and --region"
+    )
