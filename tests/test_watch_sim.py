@@ -284,3 +284,22 @@ def test_a_stack_that_never_appears_is_exit_2(
         "error: stack FsdpTraining not found (waited 600 s for cdk deploy to create it); "
         "check --stack and --region"
     )
+
+
+def test_a_cdk_out_that_does_not_match_the_deployed_stack_is_exit_2(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+) -> None:
+    """The stack is at rest and has no wait condition of the gated values read from cdk.out
+    (synthesized after a change that was not deployed): nothing will ever arm that gate."""
+    deployment = Deployment(monkeypatch, template, constant(12), arm_after=None)
+    deployment.stack.status = "UPDATE_COMPLETE"
+    run = watch(deployment, cdk_out)
+
+    assert run.code == 2
+    (line,) = run.stderr.splitlines()
+    assert line.startswith(
+        "error: stack FsdpTraining is UPDATE_COMPLETE without the gate's wait condition "
+        "ClusterMinCountGateWait"
+    )
+    assert all(r["gate"]["state"] == "not armed" for r in run.refreshes)
+    assert run.refreshes[-1]["elapsed_seconds"] == 600

@@ -20,7 +20,8 @@ from .target import WatchTarget
 WINDOW = timedelta(hours=3)
 """HyperPod's fixed window to reach a group's minimum before it rolls the group back."""
 STACK_GRACE = timedelta(minutes=10)
-"""How long a stack that does not exist yet counts as "cdk deploy has not created it yet"."""
+"""How long a stack that does not exist yet counts as "cdk deploy has not created it yet", and a
+stack at rest without the gate's wait condition as "cdk deploy has not started updating it"."""
 EVENTS_PER_GROUP = 3
 """Newest events shown per gated group (and for the cluster itself)."""
 
@@ -246,6 +247,16 @@ def _verdict(
     if stack is not None and stack_failing(stack.status):
         why = f": {stack.reason}" if stack.reason else ""
         return "failed", f"stack {target.stack_name} is {stack.status}{why}", EXIT_FAILED
+    idle = stack is not None and not stack.status.endswith("_IN_PROGRESS")
+    if gate.state == "not armed" and idle and elapsed >= STACK_GRACE:
+        assert stack is not None
+        return (
+            "error",
+            f"stack {target.stack_name} is {stack.status} without the gate's wait condition "
+            f"{gate.wait_condition_id}: the template read does not match the deployed stack "
+            "(synthesize again, or pass --stack without --app to read the deployed template)",
+            EXIT_ERROR,
+        )
     if obs.stack_missing:
         if elapsed >= STACK_GRACE:
             return (

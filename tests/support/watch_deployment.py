@@ -91,6 +91,8 @@ class Deployment:
     capacity: CapacityCurve
     gate_timeout: int = 3 * 3600 + 1800
     controller_failure: str | None = None
+    arm_after: float | None = ARM_AFTER
+    """When CloudFormation arms the gate (None: never, e.g. a deployed stack of other values)."""
     world: GateWorld = field(init=False)
     stack: FakeStack = field(init=False)
 
@@ -108,7 +110,8 @@ class Deployment:
             sim_options={"name": cluster["Properties"]["ClusterName"]},
         )
         self.stack = FakeStack(self.world.clock, STACK, self.template)
-        self.world.at(ARM_AFTER, self._arm)
+        if self.arm_after is not None:
+            self.world.at(self.arm_after, self._arm)
 
     @property
     def sim(self) -> Any:
