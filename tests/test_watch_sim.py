@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from aws_cdk.cx_api import CloudAssembly
 
-from tests.support.hyperpod_sim import constant, linear
+from tests.support.hyperpod_sim import constant, linear, steps
 from tests.support.watch_deployment import STACK, Deployment, WatchRun
 
 WINDOW = 3 * 3600
@@ -303,3 +303,35 @@ def test_a_cdk_out_that_does_not_match_the_deployed_stack_is_exit_2(
     )
     assert all(r["gate"]["state"] == "not armed" for r in run.refreshes)
     assert run.refreshes[-1]["elapsed_seconds"] == 600
+
+
+def test_an_update_raising_the_minimum_counts_the_window_from_the_update(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+) -> None:
+    """The stack was deployed with the group ungated and 8 nodes up; the update raises its
+    minimum to the template's 16. HyperPod's window (and watch's countdown) restarts then."""
+    update_at = 5 * 3600.0
+    deployment = Deployment(
+        monkeypatch,
+        template,
+        steps((0, 8), (update_at + 3600, 16)),
+        previous_min=0,
+        arm_after=None,
+    )
+    deployment.stack.status = "CREATE_COMPLETE"
+    deployment.world.at(update_at, deployment.update_to_template)
+    deployment.sleep(update_at)
+    run = watch(deployment, cdk_out)
+
+    assert run.code == 0, run.stderr
+    first = run.refreshes[0]
+    assert (first["stack_status"], gpu(first)["status"], gpu(first)["current_count"]) == (
+        "UPDATE_IN_PROGRESS",
+        "Updating",
+        8,
+    )
+    # Counted from the update (3 h left), not from the cluster's creation 5 hours earlier.
+    assert WINDOW - 60 <= gpu(first)["window_left_seconds"] <= WINDOW
+    assert first["gate"]["state"] == "not armed" and first["verdict"] == "waiting"
+    assert {r["gate"]["state"] for r in run.refreshes} >= {"not armed", "waiting"}
+    assert run.refreshes[-1]["verdict"] == "ready"

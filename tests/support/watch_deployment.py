@@ -91,6 +91,9 @@ class Deployment:
     capacity: CapacityCurve
     gate_timeout: int = 3 * 3600 + 1800
     controller_failure: str | None = None
+    previous_min: int | None = None
+    """The gated groups' MinInstanceCount at creation when not the template's (the stack is
+    then updated to the template's values, see :meth:`update_to_template`)."""
     arm_after: float | None = ARM_AFTER
     """When CloudFormation arms the gate (None: never, e.g. a deployed stack of other values)."""
     world: GateWorld = field(init=False)
@@ -98,9 +101,12 @@ class Deployment:
 
     def __post_init__(self) -> None:
         specs = group_specs(self.template, self.capacity)
+        self.gated = [spec.name for spec in specs if spec.min_instance_count > 0]
         for spec in specs:
             if spec.node_type == "Controller":
                 spec.failure_message = self.controller_failure
+            if spec.name in self.gated and self.previous_min is not None:
+                spec.min_instance_count = self.previous_min
         ((_, cluster),) = resources_of(self.template, "AWS::SageMaker::Cluster")
         self.world = GateWorld(
             self.monkeypatch,
@@ -133,7 +139,8 @@ class Deployment:
             for k, r in resources_of(self.template, "AWS::CloudFormation::WaitCondition")
             if r["Properties"]["Handle"] == {"Ref": handle}
         ]
-        self.stack.create(cluster_id, physical_id=self.sim.arn)
+        if cluster_id not in self.stack.resources:
+            self.stack.create(cluster_id, physical_id=self.sim.arn)
         self.stack.create(handle)
         self.world.cfn.add_wait_handle(handle)
         requirements = [
@@ -147,6 +154,19 @@ class Deployment:
             handle, int(self.template["Resources"][condition_id]["Properties"]["Timeout"])
         )
         self.stack.link_wait_condition(condition_id, self.world.cfn, handle)
+
+    def update_to_template(self) -> None:
+        """CloudFormation updates the stack: UpdateCluster sets the template's minimums now (the
+        cluster resource's update time), and the gate is armed five minutes later."""
+        ((cluster_id, cluster),) = resources_of(self.template, "AWS::SageMaker::Cluster")
+        for group in cluster["Properties"]["InstanceGroups"]:
+            if group["InstanceGroupName"] in self.gated:
+                self.sim.update_group(
+                    group["InstanceGroupName"], min_instance_count=int(group["MinInstanceCount"])
+                )
+        self.stack.status = "UPDATE_IN_PROGRESS"
+        self.stack.create(cluster_id, "UPDATE_COMPLETE", physical_id=self.sim.arn)
+        self.world.scheduler.after(300, self._arm)
 
     def sleep(self, seconds: float) -> None:
         """``watch``'s sleep: the world (HyperPod, the gate loop) moves on by ``seconds``."""
