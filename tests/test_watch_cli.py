@@ -100,6 +100,17 @@ def test_bad_input_is_one_line_and_exit_2(
     assert line.startswith(message.format(app=cdk_out))
 
 
+def test_no_cdk_out_here_says_what_to_do(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["watch", "--cluster", "fsdp-train"]) == 2
+    assert capsys.readouterr().err == (
+        "error: folder not found: cdk.out; run watch where cdk synth wrote cdk.out, pass --app, "
+        "or pass --stack to read the deployed template\n"
+    )
+
+
 @pytest.mark.parametrize("value", ["0", "3601", "fast"])
 def test_interval_out_of_range_is_a_usage_error(
     value: str, capsys: pytest.CaptureFixture[str]

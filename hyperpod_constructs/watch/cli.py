@@ -150,9 +150,14 @@ def _targets(args: argparse.Namespace, reader: Callable[[], Reader]) -> tuple[Wa
     app = args.app or DEFAULT_APP
     try:
         targets = load_targets(app)
-    except AssemblyError:
-        if args.app is not None or args.stack is None:
+    except AssemblyError as error:
+        if args.app is not None:
             raise
+        if args.stack is None:
+            raise AssemblyError(
+                f"{error}; run watch where cdk synth wrote {DEFAULT_APP}, pass --app, or pass "
+                "--stack to read the deployed template"
+            ) from None
         targets = []
     local = any(args.stack in (t.stack_name, t.display_name) for t in targets)
     if args.stack is not None and args.app is None and not local:
