@@ -1,4 +1,4 @@
-"""Command line: ``python -m hyperpod_constructs summary [CDK_OUT] [--json]``.
+"""Command line: ``python -m hyperpod_constructs summary [CDK_OUT] [--json]`` and ``watch``.
 
 Prints each HyperPod cluster of a synthesized cloud assembly with its instance groups (node
 type, instance type, count, minimum, partition) and its readiness-gate settings; see
@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from .summary import AssemblyError, render_json, render_text, summarize
+from .watch.cli import add_watch_command, run_watch
 
 PROG = "python -m hyperpod_constructs"
 EXIT_OK = 0
@@ -53,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print one JSON document (schema in docs/cli.md) instead of the table",
     )
+    add_watch_command(commands)
     return parser
 
 
@@ -74,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exit_:  # --help, or a usage error already printed by argparse
         return exit_.code if isinstance(exit_.code, int) else EXIT_ERROR
+    if args.command == "watch":
+        return run_watch(args)
     try:
         summary = summarize(args.directory)
     except AssemblyError as error:

@@ -1,0 +1,280 @@
+"""The AWS edge of ``watch``: read-only calls through boto3 and the user's normal credential
+chain, turned into an :class:`~.model.Observation`.
+
+Per refresh: CloudFormation ``DescribeStacks`` and ``DescribeStackResource`` (the gate's wait
+condition and the cluster resource), SageMaker ``DescribeCluster`` and ``ListClusterEvents``
+(newest first, one call). With ``--stack`` and no local template: ``GetTemplate`` once.
+
+Errors: throttling, 5xx and network errors are retried by botocore (standard mode, bounded) and
+then reported as a ``problem`` of the refresh (the loop gives up after a few in a row); missing
+credentials or region, an endpoint that never answered, and any other error (e.g. access
+denied) raise :class:`FatalError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
+
+import boto3  # type: ignore[import-untyped, unused-ignore]
+from botocore.config import Config  # type: ignore[import-untyped, unused-ignore]
+from botocore.exceptions import (  # type: ignore[import-untyped, unused-ignore]
+    BotoCoreError,
+    ClientError,
+    HTTPClientError,
+    NoCredentialsError,
+)
+from botocore.exceptions import (
+    ConnectionError as BotoConnectionError,
+)
+
+from .model import Observation, ResourceState, StackState
+from .target import WatchTarget, targets_from_template
+
+CLIENT_CONFIG = Config(
+    retries={"mode": "standard", "max_attempts": 4},
+    connect_timeout=5,
+    read_timeout=20,
+    user_agent_extra="hyperpod-constructs-watch",
+)
+"""Bounded: at most 4 attempts per call, 5 s to connect, 20 s to read."""
+MAX_EVENTS = 50
+_TRANSIENT_CODES = frozenset(
+    {
+        "Throttling",
+        "ThrottlingException",
+        "ThrottledException",
+        "RequestLimitExceeded",
+        "TooManyRequestsException",
+        "RequestThrottled",
+        "ServiceUnavailable",
+        "InternalFailure",
+        "InternalError",
+        "InternalServerError",
+    }
+)
+T = TypeVar("T")
+
+
+class FatalError(Exception):
+    """``watch`` cannot go on (exit 2); ``str()`` is one line."""
+
+
+class _Transient(Exception):
+    pass
+
+
+def _code(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Code") or "")
+
+
+def _message(error: ClientError) -> str:
+    detail = error.response.get("Error", {})
+    return " ".join(str(detail.get("Message") or error).split())
+
+
+class Reader:
+    """Reads one target's state; one instance per ``watch`` run."""
+
+    def __init__(self, *, region: str | None, session: Any = None) -> None:
+        session = session or boto3.session.Session(region_name=region)
+        if session.region_name is None:
+            raise FatalError(
+                "no AWS region: pass --region, set AWS_DEFAULT_REGION, or set a region in your "
+                "AWS config"
+            )
+        if session.get_credentials() is None:
+            raise FatalError(
+                "no AWS credentials found (environment, AWS config and credentials files, SSO, "
+                "or an instance role); configure them as for the AWS CLI"
+            )
+        self.region: str = session.region_name
+        self._cfn = session.client("cloudformation", config=CLIENT_CONFIG)
+        self._sagemaker = session.client("sagemaker", config=CLIENT_CONFIG)
+        self._answered = False
+        self._date: datetime | None = None
+
+    def _call(self, what: str, call: Callable[[], T]) -> T:
+        try:
+            result = call()
+        except ClientError as error:
+            code = _code(error)
+            status = int(error.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
+            if code in _TRANSIENT_CODES or status >= 500:
+                self._answered = True
+                raise _Transient(f"{what}: {code or status}: {_message(error)}") from None
+            raise
+        except NoCredentialsError:
+            raise FatalError(
+                "no AWS credentials found; configure them as for the AWS CLI"
+            ) from None
+        except (BotoConnectionError, HTTPClientError) as error:
+            text = " ".join(str(error).split())
+            if not self._answered:
+                raise FatalError(f"cannot reach AWS for {what} in {self.region}: {text}") from None
+            raise _Transient(f"{what}: {text}") from None
+        except BotoCoreError as error:
+            raise FatalError(f"{what}: {' '.join(str(error).split())}") from None
+        self._answered = True
+        self._note_date(result)
+        return result
+
+    def _note_date(self, response: object) -> None:
+        """Keep the ``Date`` of AWS's answer: refresh times (and the 3-hour countdown) then
+        follow AWS's clock, not a possibly skewed local one."""
+        metadata = response.get("ResponseMetadata") if isinstance(response, Mapping) else None
+        headers = metadata.get("HTTPHeaders") if isinstance(metadata, Mapping) else None
+        date = headers.get("date") if isinstance(headers, Mapping) else None
+        if isinstance(date, str):
+            with contextlib.suppress(TypeError, ValueError):
+                self._date = parsedate_to_datetime(date).astimezone(UTC)
+
+    def _fatal(self, what: str, error: ClientError) -> FatalError:
+        return FatalError(f"{what} failed in {self.region}: {_code(error)}: {_message(error)}")
+
+    # -- the deployed template -------------------------------------------------------------
+    def deployed_targets(self, stack_name: str) -> list[WatchTarget]:
+        """The gated clusters of the deployed stack's template (``GetTemplate``)."""
+        what = f"cloudformation:GetTemplate of stack {stack_name}"
+        try:
+            response = self._call(what, lambda: self._cfn.get_template(StackName=stack_name))
+        except _Transient as error:
+            raise FatalError(str(error)) from None
+        except ClientError as error:
+            if _code(error) == "ValidationError":
+                raise FatalError(
+                    f"stack {stack_name} not found in cdk.out nor deployed in {self.region}: "
+                    f"{_message(error)}"
+                ) from None
+            raise self._fatal(what, error) from None
+        body = response.get("TemplateBody")
+        try:
+            template = json.loads(body) if isinstance(body, str) else body
+        except ValueError:
+            raise FatalError(
+                f"the deployed template of stack {stack_name} is not JSON (YAML templates are "
+                "not supported); run watch next to its cdk.out instead"
+            ) from None
+        return targets_from_template(
+            template, stack_name=stack_name, display_name=stack_name, region=self.region
+        )
+
+    # -- one refresh -------------------------------------------------------------------------
+    def _stack(self, target: WatchTarget, problems: list[str]) -> tuple[StackState | None, bool]:
+        what = f"cloudformation:DescribeStacks of stack {target.stack_name}"
+        try:
+            response = self._call(
+                what, lambda: self._cfn.describe_stacks(StackName=target.stack_name)
+            )
+        except _Transient as error:
+            problems.append(str(error))
+            return None, False
+        except ClientError as error:
+            if _code(error) == "ValidationError" and "does not exist" in _message(error):
+                return None, True
+            raise self._fatal(what, error) from None
+        stacks = response.get("Stacks") or [{}]
+        resources: dict[str, ResourceState] = {}
+        for logical_id in (target.wait_condition_id, target.cluster_logical_id):
+            if logical_id is None:
+                continue
+            try:
+                state = self._resource(target.stack_name, logical_id)
+            except _Transient as error:
+                problems.append(str(error))
+                return None, False
+            if state is not None:
+                resources[logical_id] = state
+        stack = stacks[0]
+        return (
+            StackState(
+                status=str(stack.get("StackStatus") or "UNKNOWN"),
+                reason=stack.get("StackStatusReason"),
+                resources=resources,
+            ),
+            False,
+        )
+
+    def _resource(self, stack_name: str, logical_id: str) -> ResourceState | None:
+        what = f"cloudformation:DescribeStackResource {logical_id}"
+        try:
+            response = self._call(
+                what,
+                lambda: self._cfn.describe_stack_resource(
+                    StackName=stack_name, LogicalResourceId=logical_id
+                ),
+            )
+        except ClientError as error:
+            if _code(error) == "ValidationError" and "does not exist" in _message(error):
+                return None
+            raise self._fatal(what, error) from None
+        detail: Mapping[str, Any] = response.get("StackResourceDetail") or {}
+        updated = detail.get("LastUpdatedTimestamp")
+        return ResourceState(
+            status=str(detail.get("ResourceStatus") or "UNKNOWN"),
+            reason=detail.get("ResourceStatusReason"),
+            physical_id=detail.get("PhysicalResourceId") or None,
+            updated_at=updated if isinstance(updated, datetime) else None,
+        )
+
+    def _cluster(
+        self, cluster: str, problems: list[str]
+    ) -> tuple[Mapping[str, Any] | None, bool, list[Mapping[str, Any]]]:
+        what = f"sagemaker:DescribeCluster {cluster}"
+        try:
+            described = self._call(
+                what, lambda: self._sagemaker.describe_cluster(ClusterName=cluster)
+            )
+        except _Transient as error:
+            problems.append(str(error))
+            return None, False, []
+        except ClientError as error:
+            if _code(error) in ("ResourceNotFound", "ResourceNotFoundException"):
+                return None, True, []
+            raise self._fatal(what, error) from None
+        what = f"sagemaker:ListClusterEvents {cluster}"
+        try:
+            listed = self._call(
+                what,
+                lambda: self._sagemaker.list_cluster_events(
+                    ClusterName=cluster, SortOrder="Descending", MaxResults=MAX_EVENTS
+                ),
+            )
+            events = list(listed.get("Events") or [])
+        except _Transient as error:
+            problems.append(str(error))
+            events = []
+        except ClientError as error:
+            if _code(error) not in ("ValidationException", "ResourceNotFound"):
+                raise self._fatal(what, error) from None
+            events = []  # events exist only in Continuous provisioning mode
+        return described, False, events
+
+    def observe(self, target: WatchTarget, now: Callable[[], datetime]) -> Observation:
+        """One round of read calls, timed by the ``Date`` of AWS's last answer (``now()`` when
+        none came). Raises :class:`FatalError`."""
+        self._date = None
+        problems: list[str] = []
+        stack, stack_missing = self._stack(target, problems)
+        cluster_id = target.cluster_name
+        if cluster_id is None and stack is not None:
+            resource = stack.resources.get(target.cluster_logical_id)
+            cluster_id = resource.physical_id if resource is not None else None
+        described: Mapping[str, Any] | None = None
+        events: list[Mapping[str, Any]] = []
+        cluster_missing = cluster_id is None and (stack is not None or stack_missing)
+        if cluster_id is not None:
+            described, cluster_missing, events = self._cluster(cluster_id, problems)
+        return Observation(
+            time=self._date or now(),
+            stack=stack,
+            stack_missing=stack_missing,
+            cluster=described,
+            cluster_missing=cluster_missing,
+            events=events,
+            problems=tuple(problems),
+        )
