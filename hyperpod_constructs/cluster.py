@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import jsii
-from aws_cdk import Annotations, Aws, Names, Resource, Tags
+from aws_cdk import Annotations, Names, Resource, Tags
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
@@ -22,6 +22,11 @@ from .gate.options import MinCountGateOptions
 from .gate.runtime.hyperpod_gate.decision import GroupRequirement
 from .instance_group import InstanceGroup
 from .lifecycle import BoundLifecycle, LifecycleScripts
+from .permissions import (
+    WILDCARD_RESOURCES,
+    execution_role_principal,
+    network_interface_statements,
+)
 from .rendering import render_group
 from .validation import (
     ClusterSpec,
@@ -37,20 +42,6 @@ from .validation import (
 )
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
-
-NETWORK_INTERFACE_ACTIONS = (
-    "ec2:CreateNetworkInterface",
-    "ec2:CreateNetworkInterfacePermission",
-    "ec2:DeleteNetworkInterface",
-    "ec2:DeleteNetworkInterfacePermission",
-    "ec2:DescribeNetworkInterfaces",
-    "ec2:DescribeVpcs",
-    "ec2:DescribeDhcpOptions",
-    "ec2:DescribeSubnets",
-    "ec2:DescribeSecurityGroups",
-    "ec2:DetachNetworkInterface",
-)
-"""What HyperPod does with the execution role in a VPC: the nodes' network interfaces."""
 
 DESCRIBE_ACTIONS = (
     "sagemaker:DescribeCluster",
@@ -387,7 +378,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         role = iam.Role(
             self,
             "ExecutionRole",
-            assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
+            assumed_by=execution_role_principal(),
             description="Execution role of the HyperPod cluster's instance groups",
             managed_policies=[
                 iam.ManagedPolicy.from_aws_managed_policy_name(INSTANCE_ROLE_MANAGED_POLICY)
@@ -460,25 +451,18 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         policy = iam.Policy(
             self,
             "VpcAccess",
-            statements=[
-                iam.PolicyStatement(
-                    sid="HyperPodNetworkInterfaces",
-                    actions=list(NETWORK_INTERFACE_ACTIONS),
-                    resources=["*"],
-                ),
-                iam.PolicyStatement(
-                    sid="HyperPodTagNetworkInterfaces",
-                    actions=["ec2:CreateTags"],
-                    resources=[f"arn:{Aws.PARTITION}:ec2:*:*:network-interface/*"],
-                ),
-            ],
+            statements=network_interface_statements(
+                self._subnet_ids, [group.security_group_id for group in self._security_groups]
+            ),
         )
         acknowledge(
             policy,
-            "HyperPod creates and describes the cluster's network interfaces at run time; these "
-            "EC2 actions take no resource-level scope before the interfaces exist",
-            "AwsSolutions-IAM5[Resource::*]",
-            "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:*:*:network-interface/*]",
+            "HyperPod creates, describes and removes the nodes' network interfaces at run time "
+            "(AWS docs: IAM role for SageMaker HyperPod); the EC2 Describe actions take no "
+            "resource, new interfaces have no ARN before they exist, the subnets and security "
+            "groups are pinned by ec2:SubnetID / ec2:SecurityGroupID conditions in any owner "
+            "account (shared VPCs), and the nodes' instances live in a HyperPod service account",
+            *(f"AwsSolutions-IAM5[Resource::{resource}]" for resource in WILDCARD_RESOURCES),
         )
         return policy
 

@@ -25,7 +25,7 @@ from aws_cdk import aws_sagemaker as sagemaker  # noqa: E402
 from aws_cdk import aws_ssm as ssm  # noqa: E402
 
 from examples.fsdp import LIFECYCLE_DIR  # noqa: E402
-from hyperpod_constructs.cluster import NETWORK_INTERFACE_ACTIONS  # noqa: E402
+from hyperpod_constructs.permissions import NETWORK_INTERFACE_ACTIONS  # noqa: E402
 
 Group = sagemaker.CfnCluster.ClusterInstanceGroupProperty
 Slurm = sagemaker.CfnCluster.ClusterSlurmConfigProperty
