@@ -15,7 +15,7 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct, DependencyGroup, IConstruct, IValidation
 
 from ._lazy import lazy_any
-from ._nag import acknowledge
+from ._nag import acknowledge, acknowledge_compliance
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy
 from .gate.construct import MinCountGate, gate_option_findings
 from .gate.options import MinCountGateOptions
@@ -384,6 +384,13 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 iam.ManagedPolicy.from_aws_managed_policy_name(INSTANCE_ROLE_MANAGED_POLICY)
             ],
         )
+        acknowledge_compliance(
+            role,
+            "The role's own statements (lifecycle read, accounting secret, volume key) belong "
+            "to this role only and are deleted with it; shared statements are separate "
+            "policies",
+            "IAMNoInlinePolicy",
+        )
         acknowledge(
             role,
             "HyperPod requires the AWS managed AmazonSageMakerClusterInstanceRolePolicy on the "
@@ -416,6 +423,12 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 allow_all_outbound=True,
             )
             group.add_ingress_rule(group, ec2.Port.all_traffic(), "All traffic between nodes (EFA)")
+            acknowledge_compliance(
+                group,
+                "The only ingress source is the group itself: EFA needs all traffic between "
+                "the cluster's nodes (AWS EFA guide: security group rules)",
+                "EC2RestrictedCommonPorts",
+            )
             # The self-referencing ingress rule is its own resource: nodes need it (EFA) from
             # the start and until the cluster is gone.
             self._teardown.add(group)
@@ -463,6 +476,12 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             "groups are pinned by ec2:SubnetID / ec2:SecurityGroupID conditions in any owner "
             "account (shared VPCs), and the nodes' instances live in a HyperPod service account",
             *(f"AwsSolutions-IAM5[Resource::{resource}]" for resource in WILDCARD_RESOURCES),
+        )
+        acknowledge_compliance(
+            policy,
+            "A policy of this cluster attached to each execution role the app defines; it is "
+            "deleted with the cluster's stack, after the cluster (teardown order)",
+            "IAMNoInlinePolicy",
         )
         return policy
 

@@ -13,7 +13,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct, IDependable
 
-from ._nag import acknowledge, arn_placeholder
+from ._nag import acknowledge, acknowledge_compliance, arn_placeholder
 from ._tokens import is_unresolved
 from .lifecycle_files import LifecycleFileError, Selection, ignore_lines, select_files
 from .validation.finding import Finding, HyperPodValidationError
@@ -225,6 +225,21 @@ class LifecycleScripts:
             "by CloudTrail data events if the account enables them",
             "AwsSolutions-S1",
         )
+        acknowledge_compliance(
+            bucket,
+            "The bucket holds a copy of the app's lifecycle-scripts folder that every "
+            "deployment uploads again: the folder in the app's repository is the versioned, "
+            "replicated source of truth, and access is logged by CloudTrail data events",
+            "S3BucketLoggingEnabled",
+            "S3BucketReplicationEnabled",
+            "S3BucketVersioningEnabled",
+        )
+        acknowledge_compliance(
+            bucket,
+            "Encrypted with S3 managed keys (SSE-S3): every HyperPod node reads the scripts "
+            "through AmazonSageMakerClusterInstanceRolePolicy, which grants no kms:Decrypt",
+            "S3DefaultEncryptionKMS",
+        )
         _acknowledge_upload_handler(upload, bucket)
         bound = BoundLifecycle(f"s3://{bucket.bucket_name}/lifecycle/", self.on_create, upload)
         return bound, bucket, "lifecycle"
@@ -299,10 +314,26 @@ def _acknowledge_upload_handler(upload: s3deploy.BucketDeployment, bucket: s3.Bu
         "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-"
         "<AWS::AccountId>-<AWS::Region>/*]",
     )
+    acknowledge_compliance(
+        role,
+        "aws-cdk-lib writes the BucketDeployment handler's policy on its own role, scoped to "
+        "the asset bucket and the lifecycle bucket",
+        "IAMNoInlinePolicy",
+    )
     function = role.node.scope
     if function is not None:
         acknowledge(
             function,
             "The runtime of CDK's BucketDeployment handler is chosen by aws-cdk-lib",
             "AwsSolutions-L1",
+        )
+        acknowledge_compliance(
+            function,
+            "CDK's BucketDeployment handler runs only during deployments, invoked by "
+            "CloudFormation, which retries and reports its failures; it reaches only the S3 "
+            "API and keeps its logs in the log group aws-cdk-lib creates for it",
+            "LambdaConcurrency",
+            "LambdaDLQ",
+            "LambdaInsideVPC",
+            "CloudWatchLogGroupEncrypted",
         )
