@@ -13,6 +13,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct, IDependable
 
+from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance, arn_placeholder
 from ._tokens import is_unresolved
 from .lifecycle_files import LifecycleFileError, Selection, ignore_lines, select_files
@@ -67,6 +68,8 @@ class LifecycleScripts:
         self.use_default_excludes = use_default_excludes
         self._bound: dict[str, tuple[BoundLifecycle, s3.IBucket, str]] = {}
         self._granted: set[tuple[str, int]] = set()
+        self._readers: dict[str, list[str]] = {}
+        """Per scope: the role ARNs allowed to read the uploaded scripts."""
 
     @classmethod
     def from_directory(
@@ -169,6 +172,7 @@ class LifecycleScripts:
             self._granted.add((key, id(role)))
             _grant_scripts_read(bucket, prefix, role)
             if bucket is not self.bucket:
+                self._readers[key].append(role.role_arn)
                 acknowledge(
                     role,
                     "HyperPod nodes read every lifecycle script under the scripts prefix",
@@ -240,6 +244,8 @@ class LifecycleScripts:
             "through AmazonSageMakerClusterInstanceRolePolicy, which grants no kms:Decrypt",
             "S3DefaultEncryptionKMS",
         )
+        readers = self._readers.setdefault(scope.node.path, [upload.handler_role.role_arn])
+        bucket.add_to_resource_policy(_deny_other_readers(bucket, readers))
         _acknowledge_upload_handler(upload, bucket)
         bound = BoundLifecycle(f"s3://{bucket.bucket_name}/lifecycle/", self.on_create, upload)
         return bound, bucket, "lifecycle"
@@ -294,6 +300,23 @@ def _grant_scripts_read(bucket: s3.IBucket, prefix: str, role: iam.IRole) -> Non
         iam.PolicyStatement(
             sid="ListLifecycleScripts", actions=["s3:ListBucket"], resources=[bucket.bucket_arn]
         )
+    )
+
+
+def _deny_other_readers(bucket: s3.IBucket, readers: list[str]) -> iam.PolicyStatement:
+    """Only ``readers`` (the cluster's execution roles and the upload handler) read objects.
+
+    AmazonSageMakerClusterInstanceRolePolicy lets every HyperPod node of the account read
+    every ``sagemaker-*`` bucket: without this statement, any cluster's nodes could read
+    this cluster's scripts. ``readers`` is read at synth, so roles bound later count.
+    """
+    return iam.PolicyStatement(
+        sid="OnlyTheClusterReadsTheScripts",
+        effect=iam.Effect.DENY,
+        principals=[iam.AnyPrincipal()],
+        actions=["s3:GetObject", "s3:GetObjectVersion"],
+        resources=[bucket.arn_for_objects("*")],
+        conditions={"ArnNotEquals": {"aws:PrincipalArn": lazy_any(lambda: list(readers))}},
     )
 
 

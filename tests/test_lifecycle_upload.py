@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from aws_cdk import Stack
+from aws_cdk import aws_iam as iam
 
 from hyperpod_constructs import (
     HyperPodInstanceType,
@@ -24,7 +25,8 @@ from hyperpod_constructs import (
     LifecycleScripts,
 )
 from hyperpod_constructs.lifecycle_files import LifecycleFileError, select_files
-from tests.conftest import new_app
+from tests.conftest import new_app, synth_template
+from tests.template_utils import only, resources
 
 SCRIPT = "#!/bin/bash\necho ok\n"
 
@@ -246,3 +248,55 @@ def test_selection_error_names_field_value_and_fix(tmp_path: Path) -> None:
     with pytest.raises(LifecycleFileError) as raised:
         select_files(str(folder))
     assert raised.value.value == "passwd" and "Fix:" in str(raised.value)
+
+
+def test_only_the_clusters_roles_and_the_upload_read_the_scripts(tmp_path: Path) -> None:
+    """HyperPod's managed policy lets every node of the account read every sagemaker-*
+    bucket; the bucket policy denies object reads to anyone but this cluster's execution
+    roles (the default one and a group's own) and the upload handler."""
+    folder = write(tmp_path / "lc", {"on_create.sh": SCRIPT})
+
+    def define(stack: Stack) -> None:
+        own = iam.Role(stack, "GpuRole", assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"))
+        HyperPodSlurmCluster(
+            stack,
+            "Cluster",
+            lifecycle_scripts=LifecycleScripts.from_directory(str(folder)),
+            instance_groups=[
+                InstanceGroup.controller(
+                    "controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE
+                ),
+                InstanceGroup.compute(
+                    "gpu",
+                    instance_type=HyperPodInstanceType.ML_C5_4XLARGE,
+                    instance_count=2,
+                    partition="gpu",
+                    execution_role=own,
+                ),
+            ],
+        )
+
+    template = synth_template(define).to_json()
+    bucket_id, _ = only(template, "AWS::S3::Bucket")
+    _, bucket_policy = only(template, "AWS::S3::BucketPolicy")
+    (deny,) = [
+        s
+        for s in bucket_policy["Properties"]["PolicyDocument"]["Statement"]
+        if s.get("Sid") == "OnlyTheClusterReadsTheScripts"
+    ]
+    assert deny["Effect"] == "Deny" and deny["Principal"] == {"AWS": "*"}
+    assert sorted(deny["Action"]) == ["s3:GetObject", "s3:GetObjectVersion"]
+    assert deny["Resource"] == {"Fn::Join": ["", [{"Fn::GetAtt": [bucket_id, "Arn"]}, "/*"]]}
+    readers = deny["Condition"]["ArnNotEquals"]["aws:PrincipalArn"]
+    _, cluster = only(template, "AWS::SageMaker::Cluster")
+    execution_roles = {
+        group["ExecutionRole"]["Fn::GetAtt"][0] for group in cluster["Properties"]["InstanceGroups"]
+    }
+    (handler,) = [
+        logical_id
+        for logical_id, role in resources(template, "AWS::IAM::Role").items()
+        if "CDKBucketDeployment" in logical_id
+    ]
+    assert len(execution_roles) == 2
+    assert sorted(r["Fn::GetAtt"][0] for r in readers) == sorted({*execution_roles, handler})
+    assert all(r["Fn::GetAtt"][1] == "Arn" for r in readers)
