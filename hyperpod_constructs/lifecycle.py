@@ -25,8 +25,8 @@ REQUIRED_BUCKET_PREFIX = "sagemaker-"
 UPLOAD_IGNORE_MODE = IgnoreMode.GIT
 """How the upload's exclude lines are read (they are anchored ``.gitignore`` lines)."""
 UPLOAD_FOLLOW = SymlinkFollowMode.ALWAYS
-"""Links are materialised; :func:`~.lifecycle_files.select_files` refuses any leaving the
-folder. Both settings enter the asset hash."""
+"""Links are materialised: :func:`~hyperpod_constructs.lifecycle_files.select_files` refuses
+any leaving the folder. Both settings enter the asset hash."""
 
 
 @dataclass(frozen=True)
