@@ -17,6 +17,22 @@ def acknowledge(scope: IConstruct, reason: str, *findings: str) -> None:
     )
 
 
+COMPLIANCE_PACKS = ("HIPAA.Security", "NIST.800.53.R5")
+"""cdk-nag packs besides AwsSolutions the library is checked against (tests/test_nag.py)."""
+
+
+def acknowledge_compliance(scope: IConstruct, reason: str, *rules: str) -> None:
+    """Acknowledge ``rules`` (names the packs share, e.g. ``"IAMNoInlinePolicy"``) in every
+    pack of :data:`COMPLIANCE_PACKS`."""
+    Validations.of(scope).acknowledge(
+        *(
+            Acknowledgment(id=f"{pack}::{pack}-{rule}", reason=reason)
+            for pack in COMPLIANCE_PACKS
+            for rule in rules
+        )
+    )
+
+
 def arn_placeholder(resource: IConstruct, attribute: str = "Arn") -> str:
     """How cdk-nag spells ``Fn::GetAtt [resource, attribute]`` in a finding id."""
     element = resource.node.default_child if not isinstance(resource, CfnElement) else resource

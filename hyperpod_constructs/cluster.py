@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import jsii
-from aws_cdk import Annotations, Aws, Names, Resource, Tags
+from aws_cdk import Annotations, Names, Resource, Tags
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
@@ -16,12 +16,17 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct, DependencyGroup, IConstruct, IValidation
 
 from ._lazy import lazy_any
-from ._nag import acknowledge
+from ._nag import acknowledge, acknowledge_compliance
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy
 from .gate.options import MinCountGateOptions
 from .gate.runtime.hyperpod_gate.decision import GroupRequirement
 from .instance_group import InstanceGroup
 from .lifecycle import BoundLifecycle, LifecycleScripts
+from .permissions import (
+    WILDCARD_RESOURCES,
+    execution_role_principal,
+    network_interface_statements,
+)
 from .rendering import render_group
 from .validation import (
     ClusterSpec,
@@ -42,20 +47,6 @@ if TYPE_CHECKING:
     from .gate.construct import MinCountGate
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
-
-NETWORK_INTERFACE_ACTIONS = (
-    "ec2:CreateNetworkInterface",
-    "ec2:CreateNetworkInterfacePermission",
-    "ec2:DeleteNetworkInterface",
-    "ec2:DeleteNetworkInterfacePermission",
-    "ec2:DescribeNetworkInterfaces",
-    "ec2:DescribeVpcs",
-    "ec2:DescribeDhcpOptions",
-    "ec2:DescribeSubnets",
-    "ec2:DescribeSecurityGroups",
-    "ec2:DetachNetworkInterface",
-)
-"""What HyperPod does with the execution role in a VPC: the nodes' network interfaces."""
 
 DESCRIBE_ACTIONS = (
     "sagemaker:DescribeCluster",
@@ -409,11 +400,18 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         role = iam.Role(
             self,
             "ExecutionRole",
-            assumed_by=iam.ServicePrincipal("sagemaker.amazonaws.com"),
+            assumed_by=execution_role_principal(),
             description="Execution role of the HyperPod cluster's instance groups",
             managed_policies=[
                 iam.ManagedPolicy.from_aws_managed_policy_name(INSTANCE_ROLE_MANAGED_POLICY)
             ],
+        )
+        acknowledge_compliance(
+            role,
+            "The role's own statements (lifecycle read, accounting secret, volume key) belong "
+            "to this role only and are deleted with it; shared statements are separate "
+            "policies",
+            "IAMNoInlinePolicy",
         )
         acknowledge(
             role,
@@ -447,6 +445,12 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 allow_all_outbound=True,
             )
             group.add_ingress_rule(group, ec2.Port.all_traffic(), "All traffic between nodes (EFA)")
+            acknowledge_compliance(
+                group,
+                "The only ingress source is the group itself: EFA needs all traffic between "
+                "the cluster's nodes (AWS EFA guide: security group rules)",
+                "EC2RestrictedCommonPorts",
+            )
             # The self-referencing ingress rule is its own resource: nodes need it (EFA) from
             # the start and until the cluster is gone.
             self._teardown.add(group)
@@ -482,25 +486,24 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         policy = iam.Policy(
             self,
             "VpcAccess",
-            statements=[
-                iam.PolicyStatement(
-                    sid="HyperPodNetworkInterfaces",
-                    actions=list(NETWORK_INTERFACE_ACTIONS),
-                    resources=["*"],
-                ),
-                iam.PolicyStatement(
-                    sid="HyperPodTagNetworkInterfaces",
-                    actions=["ec2:CreateTags"],
-                    resources=[f"arn:{Aws.PARTITION}:ec2:*:*:network-interface/*"],
-                ),
-            ],
+            statements=network_interface_statements(
+                self._subnet_ids, [group.security_group_id for group in self._security_groups]
+            ),
         )
         acknowledge(
             policy,
-            "HyperPod creates and describes the cluster's network interfaces at run time; these "
-            "EC2 actions take no resource-level scope before the interfaces exist",
-            "AwsSolutions-IAM5[Resource::*]",
-            "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:*:*:network-interface/*]",
+            "HyperPod creates, describes and removes the nodes' network interfaces at run time "
+            "(AWS docs: IAM role for SageMaker HyperPod); the EC2 Describe actions take no "
+            "resource, new interfaces have no ARN before they exist, the subnets and security "
+            "groups are pinned by ec2:SubnetID / ec2:SecurityGroupID conditions in any owner "
+            "account (shared VPCs), and the nodes' instances live in a HyperPod service account",
+            *(f"AwsSolutions-IAM5[Resource::{resource}]" for resource in WILDCARD_RESOURCES),
+        )
+        acknowledge_compliance(
+            policy,
+            "A policy of this cluster attached to each execution role the app defines; it is "
+            "deleted with the cluster's stack, after the cluster (teardown order)",
+            "IAMNoInlinePolicy",
         )
         return policy
 

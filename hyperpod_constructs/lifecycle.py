@@ -4,21 +4,29 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from aws_cdk import Aws, Fn, RemovalPolicy
+from aws_cdk import Aws, Fn, IgnoreMode, RemovalPolicy, SymlinkFollowMode
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct, IDependable
 
-from ._nag import acknowledge, arn_placeholder
+from ._lazy import lazy_any
+from ._nag import acknowledge, acknowledge_compliance, arn_placeholder
 from ._tokens import is_unresolved
+from .lifecycle_files import LifecycleFileError, Selection, ignore_lines, select_files
+from .validation.finding import Finding, HyperPodValidationError
 
 REQUIRED_BUCKET_PREFIX = "sagemaker-"
 """HyperPod's instance role policy only reads buckets whose name starts with this."""
 
-_ASSET_EXCLUDES = ["__pycache__", "*.pyc", ".DS_Store"]
+UPLOAD_IGNORE_MODE = IgnoreMode.GIT
+"""How the upload's exclude lines are read (they are anchored ``.gitignore`` lines)."""
+UPLOAD_FOLLOW = SymlinkFollowMode.ALWAYS
+"""Links are materialised: :func:`~hyperpod_constructs.lifecycle_files.select_files` refuses
+any leaving the folder. Both settings enter the asset hash."""
 
 
 @dataclass(frozen=True)
@@ -46,14 +54,22 @@ class LifecycleScripts:
         bucket: s3.IBucket | None = None,
         prefix: str = "",
         removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
+        exclude: Sequence[str] = (),
+        include: Sequence[str] | None = None,
+        use_default_excludes: bool = True,
     ) -> None:
         self.on_create = on_create
         self.directory = directory
         self.bucket = bucket
         self.prefix = prefix.strip("/")
         self.removal_policy = removal_policy
+        self.exclude = tuple(exclude)
+        self.include = None if include is None else tuple(include)
+        self.use_default_excludes = use_default_excludes
         self._bound: dict[str, tuple[BoundLifecycle, s3.IBucket, str]] = {}
         self._granted: set[tuple[str, int]] = set()
+        self._readers: dict[str, list[str]] = {}
+        """Per scope: the role ARNs allowed to read the uploaded scripts."""
 
     @classmethod
     def from_directory(
@@ -62,19 +78,54 @@ class LifecycleScripts:
         *,
         on_create: str = "on_create.sh",
         removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
+        exclude: Sequence[str] = (),
+        include: Sequence[str] | None = None,
+        use_default_excludes: bool = True,
     ) -> LifecycleScripts:
         """Upload a local folder to a new bucket ``sagemaker-lc-<path hash>-<stack uuid>``.
+
+        Every node of the cluster can read what is uploaded, so only scripts should be: by
+        default dotfiles and dot-folders (``.env``, ``.git/``, ``.ssh/``), other version-control
+        folders, key material (``*.pem``, ``*.key``, ``id_rsa`` ...) and ``__pycache__`` are
+        left out (:data:`~hyperpod_constructs.lifecycle_files.DEFAULT_EXCLUDES`), and a
+        symbolic link whose target lies outside the folder fails synthesis. Patterns use
+        ``.gitignore`` conventions (see :mod:`hyperpod_constructs.lifecycle_files`).
 
         :param path: the folder; ``on_create`` must be a file in it.
         :param on_create: the entry script HyperPod runs. Default: ``on_create.sh``.
         :param removal_policy: what happens to the bucket when the stack is deleted.
             Default: RETAIN (stack deletion always succeeds; the bucket name embeds the stack
             id, so a re-created stack never collides with it). DESTROY empties and deletes it.
+        :param exclude: more patterns to leave out, on top of the defaults. Default: none.
+        :param include: if given, upload only files matching one of these patterns (an
+            allow-list; excludes still apply; ``on_create`` must match). Default: every file
+            that is not excluded.
+        :param use_default_excludes: leave out dotfiles, VCS folders and key material.
+            Default: True. Set False only for a folder you have checked file by file.
         """
         # Resolved now: the jsii runtime that stages the asset keeps the working directory the
         # process started with, which need not be the one the path is relative to.
         return cls(
-            on_create=on_create, directory=os.path.abspath(path), removal_policy=removal_policy
+            on_create=on_create,
+            directory=os.path.abspath(path),
+            removal_policy=removal_policy,
+            exclude=exclude,
+            include=include,
+            use_default_excludes=use_default_excludes,
+        )
+
+    def select(self) -> Selection:
+        """The files of the local folder that are uploaded, and those left out.
+
+        Raises :class:`~hyperpod_constructs.lifecycle_files.LifecycleFileError` for a symbolic
+        link leaving the folder or an invalid pattern; only for :meth:`from_directory`.
+        """
+        assert self.directory is not None, "only scripts from a local folder are uploaded"
+        return select_files(
+            self.directory,
+            exclude=self.exclude,
+            include=self.include,
+            use_default_excludes=self.use_default_excludes,
         )
 
     @classmethod
@@ -121,6 +172,7 @@ class LifecycleScripts:
             self._granted.add((key, id(role)))
             _grant_scripts_read(bucket, prefix, role)
             if bucket is not self.bucket:
+                self._readers[key].append(role.role_arn)
                 acknowledge(
                     role,
                     "HyperPod nodes read every lifecycle script under the scripts prefix",
@@ -133,6 +185,7 @@ class LifecycleScripts:
             bound = BoundLifecycle(self._uri(self.bucket.bucket_name), self.on_create, None)
             return bound, self.bucket, self.prefix
         assert self.directory is not None
+        selection = self._checked_selection(scope)
         holder_id, index = "LifecycleScripts", 1
         while scope.node.try_find_child(holder_id) is not None:
             index += 1
@@ -156,7 +209,16 @@ class LifecycleScripts:
         upload = s3deploy.BucketDeployment(
             holder,
             "Upload",
-            sources=[s3deploy.Source.asset(self.directory, exclude=_ASSET_EXCLUDES)],
+            sources=[
+                s3deploy.Source.asset(
+                    self.directory,
+                    # Exactly the selection: every left-out entry, anchored at the root. Links
+                    # are materialised; select() has refused those leaving the folder.
+                    exclude=ignore_lines(selection),
+                    ignore_mode=UPLOAD_IGNORE_MODE,
+                    follow_symlinks=UPLOAD_FOLLOW,
+                )
+            ],
             destination_bucket=bucket,
             destination_key_prefix="lifecycle",
             retain_on_delete=self.removal_policy != RemovalPolicy.DESTROY,
@@ -167,9 +229,59 @@ class LifecycleScripts:
             "by CloudTrail data events if the account enables them",
             "AwsSolutions-S1",
         )
+        acknowledge_compliance(
+            bucket,
+            "The bucket holds a copy of the app's lifecycle-scripts folder that every "
+            "deployment uploads again: the folder in the app's repository is the versioned, "
+            "replicated source of truth, and access is logged by CloudTrail data events",
+            "S3BucketLoggingEnabled",
+            "S3BucketReplicationEnabled",
+            "S3BucketVersioningEnabled",
+        )
+        acknowledge_compliance(
+            bucket,
+            "Encrypted with S3 managed keys (SSE-S3): every HyperPod node reads the scripts "
+            "through AmazonSageMakerClusterInstanceRolePolicy, which grants no kms:Decrypt",
+            "S3DefaultEncryptionKMS",
+        )
+        readers = self._readers.setdefault(scope.node.path, [upload.handler_role.role_arn])
+        bucket.add_to_resource_policy(_deny_other_readers(bucket, readers))
         _acknowledge_upload_handler(upload, bucket)
         bound = BoundLifecycle(f"s3://{bucket.bucket_name}/lifecycle/", self.on_create, upload)
         return bound, bucket, "lifecycle"
+
+    def _checked_selection(self, scope: Construct) -> Selection:
+        """:meth:`select`, with its problems raised as a validation error at ``scope``."""
+        try:
+            selection = self.select()
+        except LifecycleFileError as problem:
+            raise HyperPodValidationError(
+                scope.node.path,
+                [
+                    Finding(
+                        "HP-LIFECYCLE-FILES",
+                        problem.field,
+                        problem.value,
+                        problem.allowed,
+                        problem.fix,
+                    )
+                ],
+            ) from None
+        if self.on_create not in selection.files:
+            raise HyperPodValidationError(
+                scope.node.path,
+                [
+                    Finding(
+                        "HP-LIFECYCLE-FILES",
+                        "lifecycle_scripts.on_create (LifeCycleConfig.OnCreate)",
+                        self.on_create,
+                        "a file the upload keeps (not left out by the excludes, and matched "
+                        "by include when include is given)",
+                        "rename the script, or change exclude / include",
+                    )
+                ],
+            )
+        return selection
 
     def _uri(self, bucket_name: str) -> str:
         return f"s3://{bucket_name}/{self.prefix + '/' if self.prefix else ''}"
@@ -191,6 +303,23 @@ def _grant_scripts_read(bucket: s3.IBucket, prefix: str, role: iam.IRole) -> Non
     )
 
 
+def _deny_other_readers(bucket: s3.IBucket, readers: list[str]) -> iam.PolicyStatement:
+    """Only ``readers`` (the cluster's execution roles and the upload handler) read objects.
+
+    AmazonSageMakerClusterInstanceRolePolicy lets every HyperPod node of the account read
+    every ``sagemaker-*`` bucket: without this statement, any cluster's nodes could read
+    this cluster's scripts. ``readers`` is read at synth, so roles bound later count.
+    """
+    return iam.PolicyStatement(
+        sid="OnlyTheClusterReadsTheScripts",
+        effect=iam.Effect.DENY,
+        principals=[iam.AnyPrincipal()],
+        actions=["s3:GetObject", "s3:GetObjectVersion"],
+        resources=[bucket.arn_for_objects("*")],
+        conditions={"ArnNotEquals": {"aws:PrincipalArn": lazy_any(lambda: list(readers))}},
+    )
+
+
 def _acknowledge_upload_handler(upload: s3deploy.BucketDeployment, bucket: s3.Bucket) -> None:
     """The upload runs CDK's own BucketDeployment handler, a stack-wide singleton."""
     role = upload.handler_role
@@ -208,10 +337,26 @@ def _acknowledge_upload_handler(upload: s3deploy.BucketDeployment, bucket: s3.Bu
         "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-"
         "<AWS::AccountId>-<AWS::Region>/*]",
     )
+    acknowledge_compliance(
+        role,
+        "aws-cdk-lib writes the BucketDeployment handler's policy on its own role, scoped to "
+        "the asset bucket and the lifecycle bucket",
+        "IAMNoInlinePolicy",
+    )
     function = role.node.scope
     if function is not None:
         acknowledge(
             function,
             "The runtime of CDK's BucketDeployment handler is chosen by aws-cdk-lib",
             "AwsSolutions-L1",
+        )
+        acknowledge_compliance(
+            function,
+            "CDK's BucketDeployment handler runs only during deployments, invoked by "
+            "CloudFormation, which retries and reports its failures; it reaches only the S3 "
+            "API and keeps its logs in the log group aws-cdk-lib creates for it",
+            "LambdaConcurrency",
+            "LambdaDLQ",
+            "LambdaInsideVPC",
+            "CloudWatchLogGroupEncrypted",
         )

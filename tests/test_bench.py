@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from hyperpod_constructs.cluster import NETWORK_INTERFACE_ACTIONS
+from hyperpod_constructs.permissions import NETWORK_INTERFACE_ACTIONS
 from tests.conftest import ROOT
 
 APPS = ROOT / "bench" / "apps"
@@ -25,7 +25,7 @@ def harness(monkeypatch: pytest.MonkeyPatch) -> object:
 
 
 def test_library_literal_reads_the_librarys_list_without_importing_it(harness: object) -> None:
-    read = harness.library_literal("cluster", "NETWORK_INTERFACE_ACTIONS")  # type: ignore[attr-defined]
+    read = harness.library_literal("permissions", "NETWORK_INTERFACE_ACTIONS")  # type: ignore[attr-defined]
     assert read == NETWORK_INTERFACE_ACTIONS
     with pytest.raises(LookupError, match="no literal assignment to NO_SUCH_NAME"):
         harness.library_literal("cluster", "NO_SUCH_NAME")  # type: ignore[attr-defined]

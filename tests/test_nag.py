@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aws_cdk import Stack, Validations
+from aws_cdk import Acknowledgment, Stack, Validations
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_s3 as s3
 from aws_cdk.cx_api import CloudAssembly, SynthesisMessageLevel
 from cdk_nag import AwsSolutionsChecks
 from constructs import IConstruct
 
+from examples.app import build
 from hyperpod_constructs import (
     HyperPodInstanceType,
     HyperPodSlurmCluster,
@@ -180,3 +181,109 @@ def test_library_acknowledgments_in_the_construct_tree_have_reasons(
         assert expected in paths, expected
     for (path, rule), reason in acknowledged.items():
         assert isinstance(reason, str) and len(reason.split()) >= 5, (path, rule, reason)
+
+
+# -- HIPAA Security and NIST 800-53 R5 -----------------------------------------------------
+
+COMPLIANCE_PLUGINS = {"HIPAA.Security", "NIST.800.53.R5"}
+GATE = "/Cluster/MinCountGate/"
+"""The readiness gate's resources: their findings are listed for the gate's owners (see
+docs/security.md) and not asserted here."""
+
+
+@pytest.fixture(scope="module")
+def compliance_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The example app and a bare control bucket, checked by the HIPAA and NIST packs."""
+    from cdk_nag import HIPAASecurityChecks, NIST80053R5Checks
+
+    outdir = tmp_path_factory.mktemp("nag-compliance")
+    app = new_app(outdir=str(outdir))
+    Validations.of(app).add_plugins(HIPAASecurityChecks(app), NIST80053R5Checks(app))
+    build(app)
+    s3.Bucket(Stack(app, "ComplianceControl"), "Bare")
+    for stack in app.node.children:
+        vpc = stack.node.try_find_child("Vpc")
+        if vpc is not None:
+            # The examples' own VPC (not the library's): a public subnet for the NAT gateway.
+            Validations.of(vpc).acknowledge(
+                *(
+                    Acknowledgment(id=f"{pack}::{pack}-{rule}", reason=EXAMPLE_VPC_REASON)
+                    for pack in COMPLIANCE_PLUGINS
+                    for rule in (
+                        "VPCSubnetAutoAssignPublicIpDisabled",
+                        "VPCNoUnrestrictedRouteToIGW",
+                        "IAMNoInlinePolicy",
+                        "CloudWatchLogGroupEncrypted",
+                    )
+                )
+            )
+    with pytest.raises(Exception, match="ValidationFailed"):
+        app.synth()
+    return validation_report(outdir)
+
+
+EXAMPLE_VPC_REASON = (
+    "The examples' VPC: its public subnet only holds the NAT gateway the private subnets "
+    "use, and its flow log is CDK's default (role policy and log group)"
+)
+
+
+def compliance_findings(report: dict[str, Any], key: str) -> set[tuple[str, str]]:
+    return {
+        (v["ruleName"], c["constructPath"])
+        for p in report["pluginReports"]
+        if p["pluginName"] in COMPLIANCE_PLUGINS
+        for v in p[key]
+        for c in v["violatingConstructs"]
+    }
+
+
+def test_compliance_packs_flag_nothing_the_library_creates_outside_the_gate(
+    compliance_report: dict[str, Any],
+) -> None:
+    plugins = {p["pluginName"] for p in compliance_report["pluginReports"]}
+    assert plugins >= COMPLIANCE_PLUGINS
+    flagged = compliance_findings(compliance_report, "violations")
+    # Control: the packs do run and flag a bare bucket.
+    control = {rule for rule, path in flagged if path == "ComplianceControl/Bare/Resource"}
+    assert {
+        "HIPAA.Security-S3BucketVersioningEnabled",
+        "NIST.800.53.R5-S3BucketLoggingEnabled",
+    } <= control
+    library = {
+        (rule, path)
+        for rule, path in flagged
+        if not path.startswith("ComplianceControl/") and GATE not in path
+    }
+    assert library == set(), sorted(library)
+
+
+def test_compliance_acknowledgments_have_reasons_and_are_used(
+    compliance_report: dict[str, Any],
+) -> None:
+    suppressed = [
+        s
+        for p in compliance_report["pluginReports"]
+        if p["pluginName"] in COMPLIANCE_PLUGINS
+        for s in p["suppressedViolations"]
+    ]
+    assert suppressed
+    for finding in suppressed:
+        assert len(finding["reason"].split()) >= 5, finding["acknowledgedId"]
+    used = {s["acknowledgedId"] for s in suppressed}
+    for pack in COMPLIANCE_PLUGINS:
+        for rule in (
+            "IAMNoInlinePolicy",
+            "S3BucketVersioningEnabled",
+            "S3DefaultEncryptionKMS",
+            "LambdaDLQ",
+        ):
+            assert f"{pack}::{pack}-{rule}" in used
+    # The cluster's own resources are among the suppressed ones, each with its reason.
+    paths = {c["constructPath"] for s in suppressed for c in s["violatingConstructs"]}
+    for expected in (
+        "FsdpTraining/Cluster/VpcAccess/Resource",
+        "FsdpTraining/Cluster/ExecutionRole/DefaultPolicy/Resource",
+        "FsdpTraining/Cluster/LifecycleScripts/Bucket/Resource",
+    ):
+        assert expected in paths, expected

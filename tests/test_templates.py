@@ -440,6 +440,7 @@ def test_default_role_has_the_managed_policy_and_the_eni_policy_with_a_vpc(
             "Action": "sts:AssumeRole",
             "Effect": "Allow",
             "Principal": {"Service": "sagemaker.amazonaws.com"},
+            "Condition": {"StringEqualsIfExists": {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}},
         }
     ]
     granted = set().union(*(actions(s) for s in statements(full_template, role_id)))

@@ -54,12 +54,35 @@ def library_literal(module: str, name: str) -> Any:
     source without importing the library: the L1 apps reuse the library's lists (e.g. the IAM
     actions HyperPod needs) but must not pay for its import."""
     tree = ast.parse((ROOT / LIBRARY / f"{module}.py").read_text(encoding="utf-8"))
+    literals: dict[str, Any] = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(target, ast.Name) and target.id == name for target in node.targets
-        ):
-            return ast.literal_eval(node.value)
-    raise LookupError(f"{LIBRARY}/{module}.py has no literal assignment to {name}")
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                try:
+                    literals[target.id] = _literal(node.value, literals)
+                except ValueError:
+                    continue
+    if name not in literals:
+        raise LookupError(f"{LIBRARY}/{module}.py has no literal assignment to {name}")
+    return literals[name]
+
+
+def _literal(node: ast.expr, known: dict[str, Any]) -> Any:
+    """``ast.literal_eval`` that also expands ``*NAME`` in a tuple or list with an earlier
+    literal of the same module (``A = (*B, "x")``)."""
+    if isinstance(node, ast.Tuple | ast.List):
+        items: list[Any] = []
+        for element in node.elts:
+            if isinstance(element, ast.Starred) and isinstance(element.value, ast.Name):
+                if element.value.id not in known:
+                    raise ValueError(element.value.id)
+                items.extend(known[element.value.id])
+            else:
+                items.append(_literal(element, known))
+        return tuple(items) if isinstance(node, ast.Tuple) else items
+    return ast.literal_eval(node)
 
 
 def _library_modules() -> int:

@@ -35,7 +35,7 @@ LifeCycle = sagemaker.CfnCluster.ClusterLifeCycleConfigProperty
 Storage = sagemaker.CfnCluster.ClusterInstanceStorageConfigProperty
 Ebs = sagemaker.CfnCluster.ClusterEbsVolumeConfigProperty
 
-ENI_ACTIONS = list(_harness.library_literal("cluster", "NETWORK_INTERFACE_ACTIONS"))
+ENI_ACTIONS = list(_harness.library_literal("permissions", "NETWORK_INTERFACE_ACTIONS"))
 
 
 def define(app: Any) -> None:

@@ -6,13 +6,13 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from aws_cdk import AspectPriority, Aspects, Size
-from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
 from ..cluster import HyperPodSlurmCluster
 from ..instance_group import InstanceGroup
 from ..instance_type import HyperPodInstanceType
+from ..permissions import VOLUME_KEY_GRANT_ACTIONS, volume_key_statements
 from ..sizing import FsdpLayout, MegatronLayout, ParallelLayout, SizingError
 from ..storage import InstanceStorage
 from ..validation.finding import Finding, HyperPodValidationError
@@ -27,9 +27,9 @@ LAYOUT_TAG = "hyperpod:layout"
 """Tag holding the layout's description, e.g. ``FSDP dp=128``."""
 BLUEPRINT_TAG = "hyperpod:blueprint"
 """Tag holding the blueprint class name, e.g. ``AcmeFsdpCluster``."""
-KMS_GRANT_ACTIONS = ("kms:CreateGrant", "kms:DescribeKey")
-"""What the execution role needs on the volume key: HyperPod creates grants on it when it
-launches, adds or patches instances."""
+KMS_GRANT_ACTIONS = VOLUME_KEY_GRANT_ACTIONS
+"""What the execution role needs on the volume key (kept for compatibility; see
+:func:`~hyperpod_constructs.permissions.volume_key_statements`)."""
 
 
 def _path(scope: Construct, id: str) -> str:
@@ -80,7 +80,8 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
       ``spare_instances``, gated at the job's node count (``min_instance_count``), with the
       platform's deep health checks and threads per core;
     - a customer managed KMS key (rotation on) for every EBS volume, usable by the
-      execution role (``kms:CreateGrant``, ``kms:DescribeKey``), when
+      execution role through SageMaker only (``kms:CreateGrant`` for AWS resources,
+      ``kms:DescribeKey``), when
       ``DEFAULTS.encrypt_volumes``;
     - the platform's tags plus ``hyperpod:layout`` and ``hyperpod:blueprint``;
     - ``DEFAULTS.policy()`` applied to itself as an aspect.
@@ -140,13 +141,8 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
                 enable_key_rotation=True,
                 description=f"EBS volumes of the HyperPod cluster {path}",
             )
-            self.role.add_to_principal_policy(
-                iam.PolicyStatement(
-                    sid="HyperPodVolumeKey",
-                    actions=list(KMS_GRANT_ACTIONS),
-                    resources=[self._volume_key.key_arn],
-                )
-            )
+            for statement in volume_key_statements(self._volume_key.key_arn):
+                self.role.add_to_principal_policy(statement)
         key_arn = self._volume_key.key_arn if self._volume_key is not None else None
 
         def volume(size: Size) -> tuple[InstanceStorage, ...]:

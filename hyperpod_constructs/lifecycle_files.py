@@ -1,0 +1,217 @@
+"""Which files of a local lifecycle-scripts folder are uploaded (a pure function of the folder).
+
+Everything uploaded lands in an S3 bucket that every node of the cluster reads, so the
+selection is conservative: dotfiles and dot-folders (``.env``, ``.git/``, ``.aws/``), other
+version-control folders and key material are left out by default, an explicit ``include``
+list turns the selection into an allow-list, and a symbolic link whose target lies outside
+the folder is refused instead of followed.
+
+Patterns follow ``.gitignore`` conventions, simplified: a pattern without ``/`` matches a
+file or folder name at any depth; a pattern with ``/`` matches the path from the folder's
+root (a leading ``/`` is optional); ``*`` and ``?`` never match ``/``, ``**`` matches any
+number of folders; a trailing ``/`` matches folders only. A matching folder is left out
+whole.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    # Dotfiles and dot-folders: .env, .git/, .hg/, .svn/, .aws/, .ssh/, .npmrc, .netrc ...
+    ".*",
+    # Version control folders without a leading dot.
+    "CVS/",
+    "_darcs/",
+    # Key material and credential stores.
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "*.ppk",
+    "*.kdbx",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    # Build residue that also makes the asset hash unstable.
+    "__pycache__/",
+    "*.pyc",
+)
+"""Left out of every upload unless ``use_default_excludes=False``."""
+
+
+class LifecycleFileError(ValueError):
+    """A folder that cannot be uploaded as it is: ``field``, ``value`` and ``allowed`` say why."""
+
+    def __init__(self, field: str, value: str, allowed: str, fix: str) -> None:
+        self.field = field
+        self.value = value
+        self.allowed = allowed
+        self.fix = fix
+        super().__init__(f"{field} = {value!r} is not allowed; allowed: {allowed}. Fix: {fix}")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The outcome for one folder: what is uploaded and what is left out.
+
+    Paths are relative to the folder and use ``/``. ``left_out`` lists the topmost left-out
+    entries only (a left-out folder stands for everything in it); folders are given with a
+    trailing ``/``.
+    """
+
+    files: tuple[str, ...]
+    left_out: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    source: str
+    regex: re.Pattern[str]
+    directories_only: bool
+    anchored: bool
+
+
+def _compile(pattern: str) -> _Pattern:
+    text = pattern.strip()
+    if not text or text.startswith("#") or text.startswith("!"):
+        raise LifecycleFileError(
+            "lifecycle_scripts pattern",
+            pattern,
+            "a non-empty .gitignore-style pattern without '!' (use include= to allow files)",
+            "remove the pattern, or express it as an include",
+        )
+    directories_only = text.endswith("/")
+    text = text.rstrip("/")
+    anchored = "/" in text
+    text = text.lstrip("/")
+    parts: list[str] = []
+    index = 0
+    while index < len(text):
+        if text.startswith("**/", index):
+            parts.append("(?:.*/)?")
+            index += 3
+        elif text.startswith("**", index):
+            parts.append(".*")
+            index += 2
+        elif text[index] == "*":
+            parts.append("[^/]*")
+            index += 1
+        elif text[index] == "?":
+            parts.append("[^/]")
+            index += 1
+        elif text[index] == "[" and "]" in text[index + 1 :]:
+            end = text.index("]", index + 1)
+            body = text[index + 1 : end]
+            negated = body.startswith("!")
+            escaped = re.sub(r"([\\\[\]^])", r"\\\1", body[1:] if negated else body)
+            parts.append(f"[^{escaped}]" if negated else f"[{escaped}]")
+            index = end + 1
+        else:
+            parts.append(re.escape(text[index]))
+            index += 1
+    return _Pattern(pattern, re.compile("".join(parts) + r"\Z"), directories_only, anchored)
+
+
+def _matches(pattern: _Pattern, relative: str, *, is_dir: bool) -> bool:
+    if pattern.directories_only and not is_dir:
+        return False
+    subject = relative if pattern.anchored else relative.rsplit("/", 1)[-1]
+    return pattern.regex.match(subject) is not None
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def select_files(
+    directory: str,
+    *,
+    exclude: Sequence[str] = (),
+    include: Sequence[str] | None = None,
+    use_default_excludes: bool = True,
+) -> Selection:
+    """Walk ``directory`` and decide, for every entry, whether it is uploaded.
+
+    An entry is left out when it matches an exclude pattern (the defaults, then
+    ``exclude``); with ``include``, a file is uploaded only if it also matches one of
+    those patterns (folders are walked either way; folders left empty are not uploaded).
+
+    Symbolic links are followed only while they stay inside the folder: a link whose target
+    resolves outside it, or to a folder that contains the link (a loop), raises
+    :class:`LifecycleFileError` naming the link. Left-out links are never followed.
+    """
+    excludes = [
+        _compile(p) for p in (*(DEFAULT_EXCLUDES if use_default_excludes else ()), *exclude)
+    ]
+    includes = None if include is None else [_compile(p) for p in include]
+    root = os.path.realpath(directory)
+    files: list[str] = []
+    left_out: list[str] = []
+
+    def check_link(path: str, relative: str) -> str:
+        target = os.path.realpath(path)
+        if not _inside(target, root):
+            raise LifecycleFileError(
+                "lifecycle_scripts symbolic link",
+                relative,
+                f"links whose target stays inside the folder (this one points to {target!r})",
+                "copy the file into the folder, remove the link, or exclude it",
+            )
+        if os.path.isdir(target) and _inside(os.path.dirname(path), target):
+            raise LifecycleFileError(
+                "lifecycle_scripts symbolic link",
+                relative,
+                "links that do not point to a folder containing themselves (a loop)",
+                "remove the link, or exclude it",
+            )
+        return target
+
+    def walk(current: str, prefix: str) -> bool:
+        """Returns whether anything below ``current`` is uploaded."""
+        kept = False
+        mark = len(left_out)
+        with os.scandir(current) as entries:
+            ordered = sorted(entries, key=lambda entry: entry.name)
+        for entry in ordered:
+            relative = f"{prefix}{entry.name}"
+            is_dir = entry.is_dir(follow_symlinks=True)
+            shown = f"{relative}/" if is_dir else relative
+            if any(_matches(p, relative, is_dir=is_dir) for p in excludes):
+                left_out.append(shown)
+                continue
+            if entry.is_symlink():
+                check_link(entry.path, relative)
+            if is_dir:
+                if walk(entry.path, f"{relative}/"):
+                    kept = True
+                else:
+                    left_out.append(shown)
+            elif includes is not None and not any(
+                _matches(p, relative, is_dir=False) for p in includes
+            ):
+                left_out.append(shown)
+            else:
+                files.append(relative)
+                kept = True
+        if not kept:
+            del left_out[mark:]  # the caller leaves this whole folder out
+        return kept
+
+    walk(root, "")
+    return Selection(tuple(files), tuple(left_out))
+
+
+def ignore_lines(selection: Selection) -> list[str]:
+    """``.gitignore`` lines (for aws-cdk-lib's ``IgnoreMode.GIT``) that leave out exactly
+    ``selection.left_out``: each anchored at the root, special characters escaped."""
+    return [
+        "/" + re.sub(r" (?= */?$)", r"\\ ", re.sub(r"([\\*?\[\]])", r"\\\1", path))
+        for path in selection.left_out
+    ]
