@@ -6,6 +6,7 @@ from .cluster_rules import (
     ClusterSpec,
     accounting_findings,
     network_selection_findings,
+    node_recovery_findings,
     tag_findings,
     validate_cluster,
 )
@@ -22,6 +23,7 @@ __all__ = [
     "gate_findings",
     "lifecycle_findings",
     "network_selection_findings",
+    "node_recovery_findings",
     "tag_findings",
     "validate_cluster",
     "validate_group",
