@@ -26,11 +26,15 @@ if TYPE_CHECKING:
         IHyperPodCluster,
     )
     from .enums import (
+        BatchSizeType,
+        CapacityType,
         DeepHealthCheck,
+        NetworkInterfaceType,
         NodeProvisioningMode,
         NodeRecovery,
         NodeType,
         SlurmConfigStrategy,
+        SlurmLayout,
     )
     from .gate import GateDecision, GroupRequirement, MinCountGateOptions, evaluate_gate
     from .gate.construct import MinCountGate
@@ -65,6 +69,7 @@ if TYPE_CHECKING:
         instances_for_accelerators,
     )
     from .storage import InstanceStorage
+    from .updates import BatchSize, ScheduledUpdate
     from .validation import Finding, HyperPodValidationError
 
 _EXPORTS = {
@@ -77,6 +82,12 @@ _EXPORTS = {
     "NodeRecovery": ".enums",
     "NodeType": ".enums",
     "SlurmConfigStrategy": ".enums",
+    "SlurmLayout": ".enums",
+    "BatchSizeType": ".enums",
+    "CapacityType": ".enums",
+    "NetworkInterfaceType": ".enums",
+    "BatchSize": ".updates",
+    "ScheduledUpdate": ".updates",
     "GateDecision": ".gate",
     "GroupRequirement": ".gate",
     "MinCountGateOptions": ".gate",
@@ -120,7 +131,10 @@ _EXPORTS = {
 __all__ = [
     "AccountingDatabase",
     "AllowedInstanceTypes",
+    "BatchSize",
+    "BatchSizeType",
     "BlueprintDefaults",
+    "CapacityType",
     "ClusterFacts",
     "DeepHealthCheck",
     "EbsCustomerManagedKey",
@@ -144,6 +158,7 @@ __all__ = [
     "MinCountGate",
     "MinCountGateOptions",
     "MinInstanceFloor",
+    "NetworkInterfaceType",
     "NodeProvisioningMode",
     "NodeRecovery",
     "NodeType",
@@ -155,9 +170,11 @@ __all__ = [
     "PolicyViolation",
     "RequiredDeepHealthChecks",
     "RequiredTags",
+    "ScheduledUpdate",
     "SizingError",
     "SizingProblem",
     "SlurmConfigStrategy",
+    "SlurmLayout",
     "TrainingClusterBlueprint",
     "VpcRequired",
     "accelerator_count_of",

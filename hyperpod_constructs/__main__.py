@@ -1,4 +1,5 @@
-"""Command line: ``python -m hyperpod_constructs summary [CDK_OUT] [--json]``.
+"""Command line: ``python -m hyperpod_constructs summary [CDK_OUT] [--json]`` and
+``python -m hyperpod_constructs convert cluster-config.json [-o app.py]``.
 
 Prints each HyperPod cluster of a synthesized cloud assembly with its instance groups (node
 type, instance type, count, minimum, partition) and its readiness-gate settings; see
@@ -53,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print one JSON document (schema in docs/cli.md) instead of the table",
     )
+    from .convert.cli import add_parser as add_convert_parser
+
+    add_convert_parser(commands)
     return parser
 
 
@@ -74,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exit_:  # --help, or a usage error already printed by argparse
         return exit_.code if isinstance(exit_.code, int) else EXIT_ERROR
+    if args.command == "convert":
+        return int(args.run(args))
     try:
         summary = summarize(args.directory)
     except AssemblyError as error:

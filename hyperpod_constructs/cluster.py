@@ -16,6 +16,7 @@ from constructs import Construct, DependencyGroup, IConstruct, IValidation
 
 from ._lazy import lazy_any
 from ._nag import acknowledge
+from ._roles import statements_land
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy, SlurmLayout
 from .gate.construct import MinCountGate, gate_option_findings
 from .gate.options import MinCountGateOptions
@@ -52,6 +53,9 @@ NETWORK_INTERFACE_ACTIONS = (
     "ec2:DetachNetworkInterface",
 )
 """What HyperPod does with the execution role in a VPC: the nodes' network interfaces."""
+
+PARTITION_RULES = frozenset({"HP-PARTITION-NAME", "HP-PARTITION-REQUIRED"})
+"""Rules about ``SlurmConfig.PartitionNames``, which the legacy layout does not render."""
 
 DESCRIBE_ACTIONS = (
     "sagemaker:DescribeCluster",
@@ -189,6 +193,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         security_groups: Sequence[ec2.ISecurityGroup] | None = None,
         slurm_config_strategy: SlurmConfigStrategy | None = None,
         slurm_layout: SlurmLayout = SlurmLayout.API,
+        declare_slurm_orchestrator: bool = False,
         accounting_database: AccountingDatabase | None = None,
         tags: Mapping[str, str] | None = None,
         min_count_gate: MinCountGateOptions | None = None,
@@ -219,6 +224,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         :param slurm_layout: where node types and partitions live. Default API (each group's
             ``SlurmConfig``); LIFECYCLE_SCRIPTS leaves ``SlurmConfig`` out for clusters whose
             layout is in ``provisioning_parameters.json`` (STANDARD mode only).
+        :param declare_slurm_orchestrator: render ``Orchestrator: {"Slurm": {}}`` even with no
+            Slurm option set, as AWS's Continuous-mode examples do. Default: False
+            (``Orchestrator`` only when ``slurm_config_strategy`` or ``accounting_database``
+            is set). Replacement on change (``Orchestrator`` is create-only).
         :param accounting_database: Slurm accounting database (CONTINUOUS only). Default: none.
         :param tags: tags for the cluster and the resources the construct creates.
         :param min_count_gate: options of the readiness gate. Default: on, with the defaults
@@ -269,6 +278,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._vpc_policy: iam.Policy | None = None
         self._subnet_ids: list[str] = []
         self._override_vpc_configs: dict[int, dict[str, Any]] = {}
+        self._opened: set[int] = set()
         vpc_config = self._network(vpc, vpc_subnets, security_groups)
         self._has_network = vpc_config is not None
         self._connections = ec2.Connections(security_groups=self._security_groups)
@@ -281,7 +291,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         if accounting_database is not None:
             slurm["AccountingDatabase"] = accounting_database.render()
             accounting_database.secret.grant_read(self._role)
-        if slurm:
+        if slurm or declare_slurm_orchestrator:
             orchestrator = {"Slurm": slurm}
 
         self._resource = sagemaker.CfnCluster(
@@ -376,6 +386,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     def add_instance_group(self, group: InstanceGroup) -> None:
         """Add a group. Raises :class:`HyperPodValidationError` if its values are invalid."""
         findings = validate_group(group, gate=self._gate_options.enabled)
+        if self._slurm_layout is SlurmLayout.LIFECYCLE_SCRIPTS:
+            # Partitions live in provisioning_parameters.json (Slurm's own names, not rendered).
+            findings = [f for f in findings if f.rule not in PARTITION_RULES]
         self._fail_on(findings)
         for finding in findings:
             Annotations.of(self).add_warning_v2(f"hyperpod:{finding.rule}", finding.message())
@@ -388,6 +401,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         if role is not None and isinstance(role, Construct):
             self._teardown.add(role)
             self._grant_vpc_access(role)
+        self._open_file_systems(group)
         if role is not None and self._accounting is not None:
             self._accounting.secret.grant_read(role)
         if group.is_gated:
@@ -492,7 +506,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             return
         if not isinstance(role, iam.Role):
             added = role.add_to_principal_policy(_network_interface_statement())
-            if not added.statement_added:
+            if not (added.statement_added and statements_land(role)):
                 self._warn_missing_permission(role, "the network-interface actions")
             return
         if self._vpc_policy is None:
@@ -521,6 +535,14 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:*:*:network-interface/*]",
         )
         return policy
+
+    def _open_file_systems(self, group: InstanceGroup) -> None:
+        """Let the nodes reach the file systems a group mounts (their own port ranges)."""
+        for storage in group.storage:
+            system = storage.file_system
+            if system is not None and self._has_network and id(system) not in self._opened:
+                self._opened.add(id(system))
+                system.connections.allow_default_port_from(self, "HyperPod cluster nodes")
 
     def _warn_missing_permission(self, role: iam.IRole, what: str) -> None:
         Annotations.of(self).add_warning_v2(

@@ -14,6 +14,7 @@ from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct, IDependable
 
 from ._nag import acknowledge, arn_placeholder
+from ._roles import statements_land
 from ._tokens import is_unresolved
 
 REQUIRED_BUCKET_PREFIX = "sagemaker-"
@@ -241,7 +242,7 @@ def _grant_scripts_read(bucket: s3.IBucket, prefix: str, role: iam.IRole) -> boo
             sid="ListLifecycleScripts", actions=["s3:ListBucket"], resources=[bucket.bucket_arn]
         )
     )
-    return bool(added.statement_added)
+    return bool(added.statement_added) and statements_land(role)
 
 
 def _acknowledge_upload_handler(upload: s3deploy.BucketDeployment, bucket: s3.Bucket) -> None:
