@@ -33,6 +33,7 @@ from .validation import (
     lifecycle_findings,
     network_selection_findings,
     node_recovery_findings,
+    override_network_findings,
     tag_findings,
     validate_cluster,
     validate_group,
@@ -485,6 +486,13 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         """``OverrideVpcConfig`` of a group (both lists: the API takes both or neither)."""
         if group.vpc_subnets is None and group.security_groups is None:
             return None
+        self._fail_on(
+            override_network_findings(
+                group,
+                has_vpc=self._vpc is not None,
+                cluster_security_groups=len(self._security_groups),
+            )
+        )
         if group.security_groups is not None:
             self._keep_security_groups(group.security_groups)
         groups = group.security_groups or tuple(self._security_groups)

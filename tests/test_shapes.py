@@ -52,9 +52,8 @@ def controller(**props: Any) -> InstanceGroup:
 
 def gpu(**props: Any) -> InstanceGroup:
     props.setdefault("deep_health_checks", DHC)
-    return InstanceGroup.compute(
-        "gpu", instance_type=GPU, partition="gpu", instance_count=2, **props
-    )
+    props.setdefault("instance_count", 2)
+    return InstanceGroup.compute("gpu", instance_type=GPU, partition="gpu", **props)
 
 
 def network(stack: Stack) -> dict[str, Any]:
@@ -363,3 +362,28 @@ def test_mutable_imported_role_gets_the_policies_and_no_warning() -> None:
 
 def test_unsupported_reasons_are_sentences() -> None:
     assert all(re.match(r"^[A-Za-z(]", reason) for reason in UNSUPPORTED.values())
+
+
+def test_conditions_reach_counts_recovery_and_the_resource() -> None:
+    """Org templates switch values with conditions: ``Fn.condition_if`` tokens pass through,
+    and the cluster resource takes a condition through the escape hatch."""
+    from aws_cdk import CfnCondition, Fn, Token
+
+    def define(stack: Stack) -> None:
+        prod = CfnCondition(stack, "IsProd", expression=Fn.condition_equals(Fn.ref("Env"), "prod"))
+        CfnParameter(stack, "Env", allowed_values=["prod", "dev"])
+        count = Token.as_number(Fn.condition_if(prod.logical_id, 16, 2))
+        cluster = HyperPodSlurmCluster(
+            stack,
+            "Cluster",
+            node_recovery=Token.as_string(Fn.condition_if(prod.logical_id, "Automatic", "None")),
+            instance_groups=[controller(), gpu(instance_count=count)],
+        )
+        cluster.node.default_child.cfn_options.condition = prod  # type: ignore[union-attr]
+
+    template = as_dict(synth_template(define))
+    _, cluster = only(template, CLUSTER_TYPE)
+    assert cluster["Condition"] == "IsProd"
+    assert cluster["Properties"]["NodeRecovery"] == {"Fn::If": ["IsProd", "Automatic", "None"]}
+    gpu_group = cluster["Properties"]["InstanceGroups"][1]
+    assert gpu_group["InstanceCount"] == {"Fn::If": ["IsProd", 16, 2]}

@@ -7,6 +7,7 @@ from .cluster_rules import (
     accounting_findings,
     network_selection_findings,
     node_recovery_findings,
+    override_network_findings,
     tag_findings,
     validate_cluster,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "lifecycle_findings",
     "network_selection_findings",
     "node_recovery_findings",
+    "override_network_findings",
     "tag_findings",
     "validate_cluster",
     "validate_group",

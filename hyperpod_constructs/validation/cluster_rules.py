@@ -359,3 +359,35 @@ def node_recovery_findings(value: object) -> list[Finding]:
             "pass NodeRecovery.AUTOMATIC or NodeRecovery.NONE",
         )
     ]
+
+
+def override_network_findings(
+    group: InstanceGroup, *, has_vpc: bool, cluster_security_groups: int
+) -> list[Finding]:
+    """A group's network override that the cluster cannot complete: a subnet selection that
+    needs a VPC lookup without ``vpc``, or no security group to pair the subnets with."""
+    found: list[Finding] = []
+    selection = group.vpc_subnets
+    if selection is not None and selection.subnets is None and not has_vpc:
+        found.append(
+            Finding(
+                "HP-OVERRIDE-VPC",
+                "vpc_subnets (OverrideVpcConfig.Subnets)",
+                "a selection without subnets",
+                "explicit subnets (SubnetSelection(subnets=...)) when the cluster has no vpc",
+                "name the subnets, e.g. ec2.Subnet.from_subnet_id(...)",
+                group.name,
+            )
+        )
+    if selection is not None and group.security_groups is None and cluster_security_groups == 0:
+        found.append(
+            Finding(
+                "HP-OVERRIDE-VPC",
+                "security_groups (OverrideVpcConfig.SecurityGroupIds)",
+                None,
+                "security groups for the override (the cluster has none to lend)",
+                "pass security_groups=[...] to the group",
+                group.name,
+            )
+        )
+    return found
