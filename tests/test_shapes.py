@@ -387,3 +387,25 @@ def test_conditions_reach_counts_recovery_and_the_resource() -> None:
     assert cluster["Properties"]["NodeRecovery"] == {"Fn::If": ["IsProd", "Automatic", "None"]}
     gpu_group = cluster["Properties"]["InstanceGroups"][1]
     assert gpu_group["InstanceCount"] == {"Fn::If": ["IsProd", 16, 2]}
+
+
+def test_escape_hatch_reaches_cluster_level_properties_too() -> None:
+    def define(stack: Stack) -> None:
+        cluster = HyperPodSlurmCluster(
+            stack,
+            "Cluster",
+            node_provisioning_mode=NodeProvisioningMode.STANDARD,
+            declare_slurm_orchestrator=True,
+            instance_groups=[controller(), gpu()],
+            **network(stack),
+        )
+        cfn = cluster.node.default_child
+        cfn.add_property_override("Orchestrator.Slurm.SlurmConfigStrategy", "Merge")  # type: ignore[union-attr]
+        cfn.add_property_override("VpcConfig.Subnets", [SUBNET, LOCAL_ZONE_SUBNET])  # type: ignore[union-attr]
+
+    properties = cluster_properties(synth_template(define))
+    assert properties["Orchestrator"] == {"Slurm": {"SlurmConfigStrategy": "Merge"}}
+    assert properties["VpcConfig"] == {
+        "SecurityGroupIds": [SG],
+        "Subnets": [SUBNET, LOCAL_ZONE_SUBNET],
+    }
