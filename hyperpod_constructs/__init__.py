@@ -39,6 +39,13 @@ _EXPORTS: dict[str, str] = {
     "NodeRecovery": ".enums",
     "NodeType": ".enums",
     "SlurmConfigStrategy": ".enums",
+    "SlurmLayout": ".enums",
+    "BatchSizeType": ".enums",
+    "CapacityType": ".enums",
+    "NetworkInterfaceType": ".enums",
+    # scheduled updates of a group's AMI
+    "BatchSize": ".updates",
+    "ScheduledUpdate": ".updates",
     # errors
     "HyperPodValidationError": ".validation",
     "Finding": ".validation",
@@ -53,11 +60,15 @@ if TYPE_CHECKING:  # for type checkers only; tests/test_api.py keeps this block 
     from .cluster import HyperPodClusterBase as HyperPodClusterBase
     from .cluster import HyperPodSlurmCluster as HyperPodSlurmCluster
     from .cluster import IHyperPodCluster as IHyperPodCluster
+    from .enums import BatchSizeType as BatchSizeType
+    from .enums import CapacityType as CapacityType
     from .enums import DeepHealthCheck as DeepHealthCheck
+    from .enums import NetworkInterfaceType as NetworkInterfaceType
     from .enums import NodeProvisioningMode as NodeProvisioningMode
     from .enums import NodeRecovery as NodeRecovery
     from .enums import NodeType as NodeType
     from .enums import SlurmConfigStrategy as SlurmConfigStrategy
+    from .enums import SlurmLayout as SlurmLayout
     from .gate.construct import MinCountGate as MinCountGate
     from .gate.options import MinCountGateOptions as MinCountGateOptions
     from .instance_group import InstanceGroup as InstanceGroup
@@ -65,6 +76,8 @@ if TYPE_CHECKING:  # for type checkers only; tests/test_api.py keeps this block 
     from .lifecycle import LifecycleScripts as LifecycleScripts
     from .reporting import report_validation_errors as report_validation_errors
     from .storage import InstanceStorage as InstanceStorage
+    from .updates import BatchSize as BatchSize
+    from .updates import ScheduledUpdate as ScheduledUpdate
     from .validation import Finding as Finding
     from .validation import HyperPodValidationError as HyperPodValidationError
 

@@ -1,4 +1,5 @@
-"""Command line: ``python -m hyperpod_constructs summary [CDK_OUT] [--json]`` and ``watch``.
+"""Command line: ``python -m hyperpod_constructs summary [CDK_OUT] [--json]``, ``watch``, and
+``convert cluster-config.json [-o app.py]``.
 
 Prints each HyperPod cluster of a synthesized cloud assembly with its instance groups (node
 type, instance type, count, minimum, partition) and its readiness-gate settings; see
@@ -55,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
         help="print one JSON document (schema in docs/cli.md) instead of the table",
     )
     add_watch_command(commands)
+    from .convert.cli import add_parser as add_convert_parser
+
+    add_convert_parser(commands)
     return parser
 
 
@@ -78,6 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_.code if isinstance(exit_.code, int) else EXIT_ERROR
     if args.command == "watch":
         return run_watch(args)
+    if args.command == "convert":
+        return int(args.run(args))
     try:
         summary = summarize(args.directory)
     except AssemblyError as error:

@@ -17,7 +17,8 @@ from constructs import Construct, DependencyGroup, IConstruct, IValidation
 
 from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance
-from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy
+from ._roles import statements_land
+from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy, SlurmLayout
 from .gate.options import MinCountGateOptions
 from .gate.runtime.hyperpod_gate.decision import GroupRequirement
 from .instance_group import InstanceGroup
@@ -27,7 +28,7 @@ from .permissions import (
     execution_role_principal,
     network_interface_statements,
 )
-from .rendering import render_group
+from .rendering import render_group, to_l1
 from .validation import (
     ClusterSpec,
     Finding,
@@ -36,6 +37,8 @@ from .validation import (
     check_name,
     lifecycle_findings,
     network_selection_findings,
+    node_recovery_findings,
+    override_network_findings,
     tag_findings,
     validate_cluster,
     validate_group,
@@ -47,6 +50,9 @@ if TYPE_CHECKING:
     from .gate.construct import MinCountGate
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
+
+PARTITION_RULES = frozenset({"HP-PARTITION-NAME", "HP-PARTITION-REQUIRED"})
+"""Rules about ``SlurmConfig.PartitionNames``, which the legacy layout does not render."""
 
 DESCRIBE_ACTIONS = (
     "sagemaker:DescribeCluster",
@@ -155,6 +161,7 @@ class _ClusterRules:
         return [finding.message() for finding in self._cluster._cross_group_findings()]
 
 
+@jsii.implements(ec2.IConnectable)
 class HyperPodSlurmCluster(HyperPodClusterBase):
     """A SageMaker HyperPod cluster orchestrated by Slurm (``AWS::SageMaker::Cluster``).
 
@@ -162,6 +169,12 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     group is added (raising :class:`HyperPodValidationError`), cross-group rules from a node
     validation. Groups with ``min_instance_count > 0`` get a readiness gate
     (:attr:`min_count_gate`) that other resources can depend on.
+
+    The cluster is an :class:`aws_cdk.aws_ec2.IConnectable`
+    (``file_system.connections.allow_default_port_from(cluster)``), and the L1 escape hatch
+    works for every property, including single groups
+    (``cluster.node.default_child.add_property_override("InstanceGroups.1.ImageId", ...)``,
+    indexed in the order the groups were added).
 
     Replacement: ``cluster_name`` and the VPC settings (``vpc``, ``vpc_subnets``,
     ``security_groups``) are create-only: changing them replaces the cluster. With an explicit
@@ -177,13 +190,15 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         instance_groups: Sequence[InstanceGroup] = (),
         cluster_name: str | None = None,
         node_provisioning_mode: NodeProvisioningMode = NodeProvisioningMode.CONTINUOUS,
-        node_recovery: NodeRecovery = NodeRecovery.AUTOMATIC,
+        node_recovery: NodeRecovery | str | None = NodeRecovery.AUTOMATIC,
         lifecycle_scripts: LifecycleScripts | None = None,
         execution_role: iam.IRole | None = None,
         vpc: ec2.IVpc | None = None,
         vpc_subnets: ec2.SubnetSelection | None = None,
         security_groups: Sequence[ec2.ISecurityGroup] | None = None,
         slurm_config_strategy: SlurmConfigStrategy | None = None,
+        slurm_layout: SlurmLayout = SlurmLayout.API,
+        declare_slurm_orchestrator: bool = False,
         accounting_database: AccountingDatabase | None = None,
         tags: Mapping[str, str] | None = None,
         min_count_gate: MinCountGateOptions | None = None,
@@ -195,17 +210,29 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             construct path (unique in the account). Replacement on change.
         :param node_provisioning_mode: Default CONTINUOUS (required for min_instance_count).
         :param node_recovery: Default AUTOMATIC (faulty nodes are replaced or rebooted).
+            ``None`` leaves ``NodeRecovery`` out (HyperPod's own default); a string token
+            (e.g. a ``CfnParameter``'s ``value_as_string``) is passed through.
         :param lifecycle_scripts: scripts for every group that does not bring its own.
             Default: none (HyperPod configures Slurm from each group's SlurmConfig).
         :param execution_role: role for every group that does not bring its own. Default: a
             new role with AmazonSageMakerClusterInstanceRolePolicy, read access to the
             lifecycle bucket and, with a VPC, the ENI permissions HyperPod needs.
             Replacement of the groups on change.
-        :param vpc: Default: none (HyperPod's own network; FSx storage needs a VPC).
-        :param vpc_subnets: Default: the VPC's private subnets with egress.
-        :param security_groups: Default: a new group that allows all traffic within itself
-            (needed for EFA) and all outbound traffic.
+        :param vpc: Default: none (HyperPod's own network unless ``vpc_subnets`` names
+            subnets; FSx storage needs a network).
+        :param vpc_subnets: Default: the VPC's private subnets with egress. Explicit
+            ``subnets`` (e.g. ``ec2.Subnet.from_subnet_id``) are used as given, without a VPC
+            lookup, and need no ``vpc`` when ``security_groups`` are given too.
+        :param security_groups: Default: a new group in ``vpc`` that allows all traffic
+            within itself (needed for EFA) and all outbound traffic.
         :param slurm_config_strategy: only in STANDARD mode. Default: none.
+        :param slurm_layout: where node types and partitions live. Default API (each group's
+            ``SlurmConfig``); LIFECYCLE_SCRIPTS leaves ``SlurmConfig`` out for clusters whose
+            layout is in ``provisioning_parameters.json`` (STANDARD mode only).
+        :param declare_slurm_orchestrator: render ``Orchestrator: {"Slurm": {}}`` even with no
+            Slurm option set, as AWS's Continuous-mode examples do. Default: False
+            (``Orchestrator`` only when ``slurm_config_strategy`` or ``accounting_database``
+            is set). Replacement on change (``Orchestrator`` is create-only).
         :param accounting_database: Slurm accounting database (CONTINUOUS only). Default: none.
         :param tags: tags for the cluster and the resources the construct creates.
         :param min_count_gate: options of the readiness gate. Default: on, with the defaults
@@ -216,6 +243,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._mode = node_provisioning_mode
         self._lifecycle = lifecycle_scripts
         self._strategy = slurm_config_strategy
+        self._slurm_layout = slurm_layout
         self._accounting = accounting_database
         self._gate_options = min_count_gate or MinCountGateOptions()
         self._gate: MinCountGate | None = None
@@ -238,7 +266,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 has_vpc=vpc is not None,
                 security_groups_given=security_groups is not None,
                 subnets_given=vpc_subnets is not None,
+                explicit_subnets=vpc_subnets is not None and vpc_subnets.subnets is not None,
             )
+            + node_recovery_findings(node_recovery)
         )
 
         self._role = execution_role or self._default_role()
@@ -252,7 +282,16 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._teardown = DependencyGroup(self._role)
         self._vpc_policy: iam.Policy | None = None
         self._subnet_ids: list[str] = []
+        # Every subnet and security group the nodes' network interfaces may use (the cluster's
+        # and the groups' OverrideVpcConfig), which the execution roles' ENI policy names.
+        self._eni_subnets: list[str] = []
+        self._eni_security_groups: list[str] = []
+        self._override_vpc_configs: dict[int, dict[str, Any]] = {}
+        self._opened: set[int] = set()
         vpc_config = self._network(vpc, vpc_subnets, security_groups)
+        self._has_network = vpc_config is not None
+        self._connections = ec2.Connections(security_groups=self._security_groups)
+        self._grant_vpc_access(self._role)
 
         orchestrator: dict[str, Any] | None = None
         slurm: dict[str, Any] = {}
@@ -261,7 +300,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         if accounting_database is not None:
             slurm["AccountingDatabase"] = accounting_database.render()
             accounting_database.secret.grant_read(self._role)
-        if slurm:
+        if slurm or declare_slurm_orchestrator:
             orchestrator = {"Slurm": slurm}
 
         self._resource = sagemaker.CfnCluster(
@@ -273,13 +312,15 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 if node_provisioning_mode is NodeProvisioningMode.CONTINUOUS
                 else None
             ),
-            node_recovery=node_recovery.value,
+            node_recovery=(
+                node_recovery.value if isinstance(node_recovery, NodeRecovery) else node_recovery
+            ),
             vpc_config=vpc_config,
+            # Rendered at synth, after every group has been added, as the L1's own property
+            # (not a raw override), so escape-hatch overrides of single groups merge into it.
+            instance_groups=lazy_any(lambda: to_l1(self._render_groups())),
+            orchestrator=to_l1(orchestrator),
         )
-        # Rendered in CloudFormation's own shape at synth, after every group has been added.
-        self._resource.add_property_override("InstanceGroups", lazy_any(self._render_groups))
-        if orchestrator is not None:
-            self._resource.add_property_override("Orchestrator", orchestrator)
         if vpc is not None:
             self._teardown.add(vpc)
         self._resource.node.add_dependency(self._teardown)
@@ -339,8 +380,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
 
     @property
     def connections(self) -> ec2.Connections:
-        """The cluster's security groups, to allow traffic to file systems or databases."""
-        return ec2.Connections(security_groups=self._security_groups)
+        """The cluster's security groups (:class:`aws_cdk.aws_ec2.IConnectable`), to allow
+        traffic to file systems or databases; empty without a network."""
+        return self._connections
 
     @property
     def min_count_gate(self) -> MinCountGate | None:
@@ -353,15 +395,22 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     def add_instance_group(self, group: InstanceGroup) -> None:
         """Add a group. Raises :class:`HyperPodValidationError` if its values are invalid."""
         findings = validate_group(group, gate=self._gate_options.enabled)
+        if self._slurm_layout is SlurmLayout.LIFECYCLE_SCRIPTS:
+            # Partitions live in provisioning_parameters.json (Slurm's own names, not rendered).
+            findings = [f for f in findings if f.rule not in PARTITION_RULES]
         self._fail_on(findings)
         for finding in findings:
             Annotations.of(self).add_warning_v2(f"hyperpod:{finding.rule}", finding.message())
+        override = self._override_vpc_config(group)
+        if override is not None:
+            self._override_vpc_configs[id(group)] = override
         self._groups.append(group)
         self._bound_lifecycles[group.name] = self._bind_lifecycle(group)
         role = group.execution_role
         if role is not None and isinstance(role, Construct):
             self._teardown.add(role)
             self._grant_vpc_access(role)
+        self._open_file_systems(group)
         if role is not None and self._accounting is not None:
             self._accounting.secret.grant_read(role)
         if group.is_gated:
@@ -390,9 +439,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             groups=self._groups,
             slurm_config_strategy=self._strategy,
             has_accounting_database=self._accounting is not None,
-            has_vpc=self._vpc is not None,
-            security_group_count=len(self._security_groups) if self._vpc is not None else None,
-            subnet_count=len(self._subnet_ids) if self._vpc is not None else None,
+            has_vpc=self._has_network,
+            security_group_count=len(self._security_groups) if self._has_network else None,
+            subnet_count=len(self._subnet_ids) if self._has_network else None,
+            slurm_layout=self._slurm_layout,
         )
         return [f for f in validate_cluster(spec) if f.rule != "HP-NAME-CLUSTER"]
 
@@ -428,15 +478,12 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         vpc_subnets: ec2.SubnetSelection | None,
         security_groups: Sequence[ec2.ISecurityGroup] | None,
     ) -> dict[str, Any] | None:
-        if vpc is None:
-            return None
+        if vpc is None and (vpc_subnets is None or security_groups is None):
+            return None  # HP-VPC-REQUIRED has rejected a partial network already
         if security_groups:
             self._security_groups = list(security_groups)
-            # Their rules (EFA, FSx, ...) must exist while nodes run and outlive the cluster.
-            self._teardown.add(
-                *(group for group in security_groups if isinstance(group, Construct))
-            )
-        else:
+            self._keep_security_groups(security_groups)
+        elif vpc is not None:
             group = ec2.SecurityGroup(
                 self,
                 "SecurityGroup",
@@ -455,40 +502,68 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             # the start and until the cluster is gone.
             self._teardown.add(group)
             self._security_groups = [group]
-        if vpc_subnets is None:
-            selected = vpc.select_subnets(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS)
-        else:
-            selected = vpc.select_subnets(
-                availability_zones=vpc_subnets.availability_zones,
-                one_per_az=vpc_subnets.one_per_az,
-                subnet_filters=vpc_subnets.subnet_filters,
-                subnet_group_name=vpc_subnets.subnet_group_name,
-                subnets=vpc_subnets.subnets,
-                subnet_type=vpc_subnets.subnet_type,
-            )
-        self._subnet_ids = list(selected.subnet_ids)
-        self._grant_vpc_access(self._role)
+        self._subnet_ids = _subnet_ids(vpc, vpc_subnets)
+        self._eni_subnets.extend(self._subnet_ids)
+        self._eni_security_groups.extend(sg.security_group_id for sg in self._security_groups)
         return {
             "securityGroupIds": [sg.security_group_id for sg in self._security_groups],
             "subnets": self._subnet_ids,
         }
 
+    def _keep_security_groups(self, security_groups: Sequence[ec2.ISecurityGroup]) -> None:
+        """Their rules (EFA, FSx, ...) must exist while nodes run and outlive the cluster."""
+        self._teardown.add(*(group for group in security_groups if isinstance(group, Construct)))
+
+    def _override_vpc_config(self, group: InstanceGroup) -> dict[str, Any] | None:
+        """``OverrideVpcConfig`` of a group (both lists: the API takes both or neither)."""
+        if group.vpc_subnets is None and group.security_groups is None:
+            return None
+        self._fail_on(
+            override_network_findings(
+                group,
+                has_vpc=self._vpc is not None,
+                cluster_security_groups=len(self._security_groups),
+            )
+        )
+        if group.security_groups is not None:
+            self._keep_security_groups(group.security_groups)
+        groups = group.security_groups or tuple(self._security_groups)
+        if group.vpc_subnets is not None and (
+            group.vpc_subnets.subnets is not None or self._vpc is not None
+        ):
+            subnets = _subnet_ids(self._vpc, group.vpc_subnets)
+        else:
+            subnets = list(self._subnet_ids)
+        security_group_ids = [sg.security_group_id for sg in groups]
+        self._eni_subnets.extend(subnets)
+        self._eni_security_groups.extend(security_group_ids)
+        return {"SecurityGroupIds": security_group_ids, "Subnets": subnets}
+
     def _grant_vpc_access(self, role: iam.IRole) -> None:
-        """Attach the network-interface policy to an execution role this app defines."""
-        if self._vpc is None or not isinstance(role, iam.Role):
+        """Attach the network-interface policy to an execution role this app defines; ask an
+        imported role for the same statements and warn when it cannot take them."""
+        if not self._has_network:
+            return
+        if not isinstance(role, iam.Role):
+            added = [role.add_to_principal_policy(s) for s in self._network_statements()]
+            if not (all(grant.statement_added for grant in added) and statements_land(role)):
+                self._warn_missing_permission(role, "the network-interface actions")
             return
         if self._vpc_policy is None:
             self._vpc_policy = self._new_vpc_policy()
             self._teardown.add(self._vpc_policy)
         self._vpc_policy.attach_to_role(role)
 
+    def _network_statements(self) -> list[iam.PolicyStatement]:
+        """The network-interface statements, pinned to every subnet and security group the
+        cluster and its groups' ``OverrideVpcConfig`` use (read at synth)."""
+        return network_interface_statements(self._eni_subnets, self._eni_security_groups)
+
     def _new_vpc_policy(self) -> iam.Policy:
         policy = iam.Policy(
             self,
             "VpcAccess",
-            statements=network_interface_statements(
-                self._subnet_ids, [group.security_group_id for group in self._security_groups]
-            ),
+            statements=self._network_statements(),
         )
         acknowledge(
             policy,
@@ -507,6 +582,21 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         )
         return policy
 
+    def _open_file_systems(self, group: InstanceGroup) -> None:
+        """Let the nodes reach the file systems a group mounts (their own port ranges)."""
+        for storage in group.storage:
+            system = storage.file_system
+            if system is not None and self._has_network and id(system) not in self._opened:
+                self._opened.add(id(system))
+                system.connections.allow_default_port_from(self, "HyperPod cluster nodes")
+
+    def _warn_missing_permission(self, role: iam.IRole, what: str) -> None:
+        Annotations.of(self).add_warning_v2(
+            "hyperpod:ImportedRoleNotGranted",
+            f"The imported execution role {role.node.path} is immutable: the library cannot "
+            f"grant it {what} HyperPod needs; make sure the role already has them",
+        )
+
     def _role_arn(self, group: InstanceGroup) -> str:
         role = group.execution_role or self._role
         key = id(role)
@@ -518,7 +608,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         scripts = group.lifecycle_scripts or self._lifecycle
         if scripts is None:
             return None
-        bound = scripts.bind(self, group.execution_role or self._role)
+        role = group.execution_role or self._role
+        bound = scripts.bind(self, role)
+        if not isinstance(role, iam.Role) and not scripts.can_grant(self, role):
+            self._warn_missing_permission(role, "read access to the lifecycle scripts")
         if bound.dependable is not None:
             self._teardown.add(bound.dependable)
         return bound
@@ -530,6 +623,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 execution_role_arn=self._role_arn(group),
                 lifecycle=self._bound_lifecycles.get(group.name),
                 continuous=self._mode is NodeProvisioningMode.CONTINUOUS,
+                slurm_config=self._slurm_layout is SlurmLayout.API,
+                override_vpc_config=self._override_vpc_configs.get(id(group)),
             )
             for group in self._groups
         ]
@@ -551,3 +646,22 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 target_count=int(group.instance_count),
             ),
         )
+
+
+def _subnet_ids(vpc: ec2.IVpc | None, selection: ec2.SubnetSelection | None) -> list[str]:
+    """The subnet ids of a selection. Explicit subnets are read by id only: an imported
+    ``ec2.Subnet.from_subnet_id`` has no availability zone, which ``select_subnets`` reads."""
+    if selection is not None and selection.subnets is not None:
+        return [subnet.subnet_id for subnet in selection.subnets]
+    assert vpc is not None  # without a VPC, HP-VPC-REQUIRED needs explicit subnets
+    if selection is None:
+        return list(vpc.select_subnets(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS).subnet_ids)
+    return list(
+        vpc.select_subnets(
+            availability_zones=selection.availability_zones,
+            one_per_az=selection.one_per_az,
+            subnet_filters=selection.subnet_filters,
+            subnet_group_name=selection.subnet_group_name,
+            subnet_type=selection.subnet_type,
+        ).subnet_ids
+    )

@@ -45,3 +45,39 @@ class SlurmConfigStrategy(enum.Enum):
     OVERWRITE = "Overwrite"
     MANAGED = "Managed"
     MERGE = "Merge"
+
+
+class SlurmLayout(enum.Enum):
+    """Where the cluster's Slurm layout (node types and partitions) is defined.
+
+    ``API`` (the default): each group's ``SlurmConfig`` (``NodeType``, ``PartitionNames``);
+    required in CONTINUOUS provisioning mode. ``LIFECYCLE_SCRIPTS``: the legacy layout in the
+    lifecycle scripts' ``provisioning_parameters.json``; the groups are rendered without
+    ``SlurmConfig`` (STANDARD mode only, where HyperPod still reads that file).
+    """
+
+    API = "api"
+    LIFECYCLE_SCRIPTS = "lifecycle-scripts"
+
+
+class NetworkInterfaceType(enum.Enum):
+    """``NetworkInterface.InterfaceType`` of a group: EFA with IP traffic, or EFA only."""
+
+    EFA = "efa"
+    EFA_ONLY = "efa-only"
+
+
+class CapacityType(enum.Enum):
+    """``CapacityRequirements`` of a group: On-Demand or Spot capacity."""
+
+    ON_DEMAND = "OnDemand"
+    SPOT = "Spot"
+
+
+class BatchSizeType(enum.Enum):
+    """How a rolling AMI update counts its batches (``CapacitySizeConfig.Type``)."""
+
+    INSTANCE_COUNT = "INSTANCE_COUNT"
+    CAPACITY_PERCENT = "CAPACITY_PERCENT"
+    """The API's value (botocore's ``CapacitySizeType``). The CloudFormation schema's pattern
+    spells it ``CAPACITY_PERCENTAGE``; the API model wins here."""

@@ -6,13 +6,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 
-from .enums import DeepHealthCheck, NodeType
+from .enums import CapacityType, DeepHealthCheck, NetworkInterfaceType, NodeType
 from .instance_type import HyperPodInstanceType
 from .lifecycle import LifecycleScripts
 from .sizing import SizingError, instances_for_accelerators
 from .storage import InstanceStorage
+from .updates import ScheduledUpdate
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -22,8 +24,9 @@ class InstanceGroup:
 
     The value is only data: it is checked when it is added to a cluster, so every error names
     the cluster's construct path. Replacement: changing ``name``, ``instance_type``,
-    ``execution_role`` or ``threads_per_core`` replaces the group's instances (create-only in
-    CloudFormation); ``node_type`` is immutable after creation.
+    ``execution_role``, ``threads_per_core``, ``vpc_subnets`` or ``security_groups`` replaces
+    the group's instances (create-only in CloudFormation); ``node_type`` is immutable after
+    creation.
     """
 
     name: str
@@ -45,6 +48,18 @@ class InstanceGroup:
     image_id: str | None = None
     execution_role: iam.IRole | None = None
     lifecycle_scripts: LifecycleScripts | None = None
+    vpc_subnets: ec2.SubnetSelection | None = None
+    """``OverrideVpcConfig.Subnets``: run this group in other subnets than the cluster (e.g. a
+    Local Zone). Explicit ``subnets`` need no VPC lookup. Default: the cluster's subnets."""
+    security_groups: tuple[ec2.ISecurityGroup, ...] | None = None
+    """``OverrideVpcConfig.SecurityGroupIds``. Default: the cluster's security groups (used
+    too when only ``vpc_subnets`` is given, as the API needs both)."""
+    scheduled_update: ScheduledUpdate | None = None
+    """``ScheduledUpdateConfig``: when HyperPod rolls new AMIs onto the group. Default: none."""
+    network_interface: NetworkInterfaceType | None = None
+    """``NetworkInterface.InterfaceType``. Default: HyperPod's default for the type."""
+    capacity_type: CapacityType | None = None
+    """``CapacityRequirements``: On-Demand or Spot. Default: HyperPod's default."""
     min_accelerators: int | None = None
     """The accelerator count ``min_instance_count`` was sized from, if any."""
     sizing_errors: tuple[str, ...] = field(default=(), compare=False)
@@ -64,6 +79,11 @@ class InstanceGroup:
         image_id: str | None = None,
         execution_role: iam.IRole | None = None,
         lifecycle_scripts: LifecycleScripts | None = None,
+        vpc_subnets: ec2.SubnetSelection | None = None,
+        security_groups: Sequence[ec2.ISecurityGroup] | None = None,
+        scheduled_update: ScheduledUpdate | None = None,
+        network_interface: NetworkInterfaceType | None = None,
+        capacity_type: CapacityType | None = None,
     ) -> InstanceGroup:
         """The Slurm controller group (exactly one per cluster). Default: one instance."""
         return cls._head_node_group(NodeType.CONTROLLER, **_arguments(locals()))
@@ -81,15 +101,30 @@ class InstanceGroup:
         image_id: str | None = None,
         execution_role: iam.IRole | None = None,
         lifecycle_scripts: LifecycleScripts | None = None,
+        vpc_subnets: ec2.SubnetSelection | None = None,
+        security_groups: Sequence[ec2.ISecurityGroup] | None = None,
+        scheduled_update: ScheduledUpdate | None = None,
+        network_interface: NetworkInterfaceType | None = None,
+        capacity_type: CapacityType | None = None,
     ) -> InstanceGroup:
         """The login group (at most one per cluster). Default: one instance."""
         return cls._head_node_group(NodeType.LOGIN, **_arguments(locals()))
 
     @classmethod
     def _head_node_group(
-        cls, node_type: NodeType, *, storage: Sequence[InstanceStorage], **fields: Any
+        cls,
+        node_type: NodeType,
+        *,
+        storage: Sequence[InstanceStorage],
+        security_groups: Sequence[ec2.ISecurityGroup] | None,
+        **fields: Any,
     ) -> InstanceGroup:
-        return cls(node_type=node_type, storage=tuple(storage), **fields)
+        return cls(
+            node_type=node_type,
+            storage=tuple(storage),
+            security_groups=_tuple_or_none(security_groups),
+            **fields,
+        )
 
     @classmethod
     def compute(
@@ -108,6 +143,11 @@ class InstanceGroup:
         image_id: str | None = None,
         execution_role: iam.IRole | None = None,
         lifecycle_scripts: LifecycleScripts | None = None,
+        vpc_subnets: ec2.SubnetSelection | None = None,
+        security_groups: Sequence[ec2.ISecurityGroup] | None = None,
+        scheduled_update: ScheduledUpdate | None = None,
+        network_interface: NetworkInterfaceType | None = None,
+        capacity_type: CapacityType | None = None,
     ) -> InstanceGroup:
         """A compute group: the nodes of one Slurm partition.
 
@@ -154,6 +194,11 @@ class InstanceGroup:
             image_id=image_id,
             execution_role=execution_role,
             lifecycle_scripts=lifecycle_scripts,
+            vpc_subnets=vpc_subnets,
+            security_groups=_tuple_or_none(security_groups),
+            scheduled_update=scheduled_update,
+            network_interface=network_interface,
+            capacity_type=capacity_type,
             min_accelerators=min_accelerators,
             sizing_errors=tuple(errors),
         )
@@ -162,6 +207,12 @@ class InstanceGroup:
     def is_gated(self) -> bool:
         """Whether HyperPod holds this group out of service until ``min_instance_count``."""
         return isinstance(self.min_instance_count, int) and self.min_instance_count > 0
+
+
+def _tuple_or_none(
+    groups: Sequence[ec2.ISecurityGroup] | None,
+) -> tuple[ec2.ISecurityGroup, ...] | None:
+    return None if groups is None else tuple(groups)
 
 
 def _arguments(scope: dict[str, Any]) -> dict[str, Any]:

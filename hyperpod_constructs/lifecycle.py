@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ from constructs import Construct, IDependable
 
 from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance, arn_placeholder
+from ._roles import statements_land
 from ._tokens import is_unresolved
 from .lifecycle_files import LifecycleFileError, Selection, ignore_lines, select_files
 from .validation.finding import Finding, HyperPodValidationError
@@ -27,6 +29,8 @@ UPLOAD_IGNORE_MODE = IgnoreMode.GIT
 UPLOAD_FOLLOW = SymlinkFollowMode.ALWAYS
 """Links are materialised: :func:`~hyperpod_constructs.lifecycle_files.select_files` refuses
 any leaving the folder. Both settings enter the asset hash."""
+S3_URI = re.compile(r"^(https|s3)://([^/]+)/?(.*)$")
+"""``LifeCycleConfig.SourceS3Uri`` (the resource schema's pattern)."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,9 @@ class BoundLifecycle:
     on_create: str
     dependable: IDependable | None
     """What the cluster must wait for (the upload), if anything."""
+    entry_field: str = "OnCreate"
+    """``OnCreate`` (the scripts set the node up) or ``OnInitComplete`` (they run after
+    HyperPod's own set-up, the API's Extended mode)."""
 
 
 class LifecycleScripts:
@@ -57,8 +64,12 @@ class LifecycleScripts:
         exclude: Sequence[str] = (),
         include: Sequence[str] | None = None,
         use_default_excludes: bool = True,
+        source_s3_uri: str | None = None,
+        entry_field: str = "OnCreate",
     ) -> None:
         self.on_create = on_create
+        self.source_s3_uri = source_s3_uri
+        self.entry_field = entry_field
         self.directory = directory
         self.bucket = bucket
         self.prefix = prefix.strip("/")
@@ -67,7 +78,7 @@ class LifecycleScripts:
         self.include = None if include is None else tuple(include)
         self.use_default_excludes = use_default_excludes
         self._bound: dict[str, tuple[BoundLifecycle, s3.IBucket, str]] = {}
-        self._granted: set[tuple[str, int]] = set()
+        self._granted: dict[tuple[str, int], bool] = {}
         self._readers: dict[str, list[str]] = {}
         """Per scope: the role ARNs allowed to read the uploaded scripts."""
 
@@ -136,9 +147,34 @@ class LifecycleScripts:
         """
         return cls(on_create=on_create, bucket=bucket, prefix=prefix)
 
+    @classmethod
+    def from_s3_uri(
+        cls, uri: str, *, on_create: str | None = None, on_init_complete: str | None = None
+    ) -> LifecycleScripts:
+        """Use scripts already in S3, named by their ``SourceS3Uri`` exactly as HyperPod takes
+        it (e.g. ``s3://sagemaker-lc-123/scripts/``); rendered unchanged.
+
+        Give exactly one of ``on_create`` (the scripts set the node up) or
+        ``on_init_complete`` (they run after HyperPod's own set-up). A bucket whose name does
+        not start with ``sagemaker-`` is accepted: the execution role then needs its own read
+        access (HyperPod's managed policy reads only ``sagemaker-*`` buckets).
+        """
+        entry, field = (
+            (on_init_complete, "OnInitComplete") if on_create is None else (on_create, "OnCreate")
+        )
+        if on_create is not None and on_init_complete is not None:
+            field = "OnCreate+OnInitComplete"
+        return cls(on_create=entry or "", source_s3_uri=uri, entry_field=field)
+
     def problems(self) -> list[tuple[str, object, str]]:
         """Concrete mistakes as ``(field, value, what is allowed)``; empty when fine."""
         found: list[tuple[str, object, str]] = []
+        if self.entry_field not in ("OnCreate", "OnInitComplete"):
+            found.append(("on_create / on_init_complete", "both given", "exactly one of them"))
+        if self.source_s3_uri is not None and not (
+            is_unresolved(self.source_s3_uri) or S3_URI.match(self.source_s3_uri)
+        ):
+            found.append(("source_s3_uri", self.source_s3_uri, "an s3://<bucket>/<prefix> URI"))
         if not self.on_create or "/" in self.on_create:
             found.append(("on_create", self.on_create, "a file name (1..128 characters, no '/')"))
         if self.directory is not None:
@@ -169,9 +205,8 @@ class LifecycleScripts:
             self._bound[key] = self._bind(scope)
         bound, bucket, prefix = self._bound[key]
         if role is not None and (key, id(role)) not in self._granted:
-            self._granted.add((key, id(role)))
-            _grant_scripts_read(bucket, prefix, role)
-            if bucket is not self.bucket:
+            self._granted[(key, id(role))] = _grant_scripts_read(bucket, prefix, role)
+            if self.directory is not None:  # the bucket this library creates
                 self._readers[key].append(role.role_arn)
                 acknowledge(
                     role,
@@ -180,17 +215,24 @@ class LifecycleScripts:
                 )
         return bound
 
+    def can_grant(self, scope: Construct, role: iam.IRole) -> bool:
+        """Whether :meth:`bind` could grant ``role`` read access to the scripts."""
+        return self._granted.get((scope.node.path, id(role)), True)
+
     def _bind(self, scope: Construct) -> tuple[BoundLifecycle, s3.IBucket, str]:
+        if self.source_s3_uri is not None:
+            bucket_name, _, prefix = self.source_s3_uri.partition("://")[2].partition("/")
+            bucket = s3.Bucket.from_bucket_name(
+                scope, _free_id(scope, "LifecycleBucket"), bucket_name
+            )
+            bound = BoundLifecycle(self.source_s3_uri, self.on_create, None, self.entry_field)
+            return bound, bucket, prefix.strip("/")
         if self.bucket is not None:
             bound = BoundLifecycle(self._uri(self.bucket.bucket_name), self.on_create, None)
             return bound, self.bucket, self.prefix
         assert self.directory is not None
         selection = self._checked_selection(scope)
-        holder_id, index = "LifecycleScripts", 1
-        while scope.node.try_find_child(holder_id) is not None:
-            index += 1
-            holder_id = f"LifecycleScripts{index}"
-        holder = Construct(scope, holder_id)
+        holder = Construct(scope, _free_id(scope, "LifecycleScripts"))
         path_hash = hashlib.sha256(holder.node.path.encode()).hexdigest()[:8]
         stack_uuid = Fn.select(2, Fn.split("/", Aws.STACK_ID))
         bucket = s3.Bucket(
@@ -287,9 +329,19 @@ class LifecycleScripts:
         return f"s3://{bucket_name}/{self.prefix + '/' if self.prefix else ''}"
 
 
-def _grant_scripts_read(bucket: s3.IBucket, prefix: str, role: iam.IRole) -> None:
-    """Read access to the scripts folder only (not the whole bucket)."""
-    role.add_to_principal_policy(
+def _free_id(scope: Construct, base: str) -> str:
+    """``base``, or ``base2``, ``base3``, ... : the first id not taken in ``scope``."""
+    candidate, index = base, 1
+    while scope.node.try_find_child(candidate) is not None:
+        index += 1
+        candidate = f"{base}{index}"
+    return candidate
+
+
+def _grant_scripts_read(bucket: s3.IBucket, prefix: str, role: iam.IRole) -> bool:
+    """Read access to the scripts folder only (not the whole bucket); False when the role
+    cannot take it (an immutable imported role)."""
+    added = role.add_to_principal_policy(
         iam.PolicyStatement(
             sid="ReadLifecycleScripts",
             actions=["s3:GetObject"],
@@ -301,6 +353,7 @@ def _grant_scripts_read(bucket: s3.IBucket, prefix: str, role: iam.IRole) -> Non
             sid="ListLifecycleScripts", actions=["s3:ListBucket"], resources=[bucket.bucket_arn]
         )
     )
+    return bool(added.statement_added) and statements_land(role)
 
 
 def _deny_other_readers(bucket: s3.IBucket, readers: list[str]) -> iam.PolicyStatement:

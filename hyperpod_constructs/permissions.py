@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from aws_cdk import Aws
 from aws_cdk import aws_iam as iam
 
+from ._lazy import lazy_any
+
 SAGEMAKER_SERVICE = "sagemaker.amazonaws.com"
 
 DESCRIBE_NETWORK_ACTIONS = (
@@ -52,6 +54,11 @@ VOLUME_KEY_GRANT_ACTIONS = ("kms:CreateGrant", "kms:DescribeKey")
 """[HP-CMK]: what an execution role needs on a customer managed EBS volume key."""
 
 
+def _distinct(values: Sequence[str]) -> object:
+    """``values`` without repeats, read when the template is written."""
+    return lazy_any(lambda: list(dict.fromkeys(values)))
+
+
 def _ec2_arn(resource: str, *, account: str) -> str:
     return f"arn:{Aws.PARTITION}:ec2:{Aws.REGION}:{account}:{resource}"
 
@@ -60,6 +67,9 @@ def network_interface_statements(
     subnet_ids: Sequence[str], security_group_ids: Sequence[str]
 ) -> list[iam.PolicyStatement]:
     """What HyperPod does with an execution role in a VPC [HP-IAM], scoped by [EC2-SAR].
+
+    ``subnet_ids`` and ``security_group_ids`` are read when the template is written, so ids
+    added to them later (a group's ``OverrideVpcConfig``) are allowed too.
 
     - Describe actions: ``*`` (they take no resource), limited to the stack's Region.
     - CreateNetworkInterface: the new interface in this account and Region, only in
@@ -95,8 +105,8 @@ def network_interface_statements(
             ],
             conditions={
                 "StringEqualsIfExists": {
-                    "ec2:SubnetID": list(subnet_ids),
-                    "ec2:SecurityGroupID": list(security_group_ids),
+                    "ec2:SubnetID": _distinct(subnet_ids),
+                    "ec2:SecurityGroupID": _distinct(security_group_ids),
                 }
             },
         ),
@@ -106,9 +116,12 @@ def network_interface_statements(
             resources=[interfaces, _ec2_arn("instance/*", account="*")],
             conditions={
                 "ArnLikeIfExists": {
-                    "ec2:Subnet": [
-                        _ec2_arn(f"subnet/{subnet}", account="*") for subnet in subnet_ids
-                    ]
+                    "ec2:Subnet": lazy_any(
+                        lambda: [
+                            _ec2_arn(f"subnet/{subnet}", account="*")
+                            for subnet in dict.fromkeys(subnet_ids)
+                        ]
+                    )
                 }
             },
         ),

@@ -7,6 +7,10 @@ from typing import Any
 from .instance_group import InstanceGroup
 from .lifecycle import BoundLifecycle
 
+_L1_NAMES = {"VolumeSizeInGB": "volumeSizeInGb"}
+"""CloudFormation names whose aws-cdk-lib property name is not the name with a lower-case first
+letter (aws-cdk-lib's L1 mappers; a test renders every field to catch a wrong name)."""
+
 
 def render_group(
     group: InstanceGroup,
@@ -14,31 +18,36 @@ def render_group(
     execution_role_arn: str,
     lifecycle: BoundLifecycle | None,
     continuous: bool = True,
+    slurm_config: bool = True,
+    override_vpc_config: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The group in CloudFormation's shape (PascalCase keys, optional keys omitted).
 
     ``MinInstanceCount`` only exists in Continuous provisioning mode: with ``continuous``
-    false it is left out (validation already rejects a value above 0 there).
+    false it is left out (validation already rejects a value above 0 there). With
+    ``slurm_config`` false the group has no ``SlurmConfig`` (the legacy layout of
+    ``provisioning_parameters.json``, :attr:`SlurmLayout.LIFECYCLE_SCRIPTS`).
 
     Rendered as plain JSON rather than through the L1 property structs so that a cluster of
     100 groups costs one jsii round trip, not hundreds.
     """
-    slurm: dict[str, Any] = {"NodeType": group.node_type.value}
-    if group.partition is not None:
-        slurm["PartitionNames"] = [group.partition]
     body: dict[str, Any] = {
         "InstanceGroupName": group.name,
         "InstanceType": group.instance_type.name,
         "InstanceCount": group.instance_count,
         "ExecutionRole": execution_role_arn,
-        "SlurmConfig": slurm,
     }
+    if slurm_config:
+        slurm: dict[str, Any] = {"NodeType": group.node_type.value}
+        if group.partition is not None:
+            slurm["PartitionNames"] = [group.partition]
+        body["SlurmConfig"] = slurm
     if continuous and group.min_instance_count is not None:
         body["MinInstanceCount"] = group.min_instance_count
     if lifecycle is not None:
         body["LifeCycleConfig"] = {
             "SourceS3Uri": lifecycle.source_s3_uri,
-            "OnCreate": lifecycle.on_create,
+            lifecycle.entry_field: lifecycle.on_create,
         }
     if group.threads_per_core is not None:
         body["ThreadsPerCore"] = group.threads_per_core
@@ -50,4 +59,23 @@ def render_group(
         body["TrainingPlanArn"] = group.training_plan_arn
     if group.image_id is not None:
         body["ImageId"] = group.image_id
+    if override_vpc_config is not None:
+        body["OverrideVpcConfig"] = override_vpc_config
+    if group.scheduled_update is not None:
+        body["ScheduledUpdateConfig"] = group.scheduled_update.render()
+    if group.network_interface is not None:
+        body["NetworkInterface"] = {"InterfaceType": group.network_interface.value}
+    if group.capacity_type is not None:
+        body["CapacityRequirements"] = {group.capacity_type.value: {}}
     return body
+
+
+def to_l1(value: Any) -> Any:
+    """A CloudFormation-shaped value (PascalCase keys) in the shape aws-cdk-lib's ``CfnCluster``
+    properties take (camelCase keys), so that the L1 renders it back and escape-hatch overrides
+    such as ``InstanceGroups.1.OverrideVpcConfig`` merge into it."""
+    if isinstance(value, dict):
+        return {_L1_NAMES.get(key, key[:1].lower() + key[1:]): to_l1(v) for key, v in value.items()}
+    if isinstance(value, list):
+        return [to_l1(item) for item in value]
+    return value

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aws_cdk import Size, SizeRoundingBehavior
+from aws_cdk import aws_fsx as fsx
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -24,6 +25,9 @@ class InstanceStorage:
     dns_name: str | None = None
     mount_name: str | None = None
     mount_path: str | None = None
+    file_system: fsx.LustreFileSystem | None = field(default=None, compare=False)
+    """The file system construct, when built with :meth:`lustre_file_system`: the cluster
+    opens its port range (``connections.allow_default_port_from``) to the nodes."""
 
     @classmethod
     def ebs(
@@ -49,6 +53,25 @@ class InstanceStorage:
         """
         return cls(
             kind="fsx_lustre", dns_name=dns_name, mount_name=mount_name, mount_path=mount_path
+        )
+
+    @classmethod
+    def lustre_file_system(
+        cls, file_system: fsx.LustreFileSystem, *, mount_path: str | None = None
+    ) -> InstanceStorage:
+        """Mount an FSx for Lustre file system defined in (or imported into) the app: its DNS
+        name and mount name are read from it, and the cluster opens the file system's own
+        Lustre port range to its security groups when the group is added. Needs a network on
+        the cluster.
+
+        :param mount_path: where to mount it. Default: HyperPod's default (``/fsx``).
+        """
+        return cls(
+            kind="fsx_lustre",
+            dns_name=file_system.dns_name,
+            mount_name=file_system.mount_name,
+            mount_path=mount_path,
+            file_system=file_system,
         )
 
     @classmethod

@@ -38,6 +38,8 @@ from hyperpod_constructs import (
     NodeType,
     SlurmConfigStrategy,
 )
+from hyperpod_constructs.enums import SlurmLayout
+from hyperpod_constructs.updates import BatchSize, ScheduledUpdate
 from hyperpod_constructs.validation import (
     accounting_findings,
     gate_findings,
@@ -537,7 +539,8 @@ BAD = [
             subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)),
         rule="HP-VPC-REQUIRED", when=C, group=None,
         field="security_groups / vpc_subnets (VpcConfig)", value="'given without vpc'",
-        allowed="security groups and subnets only together with vpc"),
+        allowed="vpc, or explicit subnets (SubnetSelection(subnets=...), no VPC lookup) "
+        "together with security_groups"),
     bad("gate-poll-5s", build=gated(poll_interval=Duration.seconds(5)),
         rule="HP-GATE-POLL", when=C, group=None, field="min_count_gate.poll_interval",
         value="'5 seconds'", allowed="10 seconds .. 15 minutes"),
@@ -548,6 +551,44 @@ BAD = [
         build=gated(timeout=Duration.minutes(10), poll_interval=Duration.minutes(10)),
         rule="HP-GATE-POLL", when=C, group=None, field="min_count_gate.poll_interval",
         value="'10 minutes'", allowed="10 seconds .. 15 minutes, and shorter than the timeout"),
+    # Issue 10: legacy layout, node recovery, scheduled updates, per-group network
+    bad("legacy-layout-in-continuous",
+        build=with_cluster(slurm_layout=SlurmLayout.LIFECYCLE_SCRIPTS),
+        rule="HP-LAYOUT-NEEDS-STANDARD", when=S, group=None, field="slurm_layout (SlurmConfig)",
+        value="'LIFECYCLE_SCRIPTS'",
+        allowed="SlurmLayout.API with node_provisioning_mode=CONTINUOUS"),
+    bad("node-recovery-string", build=with_cluster(node_recovery="automatic"),
+        rule="HP-NODE-RECOVERY", when=C, group=None, field="node_recovery (NodeRecovery)",
+        value="'automatic'", allowed="NodeRecovery.AUTOMATIC, NodeRecovery.NONE, None"),
+    bad("schedule-not-cron",
+        build=with_group(scheduled_update=ScheduledUpdate(schedule_expression="rate(7 days)")),
+        rule="HP-SCHEDULED-UPDATE", when=C,
+        field="scheduled_update.schedule_expression (ScheduleExpression)",
+        value="'rate(7 days)'", allowed="cron(minute hour day-of-month month day-of-week year)"),
+    bad("schedule-wait-over-an-hour",
+        build=with_group(scheduled_update=ScheduledUpdate(
+            schedule_expression="cron(0 3 ? * SUN *)", wait_interval=Duration.hours(2))),
+        rule="HP-SCHEDULED-UPDATE", when=C,
+        field="scheduled_update.wait_interval (WaitIntervalInSeconds)",
+        value="7200.0", allowed="0..3600 whole seconds"),
+    bad("schedule-batch-zero",
+        build=with_group(scheduled_update=ScheduledUpdate(
+            schedule_expression="cron(0 3 ? * SUN *)", maximum_batch_size=BatchSize.instances(0))),
+        rule="HP-SCHEDULED-UPDATE", when=C,
+        field="scheduled_update.maximum_batch_size (MaximumBatchSize)",
+        value="0", allowed="a whole number of at least 1"),
+    bad("override-vpc-selection-without-vpc",
+        build=lambda stack, _tmp: cluster(stack, [controller(), compute(
+            vpc_subnets=ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED),
+            security_groups=[ec2.SecurityGroup.from_security_group_id(stack, "G", "sg-01234567")],
+        )]),
+        rule="HP-OVERRIDE-VPC", when=C, field="vpc_subnets (OverrideVpcConfig.Subnets)",
+        value="'a selection without subnets'",
+        allowed="explicit subnets (SubnetSelection(subnets=...)) when the cluster has no vpc"),
+    bad("override-vpc-no-security-groups", build=with_group(security_groups=[]),
+        rule="HP-OVERRIDE-VPC", when=C,
+        field="security_groups (OverrideVpcConfig.SecurityGroupIds)",
+        value="0", allowed="1..5 security groups"),
 ]
 # fmt: on
 

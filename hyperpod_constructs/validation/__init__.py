@@ -6,6 +6,8 @@ from .cluster_rules import (
     ClusterSpec,
     accounting_findings,
     network_selection_findings,
+    node_recovery_findings,
+    override_network_findings,
     tag_findings,
     validate_cluster,
 )
@@ -22,6 +24,8 @@ __all__ = [
     "gate_findings",
     "lifecycle_findings",
     "network_selection_findings",
+    "node_recovery_findings",
+    "override_network_findings",
     "tag_findings",
     "validate_cluster",
     "validate_group",

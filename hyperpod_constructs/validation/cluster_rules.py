@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .._tokens import is_unresolved
-from ..enums import NodeProvisioningMode, NodeType, SlurmConfigStrategy
+from ..enums import NodeProvisioningMode, NodeRecovery, NodeType, SlurmConfigStrategy, SlurmLayout
 from ..instance_group import InstanceGroup
 from . import limits
 from .finding import Finding
@@ -28,6 +28,7 @@ class ClusterSpec:
     has_vpc: bool = False
     security_group_count: int | None = None
     subnet_count: int | None = None
+    slurm_layout: SlurmLayout = SlurmLayout.API
 
 
 def _group_counts(spec: ClusterSpec) -> list[Finding]:
@@ -112,7 +113,20 @@ def _provisioning(spec: ClusterSpec) -> list[Finding]:
                     "use NodeProvisioningMode.CONTINUOUS or drop accounting_database",
                 )
             )
-    elif spec.slurm_config_strategy is not None:
+    elif spec.slurm_layout is SlurmLayout.LIFECYCLE_SCRIPTS:
+        found.append(
+            Finding(
+                "HP-LAYOUT-NEEDS-STANDARD",
+                "slurm_layout (SlurmConfig)",
+                spec.slurm_layout.name,
+                f"SlurmLayout.API with {mode} (Continuous mode takes node types and "
+                "partitions only from each group's SlurmConfig; provisioning_parameters.json "
+                "is not read)",
+                "use slurm_layout=SlurmLayout.API (the default), or "
+                "node_provisioning_mode=NodeProvisioningMode.STANDARD",
+            )
+        )
+    if spec.mode is NodeProvisioningMode.CONTINUOUS and spec.slurm_config_strategy is not None:
         found.append(
             Finding(
                 "HP-STRATEGY-IN-CONTINUOUS",
@@ -307,17 +321,73 @@ def validate_cluster(spec: ClusterSpec) -> list[Finding]:
 
 
 def network_selection_findings(
-    *, has_vpc: bool, security_groups_given: bool, subnets_given: bool
+    *,
+    has_vpc: bool,
+    security_groups_given: bool,
+    subnets_given: bool,
+    explicit_subnets: bool = False,
 ) -> list[Finding]:
-    """Security groups or subnets given without a VPC would be silently ignored."""
+    """Without a VPC, the network is complete only with explicit subnets (e.g.
+    ``ec2.Subnet.from_subnet_id``) and security groups; anything less would be ignored."""
     if has_vpc or not (security_groups_given or subnets_given):
         return []
+    if security_groups_given and explicit_subnets:
+        return []
+    missing = "security_groups" if explicit_subnets else "vpc_subnets=SubnetSelection(subnets=...)"
     return [
         Finding(
             "HP-VPC-REQUIRED",
             "security_groups / vpc_subnets (VpcConfig)",
             "given without vpc",
-            "security groups and subnets only together with vpc",
-            "pass vpc=... as well, or drop security_groups / vpc_subnets",
+            "vpc, or explicit subnets (SubnetSelection(subnets=...), no VPC lookup) together "
+            "with security_groups",
+            f"pass vpc=... or {missing} as well, or drop security_groups / vpc_subnets",
         )
     ]
+
+
+def node_recovery_findings(value: object) -> list[Finding]:
+    """``NodeRecovery``: a :class:`NodeRecovery`, ``None`` (omitted) or a string token."""
+    if value is None or isinstance(value, NodeRecovery) or is_unresolved(value):
+        return []
+    return [
+        Finding(
+            "HP-NODE-RECOVERY",
+            "node_recovery (NodeRecovery)",
+            value,
+            "NodeRecovery.AUTOMATIC, NodeRecovery.NONE, None, or a string token",
+            "pass NodeRecovery.AUTOMATIC or NodeRecovery.NONE",
+        )
+    ]
+
+
+def override_network_findings(
+    group: InstanceGroup, *, has_vpc: bool, cluster_security_groups: int
+) -> list[Finding]:
+    """A group's network override that the cluster cannot complete: a subnet selection that
+    needs a VPC lookup without ``vpc``, or no security group to pair the subnets with."""
+    found: list[Finding] = []
+    selection = group.vpc_subnets
+    if selection is not None and selection.subnets is None and not has_vpc:
+        found.append(
+            Finding(
+                "HP-OVERRIDE-VPC",
+                "vpc_subnets (OverrideVpcConfig.Subnets)",
+                "a selection without subnets",
+                "explicit subnets (SubnetSelection(subnets=...)) when the cluster has no vpc",
+                "name the subnets, e.g. ec2.Subnet.from_subnet_id(...)",
+                group.name,
+            )
+        )
+    if selection is not None and group.security_groups is None and cluster_security_groups == 0:
+        found.append(
+            Finding(
+                "HP-OVERRIDE-VPC",
+                "security_groups (OverrideVpcConfig.SecurityGroupIds)",
+                None,
+                "security groups for the override (the cluster has none to lend)",
+                "pass security_groups=[...] to the group",
+                group.name,
+            )
+        )
+    return found

@@ -511,7 +511,7 @@ def lifecycle_findings(scripts: LifecycleScripts | None, *, group: str | None) -
                     group,
                 )
             )
-    if (scripts.directory is None) == (scripts.bucket is None):
+    if scripts.source_s3_uri is None and (scripts.directory is None) == (scripts.bucket is None):
         source = "neither" if scripts.directory is None else "both"
         found.append(
             Finding(
@@ -599,6 +599,103 @@ def _warnings(group: InstanceGroup) -> list[Finding]:
     return found
 
 
+def _scheduled_update(group: InstanceGroup) -> list[Finding]:
+    """``ScheduledUpdateConfig`` against the resource schema (cron pattern, ranges)."""
+    update = group.scheduled_update
+    if update is None:
+        return []
+    found: list[Finding] = []
+    name, prefix = group.name, "scheduled_update"
+
+    def add(field: str, value: object, allowed: str, fix: str) -> None:
+        found.append(Finding("HP-SCHEDULED-UPDATE", f"{prefix}.{field}", value, allowed, fix, name))
+
+    expression = update.schedule_expression
+    if not is_unresolved(expression) and not (
+        isinstance(expression, str)
+        and len(expression) <= limits.MAX_SCHEDULE_EXPRESSION_LENGTH
+        and limits.SCHEDULE_EXPRESSION.search(expression)
+    ):
+        add(
+            "schedule_expression (ScheduleExpression)",
+            expression,
+            "cron(minute hour day-of-month month day-of-week year), e.g. cron(0 3 ? * SUN *)",
+            "write a 6-field cron(...) expression",
+        )
+    for field, size in (
+        ("maximum_batch_size (MaximumBatchSize)", update.maximum_batch_size),
+        (
+            "rollback_maximum_batch_size (RollbackMaximumBatchSize)",
+            update.rollback_maximum_batch_size,
+        ),
+    ):
+        if (
+            size is not None
+            and not is_unresolved(size.value)
+            and not (_is_count(size.value) and size.value >= 1)
+        ):
+            add(
+                field, size.value, "a whole number of at least 1", "use e.g. BatchSize.instances(1)"
+            )
+    if update.rollback_maximum_batch_size is not None and update.maximum_batch_size is None:
+        add(
+            "maximum_batch_size (RollingUpdatePolicy.MaximumBatchSize)",
+            None,
+            "set whenever rollback_maximum_batch_size is",
+            "pass maximum_batch_size as well",
+        )
+    seconds = update.wait_interval_seconds()
+    if (
+        seconds is not None
+        and not is_unresolved(seconds)
+        and not (seconds == int(seconds) and 0 <= seconds <= limits.MAX_UPDATE_WAIT_SECONDS)
+    ):
+        add(
+            "wait_interval (WaitIntervalInSeconds)",
+            seconds,
+            f"0..{limits.MAX_UPDATE_WAIT_SECONDS} whole seconds",
+            "use e.g. Duration.minutes(5)",
+        )
+    if len(update.rollback_alarms) > limits.MAX_ROLLBACK_ALARMS:
+        add(
+            "rollback_alarms (AutoRollbackConfiguration)",
+            len(update.rollback_alarms),
+            f"at most {limits.MAX_ROLLBACK_ALARMS} alarm names",
+            "keep the alarms that matter most",
+        )
+    return found
+
+
+def _override_network(group: InstanceGroup) -> list[Finding]:
+    """``OverrideVpcConfig``: 1..5 security groups; explicit subnets 1..16."""
+    found: list[Finding] = []
+    top_sg, top_subnets = limits.MAX_SECURITY_GROUPS, limits.MAX_SUBNETS
+    if group.security_groups is not None and not 1 <= len(group.security_groups) <= top_sg:
+        found.append(
+            Finding(
+                "HP-OVERRIDE-VPC",
+                "security_groups (OverrideVpcConfig.SecurityGroupIds)",
+                len(group.security_groups),
+                f"1..{top_sg} security groups",
+                f"pass between 1 and {top_sg} security groups, or None for the cluster's",
+                group.name,
+            )
+        )
+    subnets = group.vpc_subnets.subnets if group.vpc_subnets is not None else None
+    if subnets is not None and not 1 <= len(subnets) <= top_subnets:
+        found.append(
+            Finding(
+                "HP-OVERRIDE-VPC",
+                "vpc_subnets (OverrideVpcConfig.Subnets)",
+                len(subnets),
+                f"1..{top_subnets} subnets",
+                f"select between 1 and {top_subnets} subnets, or None for the cluster's",
+                group.name,
+            )
+        )
+    return found
+
+
 GROUP_RULES: tuple[Callable[[InstanceGroup], list[Finding]], ...] = (
     _counts,
     _sizing,
@@ -608,6 +705,8 @@ GROUP_RULES: tuple[Callable[[InstanceGroup], list[Finding]], ...] = (
     _storage,
     _identifiers,
     _lifecycle,
+    _scheduled_update,
+    _override_network,
     _warnings,
 )
 

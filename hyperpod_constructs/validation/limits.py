@@ -22,6 +22,7 @@ MIN_TRAINING_PLAN_ARN_LENGTH, MAX_TRAINING_PLAN_ARN_LENGTH = 50, 2048
 MAX_SOURCE_S3_URI_LENGTH = 1024
 MAX_DB_ENDPOINT_LENGTH, MAX_DB_NAME_LENGTH = 255, 64
 MIN_DB_PORT, MAX_DB_PORT = 1, 65535
+MAX_SCHEDULE_EXPRESSION_LENGTH, MAX_UPDATE_WAIT_SECONDS, MAX_ROLLBACK_ALARMS = 256, 3600, 10
 MAX_TAGS, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH = 50, 128, 256
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
@@ -43,3 +44,11 @@ DB_ENDPOINT = re.compile(rf"^({_LABEL})(\.{_LABEL})*$")
 DB_NAME = re.compile(r"^[a-zA-Z0-9$_]+$")
 TAG_PUNCTUATION = frozenset("_.:/=+-@")
 """Tag keys and values: Unicode letters, digits, separators (p{L} p{N} p{Z}) and these."""
+SCHEDULE_EXPRESSION = re.compile(
+    r"cron\((?:[0-5][0-9]|[0-9]|) (?:[01][0-9]|2[0-3]|[0-9]) (?:[1-9]|0[1-9]|[12][0-9]|3[01]|\?) "
+    r"(?:[1-9]|0[1-9]|1[0-2]|\*|\*/(?:[1-9]|1[0-2])|) "
+    r"(?:MON|TUE|WED|THU|FRI|SAT|SUN|[1-7]|\?|L|(?:[1-7]#[1-5])|(?:[1-7]L)) "
+    r"(?:20[2-9][0-9]|\*|)\)"
+)
+"""``ScheduledUpdateConfig.ScheduleExpression``: the resource schema's pattern (searched, as
+cfn-lint does)."""

@@ -1,0 +1,282 @@
+"""``python -m hyperpod_constructs convert``: real-shaped CreateCluster requests
+(tests/fixtures/convert, sources.md) round-trip to an equal ``AWS::SageMaker::Cluster``.
+
+Each request is converted, the generated app is written to disk, imported and built, and the
+cluster's synthesized properties must equal the request (the CreateCluster and CloudFormation
+field names are the same; ``Tags`` compare as a set). The generated apps must be clean for
+ruff and ``mypy --strict``, and their templates clean for cfn-lint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hyperpod_constructs.__main__ import main
+from hyperpod_constructs.convert import ConversionError, Options, convert_request
+from tests.conftest import ROOT, new_app
+from tests.template_utils import CLUSTER_TYPE, describe_matches, only, resources
+from tests.test_lint import unaccepted
+
+FIXTURES = ROOT / "tests" / "fixtures" / "convert"
+REFUSED = {"eks-workshop"}
+ROUND_TRIP = sorted(
+    path.stem
+    for path in FIXTURES.glob("*.json")
+    if ".provisioning_parameters" not in path.name and path.stem not in REFUSED
+)
+
+
+def request_of(name: str) -> dict[str, Any]:
+    return dict(json.loads((FIXTURES / f"{name}.json").read_text()))
+
+
+def parameters_of(name: str) -> dict[str, Any] | None:
+    path = FIXTURES / f"{name}.provisioning_parameters.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def synth_app(path: Path) -> dict[str, Any]:
+    """Import a generated app and build it in this process; its one stack's template."""
+    namespace = runpy.run_path(str(path))
+    app = new_app()
+    stack = namespace["build"](app)
+    return dict(app.synth().get_stack_by_name(stack.stack_name).template)
+
+
+def comparable(properties: dict[str, Any]) -> dict[str, Any]:
+    """Tags are a set (CloudFormation renders them sorted by key)."""
+    result = dict(properties)
+    if "Tags" in result:
+        result["Tags"] = sorted(result["Tags"], key=lambda tag: tag["Key"])
+    return result
+
+
+@pytest.fixture(scope="session")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Fixture name -> the app converted from it, written to one folder."""
+    folder = tmp_path_factory.mktemp("converted")
+    apps: dict[str, Path] = {}
+    for name in ROUND_TRIP:
+        source, _notes = convert_request(
+            request_of(name), parameters_of(name), Options(source_name=f"{name}.json")
+        )
+        apps[name] = folder / f"{name.replace('-', '_')}.py"
+        apps[name].write_text(source)
+    return apps
+
+
+@pytest.fixture(scope="session")
+def templates(generated: dict[str, Path]) -> dict[str, dict[str, Any]]:
+    return {name: synth_app(path) for name, path in generated.items()}
+
+
+def test_at_least_eight_real_shaped_requests_round_trip() -> None:
+    assert len(ROUND_TRIP) >= 8
+    sources = (FIXTURES / "sources.md").read_text()
+    for name in [*ROUND_TRIP, *REFUSED]:
+        assert f"`{name}.json`" in sources, f"{name}.json does not name the config it mirrors"
+
+
+@pytest.mark.parametrize("name", ROUND_TRIP)
+def test_synthesized_cluster_equals_the_request(
+    name: str, templates: dict[str, dict[str, Any]]
+) -> None:
+    _, cluster = only(templates[name], CLUSTER_TYPE)
+    assert comparable(cluster["Properties"]) == comparable(request_of(name))
+
+
+@pytest.mark.parametrize("name", ROUND_TRIP)
+def test_existing_resources_are_imported_not_created(
+    name: str, templates: dict[str, dict[str, Any]]
+) -> None:
+    """Roles, subnets, security groups and buckets come from the request (the readiness gate
+    of a cluster with MinInstanceCount brings its own function roles)."""
+    template = templates[name]
+    kinds = ("AWS::IAM::Role", "AWS::IAM::Policy", "AWS::EC2::SecurityGroup", "AWS::S3::Bucket")
+    for kind in kinds:
+        created = [key for key in resources(template, kind) if "MinCountGate" not in key]
+        assert created == [], f"{name} creates {kind} {created}"
+
+
+@pytest.mark.parametrize("name", ROUND_TRIP)
+def test_converted_templates_are_cfn_lint_clean(
+    name: str, templates: dict[str, dict[str, Any]]
+) -> None:
+    """cfn-lint's default rules; only the W3005 findings tests/test_lint.py accepts (CDK's
+    own DependsOn on function roles of the readiness gate) are allowed."""
+    matches = unaccepted(templates[name])
+    assert not matches, describe_matches(matches)
+
+
+def test_generated_apps_are_ruff_clean(generated: dict[str, Path]) -> None:
+    folder = str(next(iter(generated.values())).parent)
+    ruff = [sys.executable, "-m", "ruff"]
+    settings = ["--isolated", "--line-length", "100"]
+    checked = subprocess.run(
+        [*ruff, "check", *settings, "--select", "E,F,W,I,UP,B,SIM,RUF", folder],
+        capture_output=True,
+        text=True,
+        cwd=folder,  # as in a user's project: hyperpod_constructs is a third-party package
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    formatted = subprocess.run(
+        [*ruff, "format", "--isolated", "--check", "--diff", folder],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+    )
+    assert formatted.returncode == 0, formatted.stdout + formatted.stderr
+
+
+def test_generated_apps_are_mypy_strict_clean(generated: dict[str, Path]) -> None:
+    checked = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--python-version",
+            "3.11",
+            "--cache-dir",
+            str(ROOT / ".mypy_cache"),
+            *map(str, generated.values()),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=next(iter(generated.values())).parent,
+        # The editable install is an import hook mypy does not follow: point it at the source.
+        env={**os.environ, "MYPYPATH": str(ROOT)},
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+# -- the command line ----------------------------------------------------------------------
+
+
+def run_cli(*argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["convert", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_writes_the_app_and_prints_notes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "app.py"
+    code, out, err = run_cli(
+        str(FIXTURES / "adt-base-config.json"),
+        "--provisioning-parameters",
+        str(FIXTURES / "adt-base-config.provisioning_parameters.json"),
+        "-o",
+        str(output),
+        "--stack-name",
+        "Imported",
+        capsys=capsys,
+    )
+    assert (code, out, err) == (0, "", "")
+    assert 'STACK_NAME = "Imported"' in output.read_text()
+
+
+@pytest.mark.parametrize(
+    ("argv", "field"),
+    [
+        ((str(FIXTURES / "eks-workshop.json"),), "Orchestrator.Eks"),
+        ((str(FIXTURES / "adt-base-config.json"),), "InstanceGroups[].SlurmConfig"),
+        ((str(FIXTURES / "missing.json"),), "REQUEST_JSON"),
+        (
+            (
+                str(FIXTURES / "docs-deep-health-checks.json"),
+                "--provisioning-parameters",
+                str(FIXTURES / "adt-base-config.provisioning_parameters.json"),
+            ),
+            "InstanceGroups[0].InstanceGroupName",
+        ),
+    ],
+    ids=["eks", "legacy-without-parameters", "missing-file", "group-not-in-parameters"],
+)
+def test_cli_refuses_with_exit_code_2_naming_the_field(
+    argv: tuple[str, ...], field: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(*argv, capsys=capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"error: {field}: ")
+    assert "Traceback" not in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda r: r["InstanceGroups"][1].update(KubernetesConfig={}), "KubernetesConfig"),
+        (lambda r: r["InstanceGroups"][1].update(InstanceRequirements={}), "InstanceRequirements"),
+        (lambda r: r["InstanceGroups"][1].update(Unknown=1), "InstanceGroups[1].Unknown"),
+        (lambda r: r.update(TieredStorageConfig={"Mode": "Enable"}), "TieredStorageConfig"),
+        (lambda r: r["InstanceGroups"][1]["SlurmConfig"].update(X=1), "SlurmConfig.X"),
+        (lambda r: r["VpcConfig"].update(Extra=[]), "VpcConfig.Extra"),
+        (lambda r: r["InstanceGroups"][1].pop("SlurmConfig"), "InstanceGroups[1].SlurmConfig"),
+    ],
+    ids=["eks-labels", "flexible", "unknown", "tiered", "slurm-extra", "vpc-extra", "mixed"],
+)
+def test_no_field_is_dropped_silently(change: Any, field: str) -> None:
+    request = request_of("training-plan-override-vpc")
+    change(request)
+    with pytest.raises(ConversionError) as raised:
+        convert_request(request)
+    assert field in raised.value.field
+
+
+def test_minimum_in_standard_mode_is_refused() -> None:
+    request = request_of("training-plan-override-vpc")
+    request["InstanceGroups"][1]["MinInstanceCount"] = 1
+    with pytest.raises(ConversionError, match="Continuous"):
+        convert_request(request)
+
+
+def test_continuous_option_gates_accelerator_groups(tmp_path: Path) -> None:
+    """--continuous on a legacy request: SlurmConfig from provisioning_parameters.json,
+    MinInstanceCount = InstanceCount on the GPU group, the readiness gate, and notes."""
+    name = "docs-deep-health-checks"
+    source, notes = convert_request(request_of(name), parameters_of(name), Options(continuous=True))
+    path = tmp_path / "app.py"
+    path.write_text(source)
+    template = synth_app(path)
+    _, cluster = only(template, CLUSTER_TYPE)
+    groups = {g["InstanceGroupName"]: g for g in cluster["Properties"]["InstanceGroups"]}
+    assert cluster["Properties"]["NodeProvisioningMode"] == "Continuous"
+    assert groups["controller-group"]["SlurmConfig"] == {"NodeType": "Controller"}
+    assert groups["worker-group"]["SlurmConfig"] == {
+        "NodeType": "Compute",
+        "PartitionNames": ["ml-p4d-24xlarge"],
+    }
+    assert groups["worker-group"]["MinInstanceCount"] == 4
+    assert "MinInstanceCount" not in groups["controller-group"]
+    assert resources(template, "AWS::CloudFormation::WaitCondition")
+    assert any("renamed 'ml-p4d-24xlarge'" in note for note in notes)
+    assert any("MinInstanceCount set to InstanceCount (4)" in note for note in notes)
+
+
+def test_generated_app_runs_as_a_program(tmp_path: Path) -> None:
+    """``python app.py`` writes the assembly (cdk.out) with the same cluster."""
+    name = "cli-scheduled-update"
+    source, _ = convert_request(request_of(name), parameters_of(name))
+    (tmp_path / "app.py").write_text(source)
+    result = subprocess.run(
+        [sys.executable, "app.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CDK_OUTDIR": str(tmp_path / "cdk.out")},
+    )
+    assert result.returncode == 0, result.stderr
+    template = json.loads(
+        (tmp_path / "cdk.out" / "patched-slurm-cluster.template.json").read_text()
+    )
+    _, cluster = only(template, CLUSTER_TYPE)
+    assert comparable(cluster["Properties"]) == comparable(request_of(name))
