@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 
 from .enums import CapacityType, DeepHealthCheck, NetworkInterfaceType, NodeType
 from .instance_type import HyperPodInstanceType
-from .lifecycle import LifecycleScripts
 from .sizing import SizingError, instances_for_accelerators
 from .storage import InstanceStorage
 from .updates import ScheduledUpdate
+
+if TYPE_CHECKING:  # lifecycle.py imports the validation package, which imports this module
+    from .lifecycle import LifecycleScripts
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -19,7 +19,6 @@ from ._nag import acknowledge, acknowledge_compliance, arn_placeholder
 from ._roles import statements_land
 from ._tokens import is_unresolved
 from .lifecycle_files import LifecycleFileError, Selection, ignore_lines, select_files
-from .validation.finding import Finding, HyperPodValidationError
 
 REQUIRED_BUCKET_PREFIX = "sagemaker-"
 """HyperPod's instance role policy only reads buckets whose name starts with this."""
@@ -294,6 +293,9 @@ class LifecycleScripts:
 
     def _checked_selection(self, scope: Construct) -> Selection:
         """:meth:`select`, with its problems raised as a validation error at ``scope``."""
+        # Imported here: the validation package imports this module.
+        from .validation.finding import Finding, HyperPodValidationError
+
         try:
             selection = self.select()
         except LifecycleFileError as problem:
