@@ -8,16 +8,18 @@ from typing import Any, Protocol, runtime_checkable
 
 import jsii
 from aws_cdk import Annotations, Aws, Names, Resource, Tags
+from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
 from aws_cdk import aws_secretsmanager as secretsmanager
-from constructs import Construct, DependencyGroup, IConstruct, IValidation
+from constructs import Construct, DependencyGroup, IConstruct, IDependable, IValidation
 
 from ._lazy import lazy_any
 from ._nag import acknowledge
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy
-from .gate.construct import MinCountGate, gate_option_findings
+from .gate.construct import LazyDependable, MinCountGate, gate_option_findings
+from .gate.metrics import gate_metric
 from .gate.options import MinCountGateOptions
 from .gate.runtime.hyperpod_gate.decision import GroupRequirement
 from .instance_group import InstanceGroup
@@ -157,7 +159,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     Every rule HyperPod enforces at deploy time is checked at synth: per-group values when the
     group is added (raising :class:`HyperPodValidationError`), cross-group rules from a node
     validation. Groups with ``min_instance_count > 0`` get a readiness gate
-    (:attr:`min_count_gate`) that other resources can depend on.
+    (:attr:`min_count_gate`); depend on :attr:`ready` to start only once the cluster is ready.
 
     Replacement: ``cluster_name`` and the VPC settings (``vpc``, ``vpc_subnets``,
     ``security_groups``) are create-only: changing them replaces the cluster. With an explicit
@@ -182,6 +184,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         slurm_config_strategy: SlurmConfigStrategy | None = None,
         accounting_database: AccountingDatabase | None = None,
         tags: Mapping[str, str] | None = None,
+        readiness_gate: MinCountGateOptions | None = None,
         min_count_gate: MinCountGateOptions | None = None,
     ) -> None:
         """Define the cluster.
@@ -204,8 +207,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         :param slurm_config_strategy: only in STANDARD mode. Default: none.
         :param accounting_database: Slurm accounting database (CONTINUOUS only). Default: none.
         :param tags: tags for the cluster and the resources the construct creates.
-        :param min_count_gate: options of the readiness gate. Default: on, with the defaults
+        :param readiness_gate: options of the readiness gate. Default: on, with the defaults
             of :class:`MinCountGateOptions`, whenever a group has ``min_instance_count > 0``.
+        :param min_count_gate: deprecated spelling of ``readiness_gate`` (it clashed with the
+            :attr:`min_count_gate` property); give one or the other.
         """
         super().__init__(scope, id)
         self._groups: list[InstanceGroup] = []
@@ -213,8 +218,11 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._lifecycle = lifecycle_scripts
         self._strategy = slurm_config_strategy
         self._accounting = accounting_database
-        self._gate_options = min_count_gate or MinCountGateOptions()
+        if readiness_gate is not None and min_count_gate is not None:
+            raise TypeError("give readiness_gate= only (min_count_gate= is its old name)")
+        self._gate_options = readiness_gate or min_count_gate or MinCountGateOptions()
         self._gate: MinCountGate | None = None
+        self._ready = LazyDependable(self, "Ready", roots=self._ready_roots)
         self._vpc = vpc
         self._name = (
             cluster_name
@@ -340,11 +348,41 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
 
     @property
     def min_count_gate(self) -> MinCountGate | None:
-        """The readiness gate: depend on it to wait until every gated group has its minimum.
+        """The readiness gate (its wait condition, functions, loop and topic).
 
-        ``None`` while no group has ``min_instance_count > 0`` or when the gate is disabled.
+        ``None`` while no group has ``min_instance_count > 0`` or when the gate is disabled;
+        to make something wait, depend on :attr:`ready`, which always exists.
         """
         return self._gate
+
+    @property
+    def ready(self) -> IDependable:
+        """Depend on this to wait until the cluster is ready:
+        ``resource.node.add_dependency(cluster.ready)``.
+
+        It is the gate's wait condition when a group is gated (every gated group has its
+        minimum), and the cluster resource otherwise. Decided at synth, so groups added after
+        the dependency was taken count too.
+        """
+        return self._ready
+
+    def metric_current_count(
+        self, group_name: str, props: cloudwatch.MetricOptions | None = None
+    ) -> cloudwatch.Metric:
+        """Instances in service in a gated group, as the gate saw them (Maximum, 1 min)."""
+        return self._gate_metric("CurrentCount", group_name, props)
+
+    def metric_min_count(
+        self, group_name: str, props: cloudwatch.MetricOptions | None = None
+    ) -> cloudwatch.Metric:
+        """The minimum the gate waits for in a gated group (Maximum, 1 min)."""
+        return self._gate_metric("MinimumCount", group_name, props)
+
+    def metric_target_count(
+        self, group_name: str, props: cloudwatch.MetricOptions | None = None
+    ) -> cloudwatch.Metric:
+        """The target count of a gated group as the gate requested it (Maximum, 1 min)."""
+        return self._gate_metric("TargetCount", group_name, props)
 
     def add_instance_group(self, group: InstanceGroup) -> None:
         """Add a group. Raises :class:`HyperPodValidationError` if its values are invalid."""
@@ -508,6 +546,22 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             )
             for group in self._groups
         ]
+
+    def _ready_roots(self) -> list[IConstruct]:
+        if self._gate is not None:
+            return [self._gate.wait_condition]
+        return [self._resource]
+
+    def _gate_metric(
+        self, name: str, group_name: str, props: cloudwatch.MetricOptions | None
+    ) -> cloudwatch.Metric:
+        return gate_metric(
+            name,
+            namespace=self._gate_options.metrics_namespace,
+            cluster_name=self._name,
+            group_name=group_name,
+            props=props,
+        )
 
     def _sync_gate(self, group: InstanceGroup) -> None:
         """Add a gated group to the readiness gate (created with the first one)."""

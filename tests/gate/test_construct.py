@@ -48,7 +48,7 @@ SAGEMAKER_READ = {
     "sagemaker:ListClusterEvents",
 }
 MAX_WAIT = 43200
-MARGIN = 15 * 60
+MARGIN = 30 * 60
 DEFAULT_TIMEOUT = 210 * 60
 
 
@@ -74,7 +74,7 @@ def build(
     app = new_app()
     stack = Stack(app, "Gate")
     cluster = HyperPodSlurmCluster(
-        stack, "Cluster", cluster_name="train", instance_groups=groups, min_count_gate=options
+        stack, "Cluster", cluster_name="train", instance_groups=groups, readiness_gate=options
     )
     if after is not None:
         after(stack, cluster)
@@ -226,12 +226,14 @@ def worst_case_check_seconds(definition: dict[str, Any]) -> float:
     """The longest one CheckCapacity step can take: every attempt times out, with the
     retry back-off in between."""
     task = definition["States"][definition["StartAt"]]
-    (retry,) = task["Retry"]
-    attempts = retry["MaxAttempts"]
+    # Each retrier counts its own attempts: at worst every one of them is exhausted.
+    attempts = 1 + sum(retry["MaxAttempts"] for retry in task["Retry"])
     backoff = sum(
-        retry["IntervalSeconds"] * retry.get("BackoffRate", 2.0) ** k for k in range(attempts)
+        retry["IntervalSeconds"] * retry.get("BackoffRate", 2.0) ** k
+        for retry in task["Retry"]
+        for k in range(retry["MaxAttempts"])
     )
-    return float(task["TimeoutSeconds"] * (attempts + 1) + backoff)
+    return float(task["TimeoutSeconds"] * attempts + backoff)
 
 
 @pytest.mark.parametrize(("hours", "poll_minutes"), [(3, 1), (11, 15), (12, 1)])
@@ -384,16 +386,19 @@ def test_arm_function_may_start_only_the_poll_loop(
         assert not any(a.startswith("sagemaker:") for a in actions(statement))
 
 
-def test_poll_loop_may_invoke_only_the_check_function(
+def test_poll_loop_may_invoke_only_the_gate_functions(
     example_templates: dict[str, dict[str, Any]],
 ) -> None:
+    """The check function, and the arm function that signals when the check cannot."""
     template = example_templates["FsdpTraining"]
     check_id, _ = function_by_handler(template, "hyperpod_gate.poll.handler")
+    arm_id, _ = function_by_handler(template, "hyperpod_gate.arm.handler")
     _, machine = only(template, "AWS::StepFunctions::StateMachine")
     role_id = machine["Properties"]["RoleArn"]["Fn::GetAtt"][0]
     invoke = [s for s in statements(template, role_id) if "lambda:InvokeFunction" in actions(s)]
-    assert len(invoke) == 1
-    assert all(references(r) == {check_id} for r in statement_resources(invoke[0]))
+    assert invoke
+    targets = [references(r) for s in invoke for r in statement_resources(s)]
+    assert {frozenset(t) for t in targets} == {frozenset({check_id}), frozenset({arm_id})}
 
 
 # -- functions and the poll loop ----------------------------------------------------------------
