@@ -38,7 +38,7 @@ class HeterogeneousStack(Stack):
                     deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS],
                 ),
             ],
-            readiness_gate=MinCountGateOptions(create_notification_topic=True),
+            readiness_gate=MinCountGateOptions(create_notification_topic=True, dashboard=True),
         )
         self.cluster.add_instance_group(
             InstanceGroup.compute(

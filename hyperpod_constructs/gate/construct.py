@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from aws_cdk import Annotations, ArnFormat, Aws, CustomResource, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_cloudformation as cfn
 from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
@@ -23,8 +25,8 @@ from .._lazy import lazy_any, lazy_string
 from .._nag import acknowledge, arn_placeholder, ref_placeholder
 from .._tokens import is_unresolved
 from ..validation.finding import Finding, HyperPodValidationError
-from .dashboard import dashboard_body
 from .definition import build_definition
+from .metrics import gate_metric
 from .options import HYPERPOD_MIN_COUNT_WINDOW, MAX_GATE_TIMEOUT, MinCountGateOptions
 from .runtime.hyperpod_gate.contract import (
     ARM_PROPERTY_KEYS,
@@ -33,6 +35,7 @@ from .runtime.hyperpod_gate.contract import (
     Requirement,
 )
 from .runtime.hyperpod_gate.decision import GroupRequirement
+from .runtime.hyperpod_gate.fastpath import FAST_PATH_DETAIL_TYPES, fast_path_input
 
 if TYPE_CHECKING:
     from ..cluster import HyperPodSlurmCluster
@@ -194,11 +197,12 @@ class MinCountGate(Construct):
         self._add_loop()
         self._add_arm()
         self._add_wait()
-        self.dashboard: cloudwatch.CfnDashboard | None = None
+        self._add_fast_path()
+        self.dashboard: cloudwatch.Dashboard | None = None
+        """The opt-in dashboard (``MinCountGateOptions.dashboard``): one graph per gated
+        group, built from :meth:`metric_current_count` and its siblings."""
         if options.dashboard:
-            self.dashboard = cloudwatch.CfnDashboard(
-                self, "Dashboard", dashboard_body=lazy_string(self._dashboard_body)
-            )
+            self.dashboard = cloudwatch.Dashboard(self, "Dashboard")
 
     # -- the steps of the constructor, in order ---------------------------------------------
 
@@ -378,6 +382,35 @@ class MinCountGate(Construct):
         # resource of the gate's machinery.
         Dependable.implement(self, _DependencyRoots(lambda: [self._condition]))
 
+    def _add_fast_path(self) -> None:
+        """HyperPod's EventBridge events (cluster state changes, cluster/instance-group
+        events) run a check at once, so an arriving minimum is seen in seconds instead of up
+        to one poll interval. That check may only signal SUCCESS (same UniqueId as the loop's,
+        so a repeat is harmless) and only while the wait condition is in progress; the loop
+        stays the authority for failures and the fallback when an event is lost."""
+        self.fast_path = events.Rule(
+            self,
+            "FastPath",
+            description="Checks the HyperPod MinCount gate when the cluster reports a change",
+            event_pattern=events.EventPattern(
+                source=["aws.sagemaker"],
+                detail_type=list(FAST_PATH_DETAIL_TYPES),
+                resources=[self._cluster.cluster_arn],
+            ),
+        )
+        self.fast_path.add_target(
+            targets.LambdaFunction(
+                self.check_function,
+                event=events.RuleTargetInput.from_object(lazy_any(self._fast_path_input)),
+                retry_attempts=2,
+                max_event_age=Duration.minutes(15),
+            )
+        )
+
+    def _fast_path_input(self) -> dict[str, object]:
+        props = self._arm_properties()
+        return fast_path_input(props, stack_id=Aws.STACK_ID)
+
     @property
     def requirements(self) -> Mapping[str, GroupRequirement]:
         """What the gate waits for: minimum and target count per gated group."""
@@ -394,13 +427,54 @@ class MinCountGate(Construct):
         """The handle the poll loop signals (its logical id changes with the gated values)."""
         return self._handle
 
-    def set_requirements(self, requirements: Mapping[str, GroupRequirement]) -> None:
-        """Wait for exactly these groups (replacing what the gate waited for)."""
-        self._requirements = dict(requirements)
-
     def add_requirement(self, group_name: str, requirement: GroupRequirement) -> None:
         """Also wait for ``group_name`` (called by the cluster for each gated group it adds)."""
+        first = group_name not in self._requirements
         self._requirements[group_name] = requirement
+        if self.dashboard is not None and first:
+            self.dashboard.add_widgets(
+                cloudwatch.GraphWidget(
+                    title=f"{group_name}: instances (minimum {requirement.min_count}, "
+                    f"target {requirement.target_count})",
+                    left=[
+                        self.metric_current_count(group_name),
+                        self.metric_min_count(group_name),
+                        self.metric_target_count(group_name),
+                    ],
+                    left_y_axis=cloudwatch.YAxisProps(min=0),
+                    width=12,
+                    height=6,
+                )
+            )
+
+    def metric_current_count(
+        self, group_name: str, props: cloudwatch.MetricOptions | None = None
+    ) -> cloudwatch.Metric:
+        """Instances in service in a gated group, as each check saw them (Maximum, 1 min)."""
+        return self._metric("CurrentCount", group_name, props)
+
+    def metric_min_count(
+        self, group_name: str, props: cloudwatch.MetricOptions | None = None
+    ) -> cloudwatch.Metric:
+        """The minimum the gate waits for in a gated group (Maximum, 1 min)."""
+        return self._metric("MinimumCount", group_name, props)
+
+    def metric_target_count(
+        self, group_name: str, props: cloudwatch.MetricOptions | None = None
+    ) -> cloudwatch.Metric:
+        """The target the gate asked for in a gated group (Maximum, 1 min)."""
+        return self._metric("TargetCount", group_name, props)
+
+    def _metric(
+        self, name: str, group_name: str, props: cloudwatch.MetricOptions | None
+    ) -> cloudwatch.Metric:
+        return gate_metric(
+            name,
+            namespace=self._options.metrics_namespace,
+            cluster_name=self._cluster.cluster_name,
+            group_name=group_name,
+            props=props,
+        )
 
     def _fingerprint(self) -> str:
         """Wait conditions are create-only, so the handle's and the condition's logical ids
@@ -471,12 +545,4 @@ class MinCountGate(Construct):
             poll_interval_seconds=int(self._options.poll_interval.to_seconds()),
             topic_arn=None if self.topic is None else self.topic.topic_arn,
             metrics_namespace=self._options.metrics_namespace,
-        )
-
-    def _dashboard_body(self) -> str:
-        return dashboard_body(
-            cluster_name=self._cluster.cluster_name,
-            region=Aws.REGION,
-            namespace=self._options.metrics_namespace,
-            requirements=self._requirements,
         )

@@ -385,3 +385,34 @@ def test_clients_are_built_once_per_container(monkeypatch: pytest.MonkeyPatch) -
         w.clock.advance(60)
         w.poll_once(event)
     assert w.client_builds == {"sagemaker": 1}
+
+
+def test_a_slow_api_never_outruns_the_function_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 8, defect 2: botocore's retries of hanging calls plus the signal PUT could take
+    longer than the function's timeout; Lambda then kills the check (Sandbox.Timedout) and
+    the old loop failed a gate whose capacity was ready. Each check now fits its budget and,
+    when time runs short, returns WAITING without side effects."""
+    w = world(monkeypatch)
+    w.clock.advance(2 * HOUR)  # capacity is ready
+    w.sim.hang(count=5)  # DescribeCluster hangs five times, then answers
+    w.http.failures = [TimeoutError(), TimeoutError(), TimeoutError()]  # so does the PUT
+    event = w.poll_event(GPU)
+    timeout = w.gate().check_timeout
+    results = []
+    while not w.signals() and len(results) < 6:
+        results.append(w.poll_once(event))
+        assert w.invocations[-1].duration <= timeout - poll.SAFETY_SECONDS
+    assert all(r["status"] in ("WAITING", "READY") for r in results)
+    assert [s.json()["Status"] for s in w.signals()] == ["SUCCESS"]
+
+
+def test_the_worst_case_of_one_check_fits_the_function_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    w = world(monkeypatch)
+    assert w.gate().check_timeout >= poll.CHECK_WORST_CASE + poll.SAFETY_SECONDS
+    assert (
+        aws.MAX_ATTEMPTS * (aws.CONNECT_TIMEOUT + aws.READ_TIMEOUT)
+        + sum(2**k for k in range(aws.MAX_ATTEMPTS - 1))
+        == aws.CALL_WORST_CASE
+    )

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from hyperpod_constructs.gate.runtime.hyperpod_gate.decision import SETTLE_SECONDS
-from tests.support.hyperpod_sim import GroupSpec, constant, linear, steps, unlimited
+from tests.support.hyperpod_sim import TICK, GroupSpec, constant, linear, steps, unlimited
 from tests.support.wire import ApiError
-from tests.support.world import Execution, GateWorld, Requirement
+from tests.support.world import EVENT_DELAY, Execution, GateWorld, Requirement
 
 MIN = 60
 HOUR = 3600
@@ -20,6 +20,8 @@ GPU = [Requirement("gpu", 16, 16)]
 FIRST = [Requirement("gpu", 8, 16)]
 RAISED = [Requirement("gpu", 14, 16)]
 ARM_AT = MIN  # CloudFormation may return the cluster early: arm while it is still Creating
+SLOW_POLL = 5 * MIN
+"""Poll interval of the multi-hour scenarios (a real option value): fewer checks, same logic."""
 
 
 def cluster_groups(
@@ -114,7 +116,7 @@ def test_fast_minimum_in_20_minutes(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_slow_minimum_at_2h50(monkeypatch: pytest.MonkeyPatch) -> None:
     capacity = steps((0, 4), (2 * HOUR + 35 * MIN, 16))
-    w = GateWorld(monkeypatch, cluster_groups(capacity))
+    w = GateWorld(monkeypatch, cluster_groups(capacity), poll_interval=SLOW_POLL)
     execution = start(w)
     w.run(until_elapsed=5 * HOUR)
     assert execution.status == "SUCCEEDED"
@@ -122,7 +124,7 @@ def test_slow_minimum_at_2h50(monkeypatch: pytest.MonkeyPatch) -> None:
     assert reached is not None and 2 * HOUR + 45 * MIN <= reached - w.clock.start < 3 * HOUR
     assert 0 <= detection_latency(w) <= w.poll_interval
     polls = polls_of(w, execution)
-    assert 165 <= len(polls) <= 175
+    assert abs(len(polls) - (reached - w.clock.start - ARM_AT) / SLOW_POLL) <= 2
     assert w.sim.calls == {"DescribeCluster": len(polls)}
     assert execution.transitions == 3 * len(polls)
     assert w.cfn.condition(w.handle_id()).status == "CREATE_COMPLETE"
@@ -131,7 +133,7 @@ def test_slow_minimum_at_2h50(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_partial_then_recovery(monkeypatch: pytest.MonkeyPatch) -> None:
     capacity = steps((0, 10), (90 * MIN, 13), (2 * HOUR, 16))
-    w = GateWorld(monkeypatch, cluster_groups(capacity))
+    w = GateWorld(monkeypatch, cluster_groups(capacity), poll_interval=SLOW_POLL)
     execution = start(w)
     w.run(until_elapsed=5 * HOUR)
     assert execution.status == "SUCCEEDED"
@@ -144,7 +146,7 @@ def test_partial_then_recovery(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_never_rolls_back_at_3h_and_fails(monkeypatch: pytest.MonkeyPatch) -> None:
-    w = GateWorld(monkeypatch, cluster_groups(constant(10)))
+    w = GateWorld(monkeypatch, cluster_groups(constant(10)), poll_interval=SLOW_POLL)
     execution = start(w)
     w.run(until_elapsed=6 * HOUR)
     assert execution.status == "FAILED" and execution.error == "MinCountGateFailed"
@@ -174,7 +176,9 @@ def _update_world(
     monkeypatch: pytest.MonkeyPatch, capacity: Any, **options: Any
 ) -> tuple[GateWorld, Execution, dict[str, Any]]:
     """Create with gpu min 8 / target 16 (met quickly), then raise the minimum to 14."""
-    w = GateWorld(monkeypatch, cluster_groups(capacity, gpu_min=8), **options)
+    w = GateWorld(
+        monkeypatch, cluster_groups(capacity, gpu_min=8), poll_interval=SLOW_POLL, **options
+    )
     first = start(w, FIRST)
     w.run(until_elapsed=HOUR)
     assert first.status == "SUCCEEDED"
@@ -449,7 +453,9 @@ def test_old_boto3_without_min_count(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_old_boto3_still_detects_a_new_group_rollback(monkeypatch: pytest.MonkeyPatch) -> None:
-    w = GateWorld(monkeypatch, cluster_groups(constant(10)), old_boto3=True)
+    w = GateWorld(
+        monkeypatch, cluster_groups(constant(10)), old_boto3=True, poll_interval=SLOW_POLL
+    )
     execution = start(w)
     w.run(until_elapsed=6 * HOUR)
     assert execution.status == "FAILED"
@@ -497,3 +503,98 @@ def test_handle_gone_abandons_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     assert last["status"] == "ABANDONED" and "no longer exists" in last["reason"]
     assert w.signals() == [] and w.sns.messages == []
     assert_loop_ended(w, execution)
+
+
+def test_a_slow_api_near_the_function_timeout_never_fails_a_ready_gate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 8, defect 2, on the engine: hanging calls and a hanging signal PUT; every check
+    ends within its function timeout (the harness reports Sandbox.Timedout otherwise)."""
+    w = GateWorld(monkeypatch, cluster_groups(steps((0, 0), (20 * MIN, 16))))
+    w.at(30 * MIN, lambda: w.sim.hang(count=5))
+    w.at(30 * MIN, lambda: w.http.failures.extend([TimeoutError()] * 3))
+    execution = start(w)
+    w.run(until_elapsed=3 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    assert all(i.duration <= w.gate().check_timeout for i in w.invocations)
+    assert [s.json()["Status"] for s in w.signals()] == ["SUCCESS"]
+    assert_loop_ended(w, execution)
+
+
+@pytest.mark.parametrize("error", ["Sandbox.Timedout", "Lambda.Unknown"])
+def test_a_lambda_timeout_or_crash_is_retried_not_reported(
+    monkeypatch: pytest.MonkeyPatch, error: str
+) -> None:
+    """Issue 8, defect 2: the old loop matched no Retry for these; its Catch failed the gate."""
+    w = GateWorld(monkeypatch, cluster_groups(unlimited()), lambda_faults=[error, error])
+    execution = start(w)
+    w.run(until_elapsed=2 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    assert [s.json()["Status"] for s in w.signals()] == ["SUCCESS"]
+    assert execution.task_invocations == len(polls_of(w, execution)) + 2
+
+
+def test_a_check_that_keeps_timing_out_is_reported_by_the_arm_function(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The check function never finishes: after its retries the loop reports the failure,
+    and when the report itself cannot run, the arm function signals it."""
+    w = GateWorld(monkeypatch, cluster_groups(unlimited()), lambda_faults=["Sandbox.Timedout"] * 8)
+    execution = start(w)
+    w.run(until_elapsed=2 * HOUR)
+    assert execution.status == "FAILED"
+    (signal,) = w.signals()
+    body = signal.json()
+    assert body["Status"] == "FAILURE" and "Sandbox.Timedout" in body["Reason"]
+    assert [i.function for i in w.invocations][-1] == "arm-fallback"
+
+
+def test_a_gated_group_removed_mid_wait_fails_the_gate(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = GateWorld(monkeypatch, cluster_groups(constant(10)))
+    execution = start(w)
+    w.at(30 * MIN, lambda: w.sim.remove_group("gpu"))
+    w.run(until_elapsed=2 * HOUR)
+    assert execution.status == "FAILED"
+    (signal,) = w.signals()
+    reason = signal.json()["Reason"]
+    assert "instance group(s) gpu Deleting" in reason
+    assert signal.time - (w.clock.start + 30 * MIN) <= w.poll_interval
+    assert_loop_ended(w, execution, events=1)
+
+
+def test_eventbridge_events_open_the_gate_within_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path: HyperPod's "Minimum capacity reached" event runs a check at once; the
+    loop, which decides a poll interval later, signals the same UniqueId again (harmless)."""
+    w = GateWorld(monkeypatch, cluster_groups(steps((0, 0), (30 * MIN, 16))), event_bridge=True)
+    execution = start(w)
+    w.run(until_elapsed=3 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    reached = w.sim.min_reached_at("gpu")
+    assert reached is not None
+    first, *later = w.signals()
+    fast = [i for i in w.invocations if i.function == "fastpath"]
+    assert first.json()["Status"] == "SUCCESS", [(i.time - reached, i.result) for i in fast]
+    assert "seen through an EventBridge event" in first.json()["Reason"], [
+        (i.time - reached, i.result) for i in fast
+    ]
+    assert first.time - reached <= EVENT_DELAY + TICK
+    assert all(s.json()["Status"] == "SUCCESS" for s in later)
+    assert {s.json()["UniqueId"] for s in w.signals()} == {"hyperpod-min-count-gate"}
+    assert w.cfn.condition(w.handle_id()).completed_at == first.time
+    assert len(w.sns.messages) == 1  # only the loop notifies
+    fast = [i for i in w.invocations if i.function == "fastpath"]
+    assert fast and all(i.result["status"] in ("IGNORED", "READY") for i in fast)
+
+
+def test_eventbridge_never_fails_the_gate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rollback seen through events is left to the loop, which stays the authority."""
+    w = GateWorld(
+        monkeypatch, cluster_groups(constant(10)), poll_interval=SLOW_POLL, event_bridge=True
+    )
+    execution = start(w)
+    w.run(until_elapsed=6 * HOUR)
+    assert execution.status == "FAILED"
+    (signal,) = w.signals()
+    assert signal.json()["Status"] == "FAILURE"
+    fast = [i for i in w.invocations if i.function == "fastpath"]
+    assert fast and all(i.result["status"] == "IGNORED" for i in fast)

@@ -20,6 +20,8 @@ from .clock import VirtualClock
 from .wire import ACCOUNT, REGION, ApiError, ContractViolation, WireFake
 
 _UUID = "8d1c6f20-4b1e-11f1-9a3c-0a1b2c3d4e5f"
+STACK_ID = f"arn:aws:cloudformation:{REGION}:{ACCOUNT}:stack/HyperPodTrain/{_UUID}"
+"""The stack the fakes model (default stack name)."""
 
 
 def _secret(seed: str) -> str:
@@ -278,6 +280,8 @@ class FakeHttp:
         self.puts.append(put)
         if self.failures:
             failure = self.failures.pop(0)
+            if isinstance(failure, TimeoutError):
+                self.clock.advance(timeout or 0.0)  # the client waited its whole timeout
             if isinstance(failure, BaseException):
                 raise failure
             status = failure

@@ -30,7 +30,7 @@ from moto import mock_aws
 from hyperpod_constructs.gate.runtime.hyperpod_gate import arm, aws, httpput, poll
 from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import RESOURCE_TYPE
 
-from .aws_fakes import FakeCloudFormation, FakeHttp, FakeSns, Put
+from .aws_fakes import STACK_ID, FakeCloudFormation, FakeHttp, FakeSns, Put
 from .clock import Scheduler, VirtualClock, forbid_real_sleep, patch_botocore_retry_sleep
 from .hyperpod_sim import GroupSpec, HyperPodSimulator
 from .moto_sfn import LambdaResult, VirtualStepFunctions
@@ -42,6 +42,10 @@ STATE_MACHINE_NAME = "GatePollLoopAbCdEf12"
 STATE_MACHINE_ARN = f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:{STATE_MACHINE_NAME}"
 TOPIC_ARN = f"arn:aws:sns:{REGION}:{ACCOUNT}:Gate-Topic"
 LOOP_ROLE_ARN = f"arn:aws:iam::{ACCOUNT}:role/Gate-PollLoopRole"
+CLUSTER_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/abcd12345678"
+"""The simulator's default cluster ARN."""
+EVENT_DELAY = 5.0
+"""Seconds from a HyperPod event to its delivery to the check function (EventBridge)."""
 LIVE: list[GateWorld] = []
 """Worlds of the running test; tests/gate/conftest.py closes them."""
 
@@ -70,6 +74,9 @@ class SynthesizedGate:
     check_timeout: int
     arm_timeout: int
     wait_timeout: int
+    fast_path_input: dict[str, Any]
+    """What the EventBridge rule sends the check function (its target's constant Input)."""
+    fast_path_pattern: dict[str, Any]
 
 
 def _resolver(template: Mapping[str, Any], topic: bool) -> Callable[[Any], Any]:
@@ -79,6 +86,7 @@ def _resolver(template: Mapping[str, Any], topic: bool) -> Callable[[Any], Any]:
         "AWS::Region": REGION,
         "AWS::AccountId": ACCOUNT,
         "AWS::URLSuffix": "amazonaws.com",
+        "AWS::StackId": STACK_ID,
     }
     by_att: dict[tuple[str, str], str] = {}
     for logical_id, resource in res.items():
@@ -91,6 +99,8 @@ def _resolver(template: Mapping[str, Any], topic: bool) -> Callable[[Any], Any]:
             by_att[(logical_id, "Arn")] = POLL_ARN if handler.endswith("poll.handler") else ARM_ARN
         elif kind == "AWS::SNS::Topic" and topic:
             by_ref[logical_id] = TOPIC_ARN
+        elif kind == "AWS::SageMaker::Cluster":
+            by_att[(logical_id, "ClusterArn")] = CLUSTER_ARN
 
     def resolve(value: Any) -> Any:
         if isinstance(value, list):
@@ -177,6 +187,8 @@ def synthesized_gate(
     handle_id, _ = one("AWS::CloudFormation::WaitConditionHandle")
     condition_id, condition = one("AWS::CloudFormation::WaitCondition")
     _, machine = one("AWS::StepFunctions::StateMachine")
+    _, rule = one("AWS::Events::Rule")
+    (target,) = rule["Properties"]["Targets"]
     timeouts = {
         v["Properties"]["Handler"]: int(v["Properties"]["Timeout"])
         for v in resources.values()
@@ -190,6 +202,8 @@ def synthesized_gate(
         check_timeout=timeouts["hyperpod_gate.poll.handler"],
         arm_timeout=timeouts["hyperpod_gate.arm.handler"],
         wait_timeout=int(condition["Properties"]["Timeout"]),
+        fast_path_input=json.loads(resolve(target["Input"])),
+        fast_path_pattern=resolve(rule["Properties"]["EventPattern"]),
     )
 
 
@@ -283,6 +297,9 @@ class GateWorld:
     sim_options: Mapping[str, Any] = field(default_factory=dict)
     lambda_faults: list[str] = field(default_factory=list)
     """Errors (e.g. "Lambda.ServiceException") reported instead of the next check invocations."""
+    event_bridge: bool = False
+    """Deliver the simulator's events to the check function as the synthesized EventBridge
+    rule would (the fast path); off, events are lost and only the loop decides."""
 
     def __post_init__(self) -> None:
         mp = self.monkeypatch
@@ -346,6 +363,37 @@ class GateWorld:
         self.logs = _Capture()
         root = logging.getLogger()
         mp.setattr(root, "handlers", [*root.handlers, self.logs])
+        if self.event_bridge:
+            self._wire_event_bridge()
+
+    def _wire_event_bridge(self) -> None:
+        """HyperPod events reach the check function ``EVENT_DELAY`` after they happen."""
+        pattern = self.gate().fast_path_pattern
+        assert pattern["source"] == ["aws.sagemaker"] and pattern["resources"] == [self.sim.arn]
+        emit_at = self.sim._emit_at
+
+        def emitted(t: float, level: Any, text: str, group: str | None) -> None:
+            emit_at(t, level, text, group)
+            when = max(t, self.clock.time()) + EVENT_DELAY
+            self.scheduler.at(when, self._deliver_event, "event")
+
+        self.monkeypatch.setattr(self.sim, "_emit_at", emitted)
+        self.monkeypatch.setattr(
+            self.sim,
+            "_emit",
+            lambda level, text, group: emitted(self.clock.time(), level, text, group),
+        )
+
+        def tick() -> None:  # HyperPod evolves (and emits) whether or not anyone asks
+            self.sim.advance()
+            self.scheduler.after(10.0, tick, "tick")
+
+        self.scheduler.after(10.0, tick, "tick")
+
+    def _deliver_event(self) -> None:
+        if self.armed:
+            payload = dict(self.armed[-1].fast_path_input)
+            self._run_lambda("fastpath", poll.handler, payload, self.gate().check_timeout)
 
     def close(self) -> None:
         """Stop moto (called after each test)."""

@@ -33,8 +33,10 @@ from .decision import (
     evaluate_gate,
     summarize,
 )
+from .fastpath import is_fast_path
 
-PollStatus = Literal["WAITING", "READY", "FAILED", "ABANDONED", "UNSIGNALLED"]
+PollStatus = Literal["WAITING", "READY", "FAILED", "ABANDONED", "UNSIGNALLED", "IGNORED"]
+"""IGNORED: a fast-path check that did nothing (only returned to EventBridge)."""
 
 UNIQUE_ID = "hyperpod-min-count-gate"
 SIGNAL_REASON_LIMIT = 1000
@@ -325,7 +327,9 @@ def _publish(request: PollRequest, outcome: Outcome, budget: Budget) -> None:
         print(f"hyperpod-min-count-gate sns publish failed: {label}")
 
 
-def _finish(request: PollRequest, outcome: Outcome, budget: Budget) -> Outcome:
+def _finish(
+    request: PollRequest, outcome: Outcome, budget: Budget, *, notify: bool = True
+) -> Outcome:
     """Signal the wait condition handle for a READY/FAILED outcome, then notify."""
     if not budget.allows(SIGNAL_WORST_CASE):
         return Outcome(
@@ -401,7 +405,8 @@ def _finish(request: PollRequest, outcome: Outcome, budget: Budget) -> Outcome:
             outcome.summary,
             "SignalDelivery",
         )
-    _publish(request, outcome, budget)
+    if notify:
+        _publish(request, outcome, budget)
     return outcome
 
 
@@ -502,11 +507,52 @@ def _report_check_failure(
     return _fail_safely(request, reason, error, budget)
 
 
+def _condition_in_progress(request: PollRequest, logical_id: object) -> bool:
+    if not isinstance(logical_id, str) or not logical_id:
+        return False
+    try:
+        detail = aws.client("cloudformation").describe_stack_resource(
+            StackName=request.stack_id, LogicalResourceId=logical_id
+        )["StackResourceDetail"]
+    except Exception:
+        return False
+    return str(detail.get("ResourceStatus") or "") == "CREATE_IN_PROGRESS"
+
+
+def _fast_path(event: Mapping[str, Any], budget: Budget) -> Outcome:
+    """A check run by a HyperPod event (see ``fastpath.py``): SUCCESS or nothing."""
+    try:
+        request = parse_event({**event, "deadline": 0, "pollIntervalSeconds": 0})
+    except (ValueError, TypeError):
+        return Outcome("IGNORED", "invalid fast-path input")
+    if not budget.allows(2 * aws.CALL_WORST_CASE):  # _finish checks the signal's own budget
+        return Outcome("IGNORED", "too little time left")
+    if not _condition_in_progress(request, event.get("waitConditionLogicalId")):
+        return Outcome("IGNORED", "the wait condition is not waiting")
+    try:
+        response = aws.client("sagemaker").describe_cluster(ClusterName=request.cluster_name)
+    except Exception as exc:
+        return Outcome("IGNORED", "DescribeCluster failed", error=aws.error_code(exc))
+    decision = evaluate_gate(response, request.requirements)
+    if decision.status != "READY":
+        return Outcome("IGNORED", f"not ready ({decision.status})", summarize(decision.groups))
+    ready = Outcome(
+        "READY",
+        clip(f"{decision.reason} (seen through an EventBridge event)", RETURN_REASON_LIMIT),
+        summarize(decision.groups),
+    )
+    return _finish(request, ready, budget, notify=False)
+
+
 def handler(event: Mapping[str, Any], context: Any) -> dict[str, str]:
     """Lambda entry point: poll once and return ``{"status", "reason"}``."""
     budget = Budget.of(context)
     if not isinstance(event, Mapping):
         event = {}
+    if is_fast_path(event):
+        fast = _fast_path(event, budget)
+        _log(fast, str(event.get("clusterName") or "?"))
+        return fast.result()
     try:
         request = parse_event(event)
     except (ValueError, TypeError) as exc:
