@@ -78,24 +78,10 @@ def build_definition(
                 "Catch": [_catch_all("ReportFromArm")],
                 "Next": "Decide",
             },
-            "ReportFromArm": {
-                "Type": "Task",
-                "Resource": fallback_function_arn,
-                "ResultPath": "$.check",
-                "TimeoutSeconds": CHECK_TIMEOUT_SECONDS,
-                "Retry": _retries(),
-                "Catch": [_catch_all("CheckFailedUnreported")],
-                "Next": "Decide",
-            },
-            "SignalFromArm": {
-                "Type": "Task",
-                "Resource": fallback_function_arn,
-                "ResultPath": "$.check",
-                "TimeoutSeconds": CHECK_TIMEOUT_SECONDS,
-                "Retry": _retries(),
-                "Catch": [_catch_all("CheckFailedUnreported")],
-                "Next": "Decide",
-            },
+            # The arm function (another role) reports a failure the check function could not,
+            # or signals a decision the check function could not deliver.
+            "ReportFromArm": _fallback_task(fallback_function_arn),
+            "SignalFromArm": _fallback_task(fallback_function_arn),
             "Decide": {
                 "Type": "Choice",
                 "Choices": [
@@ -154,6 +140,18 @@ def _retries() -> list[dict[str, Any]]:
             "BackoffRate": 2.0,
         },
     ]
+
+
+def _fallback_task(resource: str) -> dict[str, Any]:
+    return {
+        "Type": "Task",
+        "Resource": resource,
+        "ResultPath": "$.check",
+        "TimeoutSeconds": CHECK_TIMEOUT_SECONDS,
+        "Retry": _retries(),
+        "Catch": [_catch_all("CheckFailedUnreported")],
+        "Next": "Decide",
+    }
 
 
 def _catch_all(next_state: str) -> dict[str, Any]:
