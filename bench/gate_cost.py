@@ -1,17 +1,23 @@
 """What a 3-hour MinCount wait costs: the gate's Step Functions loop vs the CDK Provider framework.
 
-Runs the real arm/poll handlers and the real ASL definition against the HyperPod simulator
-in virtual time (tests/support), for a minimum met at 2 h 59 min and for a minimum never met
-(HyperPod rolls back at 3 h), then prints API calls, Lambda invocations, state transitions,
-detection latency and an estimated cost.  Run: ``python bench/gate_cost.py``.
+Runs the real arm/check handlers and the synthesized definition on moto's Step Functions
+engine against the HyperPod simulator in virtual time (tests/support), for a minimum met at
+2 h 59 min and for a minimum never met (HyperPod rolls back at 3 h), then prints API calls,
+Lambda invocations, state transitions, detection latency and an estimated cost of everything
+a wait costs.  Run: ``python bench/gate_cost.py``.
 
 Prices (us-east-1, list): Step Functions Standard USD 0.025 per 1,000 state transitions;
-Lambda USD 0.20 per million requests + USD 0.0000166667 per GB-second (x86; Arm is ~20 %
-cheaper), 128 MB and an assumed ~300 ms per invocation.
+Lambda (Arm, what the gate runs on) USD 0.20 per million requests + USD 0.0000133334 per
+GB-second, 128 MB and an assumed ~300 ms per invocation; CloudWatch custom metrics USD 0.30
+per metric-month, prorated by the hour (3 per gated group, written while checks run); log
+ingestion USD 0.50 per GB (Lambda output plus ~300 bytes of platform lines per invocation,
+and the state machine's ALL-level log with execution data, estimated from its history); SNS
+USD 0.50 per million messages; the opt-in dashboard USD 3 per month while the stack exists.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,11 +28,17 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 import pytest
 
 from tests.support.hyperpod_sim import GroupSpec, constant, steps
-from tests.support.world import GateWorld, Requirement
+from tests.support.world import Execution, GateWorld, Requirement
 
 TRANSITION_USD = 0.025 / 1000
 LAMBDA_REQUEST_USD = 0.20 / 1_000_000
-LAMBDA_GB_SECOND_USD = 0.0000166667
+LAMBDA_GB_SECOND_USD = 0.0000133334
+METRIC_MONTH_USD = 0.30
+HOURS_PER_MONTH = 730
+LOG_GB_USD = 0.50
+LAMBDA_PLATFORM_LOG_BYTES = 300
+SNS_MESSAGE_USD = 0.50 / 1_000_000
+DASHBOARD_MONTH_USD = 3.0
 LAMBDA_MEMORY_GB = 128 / 1024
 LAMBDA_SECONDS = 0.3
 PROVIDER_POLL_SECONDS = 5
@@ -78,38 +90,60 @@ def measure(poll_interval_seconds: int = 60, scenario: str = "met") -> dict[str,
             poll_interval=poll_interval_seconds,
             timeout_seconds=3 * 3600 + 1800,
         )
-        world.clock.advance(ARM_AT)
-        response = world.arm_gate([Requirement("gpu", 16, 16)])
-        execution = world.execution(response)
-        world.run(until_elapsed=6 * 3600)
-        (signal,) = world.signals()
-        event_time = (
-            world.sim.min_reached_at("gpu")
-            if scenario == "met"
-            else world.sim.rolled_back_at("gpu")
-        )
-        if event_time is None:
-            raise RuntimeError("the scenario did not play out")
-        if scenario == "met" and round(event_time - world.clock.start) != MET_AT:
-            raise RuntimeError(f"minimum met at {event_time - world.clock.start} s, not {MET_AT}")
-        calls = world.sim.calls
-        invocations = len(world.invocations)
-        transitions = execution.transitions
-        figures = {
-            "describe_cluster": float(calls.get("DescribeCluster", 0)),
-            "list_cluster_events": float(calls.get("ListClusterEvents", 0)),
-            "describe_stack_resource": float(world.cfn.fake.count("DescribeStackResource")),
-            "lambda_invocations": float(invocations),
-            "state_transitions": float(transitions),
-            "wait_seconds": signal.time - world.clock.start - ARM_AT,
-            "detection_latency_seconds": signal.time - event_time,
-            "worst_case_latency_seconds": float(poll_interval_seconds),
-            "transitions_usd": transitions * TRANSITION_USD,
-            "lambda_usd": lambda_usd(invocations),
-            "succeeded": 1.0 if execution.status == "SUCCEEDED" else 0.0,
-        }
-        figures["total_usd"] = figures["transitions_usd"] + figures["lambda_usd"]
-        return figures
+        try:
+            return _measure(world, execution_of(world), scenario, poll_interval_seconds)
+        finally:
+            world.close()
+
+
+def execution_of(world: GateWorld) -> Execution:
+    """Arm the gate the way CloudFormation does and return its execution."""
+    world.clock.advance(ARM_AT)
+    return world.execution(world.arm_gate([Requirement("gpu", 16, 16)]))
+
+
+def _measure(
+    world: GateWorld, execution: Execution, scenario: str, poll_interval_seconds: int
+) -> dict[str, float]:
+    world.run(until_elapsed=6 * 3600)
+    (signal,) = world.signals()
+    event_time = (
+        world.sim.min_reached_at("gpu") if scenario == "met" else world.sim.rolled_back_at("gpu")
+    )
+    if event_time is None:
+        raise RuntimeError("the scenario did not play out")
+    if scenario == "met" and round(event_time - world.clock.start) != MET_AT:
+        raise RuntimeError(f"minimum met at {event_time - world.clock.start} s, not {MET_AT}")
+    calls = world.sim.calls
+    invocations = len(world.invocations)
+    transitions = execution.transitions
+    hours = max(1.0, (signal.time - world.clock.start) / 3600)
+    history = world.sfn_client.get_execution_history(executionArn=execution.arn, maxResults=1000)[
+        "events"
+    ]
+    log_bytes = sum(len(i.stdout) + LAMBDA_PLATFORM_LOG_BYTES for i in world.invocations)
+    log_bytes += sum(len(json.dumps(e, default=str)) for e in history)
+    figures = {
+        "describe_cluster": float(calls.get("DescribeCluster", 0)),
+        "list_cluster_events": float(calls.get("ListClusterEvents", 0)),
+        "describe_stack_resource": float(world.cfn.fake.count("DescribeStackResource")),
+        "lambda_invocations": float(invocations),
+        "state_transitions": float(transitions),
+        "wait_seconds": signal.time - world.clock.start - ARM_AT,
+        "detection_latency_seconds": signal.time - event_time,
+        "worst_case_latency_seconds": float(poll_interval_seconds),
+        "transitions_usd": transitions * TRANSITION_USD,
+        "lambda_usd": lambda_usd(invocations),
+        "metrics_usd": 3 * METRIC_MONTH_USD * hours / HOURS_PER_MONTH,
+        "logs_usd": log_bytes / 1e9 * LOG_GB_USD,
+        "sns_usd": len(world.sns.messages) * SNS_MESSAGE_USD,
+        "succeeded": 1.0 if execution.status == "SUCCEEDED" else 0.0,
+    }
+    figures["total_usd"] = (
+        sum(figures[k] for k in ("transitions_usd", "lambda_usd", "metrics_usd", "logs_usd"))
+        + figures["sns_usd"]
+    )
+    return figures
 
 
 def provider_framework(
@@ -135,6 +169,9 @@ def provider_framework(
         "worst_case_latency_seconds": float(poll_seconds),
         "transitions_usd": transitions * TRANSITION_USD,
         "lambda_usd": lambda_usd(invocations),
+        "metrics_usd": 0.0,
+        "logs_usd": 0.0,
+        "sns_usd": 0.0,
         "total_usd": transitions * TRANSITION_USD + lambda_usd(invocations),
         "succeeded": 0.0,
     }
@@ -150,8 +187,11 @@ ROWS: list[tuple[str, str, str]] = [
     ("Detection latency, measured (s)", "detection_latency_seconds", "{:.0f}"),
     ("Detection latency, worst case (s)", "worst_case_latency_seconds", "{:.0f}"),
     ("Step Functions cost (USD)", "transitions_usd", "{:.4f}"),
-    ("Lambda cost (USD)", "lambda_usd", "{:.4f}"),
-    ("Total cost (USD)", "total_usd", "{:.4f}"),
+    ("Lambda cost, Arm (USD)", "lambda_usd", "{:.4f}"),
+    ("Custom metrics cost (USD)", "metrics_usd", "{:.4f}"),
+    ("Log ingestion cost (USD)", "logs_usd", "{:.4f}"),
+    ("SNS cost (USD)", "sns_usd", "{:.6f}"),
+    ("Total cost of the wait (USD)", "total_usd", "{:.4f}"),
 ]
 
 
@@ -197,8 +237,9 @@ def main() -> None:
         "1-hour maximum."
     )
     print(
-        f"Lambda: 128 MB, ~{LAMBDA_SECONDS * 1000:.0f} ms per invocation assumed; prices are "
-        "us-east-1 list prices."
+        f"Lambda: 128 MB Arm, ~{LAMBDA_SECONDS * 1000:.0f} ms per invocation assumed; prices "
+        f"are us-east-1 list prices. The opt-in dashboard adds USD {DASHBOARD_MONTH_USD:.2f} "
+        "per month while the stack exists."
     )
 
 

@@ -58,7 +58,7 @@ class FsdpTrainingStack(Stack):
                 ),
             ],
             tags={"project": "llm-pretraining"},
-            min_count_gate=min_count_gate,
+            readiness_gate=min_count_gate,
         )
         # Anything that must not start before the full world size is up depends on the gate.
         ready = ssm.StringParameter(
@@ -68,5 +68,4 @@ class FsdpTrainingStack(Stack):
             string_value=self.cluster.cluster_arn,
             description="Written once all 16 GPU nodes are in service",
         )
-        if self.cluster.min_count_gate is not None:
-            ready.node.add_dependency(self.cluster.min_count_gate)
+        ready.node.add_dependency(self.cluster.ready)

@@ -38,7 +38,7 @@ class HeterogeneousStack(Stack):
                     deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS],
                 ),
             ],
-            min_count_gate=MinCountGateOptions(create_notification_topic=True),
+            readiness_gate=MinCountGateOptions(create_notification_topic=True, dashboard=True),
         )
         self.cluster.add_instance_group(
             InstanceGroup.compute(
@@ -55,5 +55,4 @@ class HeterogeneousStack(Stack):
             string_value="8",
             description="Written once the GPU partition has its minimum of 8 nodes",
         )
-        assert self.cluster.min_count_gate is not None
-        ready.node.add_dependency(self.cluster.min_count_gate)
+        ready.node.add_dependency(self.cluster.ready)

@@ -13,8 +13,9 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
 from aws_cdk import aws_secretsmanager as secretsmanager
-from constructs import Construct, DependencyGroup, IConstruct, IValidation
+from constructs import Construct, DependencyGroup, IConstruct, IDependable, IValidation
 
+from ._dependable import LazyDependable
 from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance
 from ._roles import statements_land
@@ -47,6 +48,8 @@ from .validation import (
 if TYPE_CHECKING:
     # Imported when the first group is gated: its aws-cdk-lib modules (Lambda, Step Functions,
     # CloudWatch, ...) cost about 0.2 s of CPU that a cluster without a gated group never needs.
+    from aws_cdk import aws_cloudwatch as cloudwatch
+
     from .gate.construct import MinCountGate
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
@@ -168,7 +171,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     Every rule HyperPod enforces at deploy time is checked at synth: per-group values when the
     group is added (raising :class:`HyperPodValidationError`), cross-group rules from a node
     validation. Groups with ``min_instance_count > 0`` get a readiness gate
-    (:attr:`min_count_gate`) that other resources can depend on.
+    (:attr:`min_count_gate`); depend on :attr:`ready` to start only once the cluster is ready.
 
     The cluster is an :class:`aws_cdk.aws_ec2.IConnectable`
     (``file_system.connections.allow_default_port_from(cluster)``), and the L1 escape hatch
@@ -201,6 +204,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         declare_slurm_orchestrator: bool = False,
         accounting_database: AccountingDatabase | None = None,
         tags: Mapping[str, str] | None = None,
+        readiness_gate: MinCountGateOptions | None = None,
         min_count_gate: MinCountGateOptions | None = None,
     ) -> None:
         """Define the cluster.
@@ -235,8 +239,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             is set). Replacement on change (``Orchestrator`` is create-only).
         :param accounting_database: Slurm accounting database (CONTINUOUS only). Default: none.
         :param tags: tags for the cluster and the resources the construct creates.
-        :param min_count_gate: options of the readiness gate. Default: on, with the defaults
+        :param readiness_gate: options of the readiness gate. Default: on, with the defaults
             of :class:`MinCountGateOptions`, whenever a group has ``min_instance_count > 0``.
+        :param min_count_gate: deprecated spelling of ``readiness_gate`` (it clashed with the
+            :attr:`min_count_gate` property); give one or the other.
         """
         super().__init__(scope, id)
         self._groups: list[InstanceGroup] = []
@@ -245,8 +251,11 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._strategy = slurm_config_strategy
         self._slurm_layout = slurm_layout
         self._accounting = accounting_database
-        self._gate_options = min_count_gate or MinCountGateOptions()
+        if readiness_gate is not None and min_count_gate is not None:
+            raise TypeError("give readiness_gate= only (min_count_gate= is its old name)")
+        self._gate_options = readiness_gate or min_count_gate or MinCountGateOptions()
         self._gate: MinCountGate | None = None
+        self._ready = LazyDependable(self, "Ready", roots=self._ready_roots)
         self._vpc = vpc
         self._name = (
             cluster_name
@@ -261,7 +270,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             + lifecycle_findings(lifecycle_scripts, group=None)
             + accounting_findings(accounting_database)
             + tag_findings(tags)
-            + self._gate_option_findings(min_count_gate)
+            + self._gate_option_findings(readiness_gate or min_count_gate)
             + network_selection_findings(
                 has_vpc=vpc is not None,
                 security_groups_given=security_groups is not None,
@@ -386,11 +395,41 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
 
     @property
     def min_count_gate(self) -> MinCountGate | None:
-        """The readiness gate: depend on it to wait until every gated group has its minimum.
+        """The readiness gate (its wait condition, functions, loop and topic).
 
-        ``None`` while no group has ``min_instance_count > 0`` or when the gate is disabled.
+        ``None`` while no group has ``min_instance_count > 0`` or when the gate is disabled;
+        to make something wait, depend on :attr:`ready`, which always exists.
         """
         return self._gate
+
+    @property
+    def ready(self) -> IDependable:
+        """Depend on this to wait until the cluster is ready:
+        ``resource.node.add_dependency(cluster.ready)``.
+
+        It is the gate's wait condition when a group is gated (every gated group has its
+        minimum), and the cluster resource otherwise. Decided at synth, so groups added after
+        the dependency was taken count too.
+        """
+        return self._ready
+
+    def metric_current_count(
+        self, group_name: str, props: cloudwatch.MetricOptions | None = None
+    ) -> cloudwatch.Metric:
+        """Instances in service in a gated group, as the gate saw them (Maximum, 1 min)."""
+        return self._gate_metric("CurrentCount", group_name, props)
+
+    def metric_min_count(
+        self, group_name: str, props: cloudwatch.MetricOptions | None = None
+    ) -> cloudwatch.Metric:
+        """The minimum the gate waits for in a gated group (Maximum, 1 min)."""
+        return self._gate_metric("MinimumCount", group_name, props)
+
+    def metric_target_count(
+        self, group_name: str, props: cloudwatch.MetricOptions | None = None
+    ) -> cloudwatch.Metric:
+        """The target count of a gated group as the gate requested it (Maximum, 1 min)."""
+        return self._gate_metric("TargetCount", group_name, props)
 
     def add_instance_group(self, group: InstanceGroup) -> None:
         """Add a group. Raises :class:`HyperPodValidationError` if its values are invalid."""
@@ -628,6 +667,24 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             )
             for group in self._groups
         ]
+
+    def _ready_roots(self) -> list[IConstruct]:
+        if self._gate is not None:
+            return [self._gate.wait_condition]
+        return [self._resource]
+
+    def _gate_metric(
+        self, name: str, group_name: str, props: cloudwatch.MetricOptions | None
+    ) -> cloudwatch.Metric:
+        from .gate.metrics import gate_metric  # the CloudWatch module only when asked for
+
+        return gate_metric(
+            name,
+            namespace=self._gate_options.metrics_namespace,
+            cluster_name=self._name,
+            group_name=group_name,
+            props=props,
+        )
 
     def _sync_gate(self, group: InstanceGroup) -> None:
         """Add a gated group to the readiness gate (created with the first one)."""

@@ -126,7 +126,7 @@ def control(tmp_path_factory: pytest.TempPathFactory) -> tuple[Stack, Path, Exce
         "Cluster",
         vpc=ec2.Vpc(stack, "Vpc", max_azs=1),
         lifecycle_scripts=LifecycleScripts.from_directory(str(ROOT / "examples" / "lifecycle")),
-        min_count_gate=MinCountGateOptions(create_notification_topic=True),
+        readiness_gate=MinCountGateOptions(create_notification_topic=True),
         instance_groups=[
             InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
             InstanceGroup.compute(

@@ -280,7 +280,7 @@ def library_render(spec: ClusterSpec, outdir: Path | None = None) -> Verdict:
             execution_role=iam.Role.from_role_arn(stack, "Role", ROLE_ARN, mutable=False),
             slurm_config_strategy=spec.strategy,
             tags=dict(spec.tags) or None,
-            min_count_gate=MinCountGateOptions(enabled=False),
+            readiness_gate=MinCountGateOptions(enabled=False),
             instance_groups=[_library_group(g) for g in spec.groups],
             **kwargs,
         )

@@ -328,6 +328,6 @@ def test_token_instance_count_of_a_gated_group_is_rejected_clearly() -> None:
 def test_token_gate_timeout_is_rejected_clearly(unit: Callable[[float], Duration]) -> None:
     def build(stack: Stack) -> object:
         options = MinCountGateOptions(timeout=unit(number(stack, "Timeout")))
-        return cluster(stack, controller(), compute(min_instance_count=2), min_count_gate=options)
+        return cluster(stack, controller(), compute(min_instance_count=2), readiness_gate=options)
 
     _fails_with_rule(build, "HP-GATE-TOKEN-DURATION")

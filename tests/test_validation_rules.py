@@ -115,7 +115,7 @@ def gated(**gate: Any) -> Build:
     """A cluster with one gated group (so the readiness gate is built) and gate options."""
     options = MinCountGateOptions(**gate)
     return lambda stack, _tmp: cluster(
-        stack, [controller(), compute(min_instance_count=2)], min_count_gate=options
+        stack, [controller(), compute(min_instance_count=2)], readiness_gate=options
     )
 
 

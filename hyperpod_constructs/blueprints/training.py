@@ -130,7 +130,7 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
                 LAYOUT_TAG: layout.describe(),
                 BLUEPRINT_TAG: type(self).__name__,
             },
-            min_count_gate=defaults.gate,
+            readiness_gate=defaults.gate,
         )
         self._layout = layout
         self._volume_key: kms.Key | None = None

@@ -5,51 +5,51 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from aws_cdk import Annotations, Aws, CustomResource, Duration, RemovalPolicy, Stack
+from aws_cdk import Annotations, ArnFormat, Aws, CustomResource, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_cloudformation as cfn
 from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_stepfunctions as sfn
-from constructs import Construct, Dependable, IConstruct
+from constructs import Construct, Dependable
 
+from .._dependable import DependencyRoots
 from .._lazy import lazy_any, lazy_string
 from .._nag import acknowledge, arn_placeholder, ref_placeholder
 from .._tokens import is_unresolved
 from ..validation.finding import Finding, HyperPodValidationError
-from .dashboard import dashboard_body
 from .definition import build_definition
+from .metrics import gate_metric
 from .options import HYPERPOD_MIN_COUNT_WINDOW, MAX_GATE_TIMEOUT, MinCountGateOptions
+from .runtime.hyperpod_gate.contract import (
+    ARM_PROPERTY_KEYS,
+    RESOURCE_TYPE,
+    ArmProperties,
+    Requirement,
+)
 from .runtime.hyperpod_gate.decision import GroupRequirement
+from .runtime.hyperpod_gate.fastpath import FAST_PATH_DETAIL_TYPES, fast_path_input
 
 if TYPE_CHECKING:
     from ..cluster import HyperPodSlurmCluster
 
 RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
 RUNTIME = lambda_.Runtime.PYTHON_3_14
-LOOP_BACKSTOP_MARGIN = Duration.minutes(15)
+LOOP_BACKSTOP_MARGIN = Duration.minutes(30)
 """The poll loop's own Step Functions timeout exceeds the gate deadline by one poll interval
 plus this much, so the deadline check always runs before the backstop."""
 MIN_POLL, MAX_POLL = Duration.seconds(10), Duration.minutes(15)
 _ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
 FUNCTION_TIMEOUT = Duration.seconds(100)
 """Below the state machine's 120-second task timeout, above botocore's bounded retries."""
-
-
-class _DependencyRoots(Dependable):
-    def __init__(self, *roots: IConstruct) -> None:
-        super().__init__()
-        self._roots = list(roots)
-
-    @property
-    def dependency_roots(self) -> list[IConstruct]:
-        return self._roots
 
 
 def gate_fingerprint(cluster_name: str, requirements: Mapping[str, GroupRequirement]) -> str:
@@ -63,6 +63,23 @@ def gate_fingerprint(cluster_name: str, requirements: Mapping[str, GroupRequirem
         ]
     )
     return hashlib.sha256(canonical.encode()).hexdigest()[:8]
+
+
+MAX_LOGICAL_ID = 255
+"""CloudFormation's limit on a logical id."""
+
+
+def gate_logical_id(path: Sequence[str], kind: str, fingerprint: str) -> str:
+    """Logical id of the gate's wait handle or condition: the construct path's ASCII letters
+    and digits, then ``kind`` and the fingerprint. A path too long for CloudFormation's 255
+    characters is cut and gets a hash of the full path, as CDK does for its own ids."""
+    human = "".join(c for part in path for c in part if c.isascii() and c.isalnum())
+    suffix = f"{kind}{fingerprint}"
+    room = MAX_LOGICAL_ID - len(suffix)
+    if len(human) > room:
+        digest = hashlib.sha256("/".join(path).encode()).hexdigest()[:8].upper()
+        human = human[: room - len(digest)] + digest
+    return human + suffix
 
 
 def gate_option_findings(options: MinCountGateOptions) -> list[Finding]:
@@ -145,7 +162,33 @@ class MinCountGate(Construct):
         self._cluster = cluster
         self._options = options
         self._requirements: dict[str, GroupRequirement] = {}
+        self._fingerprint_value: str | None = None
+        # The loop's deadline, capped so that its "deadline reached" reason always arrives
+        # before the wait condition's own 12-hour limit could end the wait without a reason.
+        self._timeout_seconds = min(
+            int(options.timeout.to_seconds()),
+            int(MAX_GATE_TIMEOUT.to_seconds())
+            - int(options.poll_interval.to_seconds())
+            - int(LOOP_BACKSTOP_MARGIN.to_seconds()),
+        )
 
+        self._add_functions()
+        self._add_topic()
+        self._add_loop()
+        self._add_arm()
+        self._add_wait()
+        self._add_fast_path()
+        self.dashboard: cloudwatch.Dashboard | None = None
+        """The opt-in dashboard (``MinCountGateOptions.dashboard``): one graph per gated
+        group, built from :meth:`metric_current_count` and its siblings."""
+        if options.dashboard:
+            self.dashboard = cloudwatch.Dashboard(self, "Dashboard")
+
+    # -- the steps of the constructor, in order ---------------------------------------------
+
+    def _add_functions(self) -> None:
+        """The check function (reads the cluster, signals the handle) and the arm function
+        (starts and stops the loop; signals the handle when the check function cannot)."""
         code = lambda_.Code.from_asset(RUNTIME_DIR, exclude=_ASSET_EXCLUDES)
         self.check_function = self._function(
             "CheckFunction",
@@ -159,7 +202,7 @@ class MinCountGate(Construct):
             code,
             "Arms the HyperPod MinCount gate (starts or stops its poll loop)",
         )
-        cluster.grant(
+        self._cluster.grant(
             self.check_function, "sagemaker:DescribeCluster", "sagemaker:ListClusterEvents"
         )
         for function, sid in (
@@ -174,6 +217,9 @@ class MinCountGate(Construct):
                 )
             )
 
+    def _add_topic(self) -> None:
+        """The SNS topic of the gate's messages: given, created on request, or none."""
+        options = self._options
         self.topic = options.notification_topic
         if self.topic is None and options.create_notification_topic:
             self.topic = sns.Topic(
@@ -183,26 +229,22 @@ class MinCountGate(Construct):
                 enforce_ssl=True,
                 master_key=kms.Alias.from_alias_name(self, "SnsKey", "alias/aws/sns"),
             )
-        if self.topic is not None:
-            self.topic.grant_publish(self.check_function)
-            if options.notification_topic is None:
-                acknowledge(
-                    self.check_function.role or self.check_function,
-                    "The topic is encrypted with the AWS managed key alias/aws/sns, whose key id "
-                    "is only known at deploy time",
-                    "AwsSolutions-IAM5[Action::kms:GenerateDataKey*]",
-                    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:<AWS::Region>:"
-                    "<AWS::AccountId>:key/*]",
-                )
+        if self.topic is None:
+            return
+        self.topic.grant_publish(self.check_function)
+        if options.notification_topic is None:
+            acknowledge(
+                self.check_function.role or self.check_function,
+                "The topic is encrypted with the AWS managed key alias/aws/sns, whose key id "
+                "is only known at deploy time",
+                "AwsSolutions-IAM5[Action::kms:GenerateDataKey*]",
+                "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:<AWS::Region>:"
+                "<AWS::AccountId>:key/*]",
+            )
 
-        # The loop's deadline, capped so that its "deadline reached" reason always arrives
-        # before the wait condition's own 12-hour limit could end the wait without a reason.
-        timeout_seconds = min(
-            int(options.timeout.to_seconds()),
-            int(MAX_GATE_TIMEOUT.to_seconds())
-            - int(options.poll_interval.to_seconds())
-            - int(LOOP_BACKSTOP_MARGIN.to_seconds()),
-        )
+    def _add_loop(self) -> None:
+        """The Step Functions Standard workflow: check -> Choice -> Wait, until a decision."""
+        options = self._options
         log_group = logs.LogGroup(
             self,
             "PollLoopLogs",
@@ -216,7 +258,8 @@ class MinCountGate(Construct):
                 json.dumps(
                     build_definition(
                         poll_function_arn=self.check_function.function_arn,
-                        timeout_seconds=timeout_seconds
+                        fallback_function_arn=self.arm_function.function_arn,
+                        timeout_seconds=self._timeout_seconds
                         + int(options.poll_interval.to_seconds())
                         + int(LOOP_BACKSTOP_MARGIN.to_seconds()),
                     )
@@ -229,45 +272,69 @@ class MinCountGate(Construct):
             tracing_enabled=True,
         )
         self.check_function.grant_invoke(self.state_machine)
-        self.state_machine.grant_start_execution(self.arm_function)
-        self.state_machine.grant_execution(self.arm_function, "states:StopExecution")
+        self.arm_function.grant_invoke(self.state_machine)
+        # The arm function's rights on the loop are a policy of their own: in its role's
+        # default policy they would close a cycle (the loop's definition names the arm
+        # function, which depends on that default policy). The arm resource waits for it.
+        stack = Stack.of(self)
+        machine_name = stack.split_arn(
+            self.state_machine.state_machine_arn, ArnFormat.COLON_RESOURCE_NAME
+        ).resource_name
+        self._arm_policy = iam.Policy(
+            self,
+            "ArmStartsLoop",
+            roles=[self.arm_function.role] if self.arm_function.role else [],
+            statements=[
+                iam.PolicyStatement(
+                    actions=["states:StartExecution"],
+                    resources=[self.state_machine.state_machine_arn],
+                ),
+                iam.PolicyStatement(
+                    actions=["states:StopExecution"],
+                    resources=[
+                        stack.format_arn(
+                            service="states",
+                            resource="execution",
+                            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+                            resource_name=f"{machine_name}:*",
+                        )
+                    ],
+                ),
+            ],
+        )
         acknowledge(
             self.state_machine.role,
             "X-Ray tracing and CloudWatch Logs delivery take no resource scope; the invoke "
-            "grant covers the check function's versions",
+            "grants cover the gate functions' versions",
             "AwsSolutions-IAM5[Resource::*]",
             f"AwsSolutions-IAM5[Resource::{arn_placeholder(self.check_function)}:*]",
+            f"AwsSolutions-IAM5[Resource::{arn_placeholder(self.arm_function)}:*]",
         )
         sm_ref = ref_placeholder(self.state_machine)
-        assert self.arm_function.role is not None
         acknowledge(
-            self.arm_function.role,
+            self._arm_policy,
             "Executions are named at run time; the grant is limited to this state machine's",
             "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:"
             f'<AWS::AccountId>:execution:{{"Fn::Select":[6,{{"Fn::Split":[":",{{"Ref":"{sm_ref}"}}]}}]}}:*]',
         )
 
-        properties: dict[str, object] = {
-            "StateMachineArn": self.state_machine.state_machine_arn,
-            "ClusterName": cluster.cluster_name,
-            "Requirements": lazy_any(self._render_requirements),
-            "WaitHandleLogicalId": lazy_string(self._handle_logical_id),
-            "TimeoutSeconds": str(timeout_seconds),
-            "PollIntervalSeconds": str(int(options.poll_interval.to_seconds())),
-            "MetricsNamespace": options.metrics_namespace,
-        }
-        if self.topic is not None:
-            properties["TopicArn"] = self.topic.topic_arn
+    def _add_arm(self) -> None:
+        """The custom resource that starts the loop; its properties follow
+        :class:`~hyperpod_constructs.gate.runtime.hyperpod_gate.contract.ArmProperties`."""
+        properties = {key: lazy_any(self._arm_property(key)) for key in ARM_PROPERTY_KEYS}
         self.arm = CustomResource(
             self,
             "Arm",
             service_token=self.arm_function.function_arn,
-            resource_type="Custom::HyperPodMinCountGate",
+            resource_type=RESOURCE_TYPE,
             properties=properties,
             service_timeout=Duration.minutes(5),
         )
-        self.arm.node.add_dependency(cluster.node.default_child)
+        self.arm.node.add_dependency(self._cluster.node.default_child, self._arm_policy)
 
+    def _add_wait(self) -> None:
+        """The wait condition dependants wait for, and its handle; both logical ids embed a
+        fingerprint of the gated values (wait conditions are create-only)."""
         self._handle = cfn.CfnWaitConditionHandle(self, "WaitHandle")
         self._condition = cfn.CfnWaitCondition(
             self,
@@ -284,28 +351,45 @@ class MinCountGate(Construct):
         # condition starts counting once the arm resource has started the loop.
         self.arm.node.add_dependency(self._handle)
         self._condition.node.add_dependency(self.arm)
-        prefix = "".join(
-            char
-            for scope in self.node.scopes[len(Stack.of(self).node.scopes) :]
-            for char in scope.node.id
-            if char.isalnum()
-        )
-        self._fingerprint_value: str | None = None
+        path = [scope.node.id for scope in self.node.scopes[len(Stack.of(self).node.scopes) :]]
         self._handle.override_logical_id(
-            lazy_string(lambda: f"{prefix}Handle{self._fingerprint()}")
+            lazy_string(lambda: gate_logical_id(path, "Handle", self._fingerprint()))
         )
         self._condition.override_logical_id(
-            lazy_string(lambda: f"{prefix}Wait{self._fingerprint()}")
+            lazy_string(lambda: gate_logical_id(path, "Wait", self._fingerprint()))
         )
         # `x.node.add_dependency(gate)` makes x wait for the wait condition only, not for every
         # resource of the gate's machinery.
-        Dependable.implement(self, _DependencyRoots(self._condition))
+        Dependable.implement(self, DependencyRoots(lambda: [self._condition]))
 
-        self.dashboard: cloudwatch.CfnDashboard | None = None
-        if options.dashboard:
-            self.dashboard = cloudwatch.CfnDashboard(
-                self, "Dashboard", dashboard_body=lazy_string(self._dashboard_body)
+    def _add_fast_path(self) -> None:
+        """HyperPod's EventBridge events (cluster state changes, cluster/instance-group
+        events) run a check at once, so an arriving minimum is seen in seconds instead of up
+        to one poll interval. That check may only signal SUCCESS (same UniqueId as the loop's,
+        so a repeat is harmless) and only while the wait condition is in progress; the loop
+        stays the authority for failures and the fallback when an event is lost."""
+        self.fast_path = events.Rule(
+            self,
+            "FastPath",
+            description="Checks the HyperPod MinCount gate when the cluster reports a change",
+            event_pattern=events.EventPattern(
+                source=["aws.sagemaker"],
+                detail_type=list(FAST_PATH_DETAIL_TYPES),
+                resources=[self._cluster.cluster_arn],
+            ),
+        )
+        self.fast_path.add_target(
+            targets.LambdaFunction(
+                self.check_function,
+                event=events.RuleTargetInput.from_object(lazy_any(self._fast_path_input)),
+                retry_attempts=2,
+                max_event_age=Duration.minutes(15),
             )
+        )
+
+    def _fast_path_input(self) -> dict[str, object]:
+        props = self._arm_properties()
+        return fast_path_input(props, stack_id=Aws.STACK_ID)
 
     @property
     def requirements(self) -> Mapping[str, GroupRequirement]:
@@ -323,13 +407,54 @@ class MinCountGate(Construct):
         """The handle the poll loop signals (its logical id changes with the gated values)."""
         return self._handle
 
-    def set_requirements(self, requirements: Mapping[str, GroupRequirement]) -> None:
-        """Wait for exactly these groups (replacing what the gate waited for)."""
-        self._requirements = dict(requirements)
-
     def add_requirement(self, group_name: str, requirement: GroupRequirement) -> None:
         """Also wait for ``group_name`` (called by the cluster for each gated group it adds)."""
+        first = group_name not in self._requirements
         self._requirements[group_name] = requirement
+        if self.dashboard is not None and first:
+            self.dashboard.add_widgets(
+                cloudwatch.GraphWidget(
+                    title=f"{group_name}: instances (minimum {requirement.min_count}, "
+                    f"target {requirement.target_count})",
+                    left=[
+                        self.metric_current_count(group_name),
+                        self.metric_min_count(group_name),
+                        self.metric_target_count(group_name),
+                    ],
+                    left_y_axis=cloudwatch.YAxisProps(min=0),
+                    width=12,
+                    height=6,
+                )
+            )
+
+    def metric_current_count(
+        self, group_name: str, props: cloudwatch.MetricOptions | None = None
+    ) -> cloudwatch.Metric:
+        """Instances in service in a gated group, as each check saw them (Maximum, 1 min)."""
+        return self._metric("CurrentCount", group_name, props)
+
+    def metric_min_count(
+        self, group_name: str, props: cloudwatch.MetricOptions | None = None
+    ) -> cloudwatch.Metric:
+        """The minimum the gate waits for in a gated group (Maximum, 1 min)."""
+        return self._metric("MinimumCount", group_name, props)
+
+    def metric_target_count(
+        self, group_name: str, props: cloudwatch.MetricOptions | None = None
+    ) -> cloudwatch.Metric:
+        """The target the gate asked for in a gated group (Maximum, 1 min)."""
+        return self._metric("TargetCount", group_name, props)
+
+    def _metric(
+        self, name: str, group_name: str, props: cloudwatch.MetricOptions | None
+    ) -> cloudwatch.Metric:
+        return gate_metric(
+            name,
+            namespace=self._options.metrics_namespace,
+            cluster_name=self._cluster.cluster_name,
+            group_name=group_name,
+            props=props,
+        )
 
     def _fingerprint(self) -> str:
         """Wait conditions are create-only, so the handle's and the condition's logical ids
@@ -381,22 +506,23 @@ class MinCountGate(Construct):
             role=role,
         )
 
-    def _render_requirements(self) -> list[dict[str, object]]:
-        return [
-            {"GroupName": name, "MinCount": str(r.min_count), "TargetCount": str(r.target_count)}
-            for name, r in sorted(self._requirements.items())
-        ]
+    def _arm_property(self, key: str) -> Callable[[], object]:
+        """One rendered property, at synth (None, so left out, for an absent TopicArn)."""
+        return lambda: self._arm_properties().render().get(key)
 
-    def _condition_logical_id(self) -> str:
-        return Stack.of(self).resolve(self._condition.logical_id)  # type: ignore[no-any-return]
-
-    def _handle_logical_id(self) -> str:
-        return Stack.of(self).resolve(self._handle.logical_id)  # type: ignore[no-any-return]
-
-    def _dashboard_body(self) -> str:
-        return dashboard_body(
+    def _arm_properties(self) -> ArmProperties:
+        stack = Stack.of(self)
+        return ArmProperties(
+            state_machine_arn=self.state_machine.state_machine_arn,
             cluster_name=self._cluster.cluster_name,
-            region=Aws.REGION,
-            namespace=self._options.metrics_namespace,
-            requirements=self._requirements,
+            requirements=tuple(
+                Requirement(name, r.min_count, r.target_count)
+                for name, r in sorted(self._requirements.items())
+            ),
+            wait_handle_logical_id=str(stack.resolve(self._handle.logical_id)),
+            wait_condition_logical_id=str(stack.resolve(self._condition.logical_id)),
+            timeout_seconds=self._timeout_seconds,
+            poll_interval_seconds=int(self._options.poll_interval.to_seconds()),
+            topic_arn=None if self.topic is None else self.topic.topic_arn,
+            metrics_namespace=self._options.metrics_namespace,
         )

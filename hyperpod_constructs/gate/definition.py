@@ -16,6 +16,13 @@ LAMBDA_RETRY_ERRORS = (
 )
 """Transient invocation errors retried by the CheckCapacity task."""
 
+FUNCTION_ERRORS = ("Sandbox.Timedout", "Lambda.Unknown")
+"""The function itself ended abnormally (its timeout, out of memory): retried too, fewer
+times, before the Catch reports the check as failed. A check has no side effect before its
+decision, so running it again is safe; a repeated signal carries the same UniqueId."""
+
+FUNCTION_ERROR_ATTEMPTS = 3
+
 FAILED_ERROR = "MinCountGateFailed"
 """Error name of the execution when the gate fails."""
 
@@ -26,11 +33,15 @@ CHECK_TIMEOUT_SECONDS = 120
 """Per-invocation timeout of the CheckCapacity task (poll Lambda timeout must be lower)."""
 
 
-def build_definition(*, poll_function_arn: str, timeout_seconds: int) -> dict[str, Any]:
+def build_definition(
+    *, poll_function_arn: str, fallback_function_arn: str, timeout_seconds: int
+) -> dict[str, Any]:
     """Return the ASL definition of the gate's Wait -> check -> Choice loop.
 
     ``poll_function_arn`` is used directly as the Task resource (it may be an
-    unresolved CDK token string).  ``timeout_seconds`` becomes the execution's
+    unresolved CDK token string). ``fallback_function_arn`` (the arm function, another
+    role) signals the wait condition when the check function could not (UNSIGNALLED) or
+    could not run at all.  ``timeout_seconds`` becomes the execution's
     ``TimeoutSeconds``, a backstop behind the poll function's own deadline: pass
     the gate timeout plus at least one poll interval and the worst-case retry
     time of one check (about 15 minutes), or the backstop can fire before the
@@ -51,7 +62,7 @@ def build_definition(*, poll_function_arn: str, timeout_seconds: int) -> dict[st
                 "Resource": poll_function_arn,
                 "ResultPath": "$.check",
                 "TimeoutSeconds": CHECK_TIMEOUT_SECONDS,
-                "Retry": [_retry()],
+                "Retry": _retries(),
                 # Whatever ends the check for good (a function timeout, out of memory, retries
                 # exhausted) is reported, so the wait condition fails with a reason instead of
                 # waiting for its own 12-hour limit.
@@ -63,10 +74,14 @@ def build_definition(*, poll_function_arn: str, timeout_seconds: int) -> dict[st
                 "Resource": poll_function_arn,
                 "ResultPath": "$.check",
                 "TimeoutSeconds": CHECK_TIMEOUT_SECONDS,
-                "Retry": [_retry()],
-                "Catch": [_catch_all("CheckFailedUnreported")],
+                "Retry": _retries(),
+                "Catch": [_catch_all("ReportFromArm")],
                 "Next": "Decide",
             },
+            # The arm function (another role) reports a failure the check function could not,
+            # or signals a decision the check function could not deliver.
+            "ReportFromArm": _fallback_task(fallback_function_arn),
+            "SignalFromArm": _fallback_task(fallback_function_arn),
             "Decide": {
                 "Type": "Choice",
                 "Choices": [
@@ -80,6 +95,11 @@ def build_definition(*, poll_function_arn: str, timeout_seconds: int) -> dict[st
                         "Variable": "$.check.status",
                         "StringEquals": "ABANDONED",
                         "Next": "GateAbandoned",
+                    },
+                    {
+                        "Variable": "$.check.status",
+                        "StringEquals": "UNSIGNALLED",
+                        "Next": "SignalFromArm",
                     },
                 ],
                 "Default": "GateFailed",
@@ -105,12 +125,32 @@ def build_definition(*, poll_function_arn: str, timeout_seconds: int) -> dict[st
     }
 
 
-def _retry() -> dict[str, Any]:
+def _retries() -> list[dict[str, Any]]:
+    return [
+        {
+            "ErrorEquals": list(LAMBDA_RETRY_ERRORS),
+            "IntervalSeconds": 5,
+            "MaxAttempts": 5,
+            "BackoffRate": 2.0,
+        },
+        {
+            "ErrorEquals": list(FUNCTION_ERRORS),
+            "IntervalSeconds": 10,
+            "MaxAttempts": FUNCTION_ERROR_ATTEMPTS,
+            "BackoffRate": 2.0,
+        },
+    ]
+
+
+def _fallback_task(resource: str) -> dict[str, Any]:
     return {
-        "ErrorEquals": list(LAMBDA_RETRY_ERRORS),
-        "IntervalSeconds": 5,
-        "MaxAttempts": 5,
-        "BackoffRate": 2.0,
+        "Type": "Task",
+        "Resource": resource,
+        "ResultPath": "$.check",
+        "TimeoutSeconds": CHECK_TIMEOUT_SECONDS,
+        "Retry": _retries(),
+        "Catch": [_catch_all("CheckFailedUnreported")],
+        "Next": "Decide",
     }
 
 

@@ -37,7 +37,9 @@ class MinCountGateOptions:
     Default: none, unless ``create_notification_topic``."""
     create_notification_topic: bool = False
     """Create an encrypted topic for the messages (see ``MinCountGate.topic``). Default: no."""
-    dashboard: bool = True
-    """Create a CloudWatch dashboard of the gated groups' counts. Default: True."""
+    dashboard: bool = False
+    """Create a CloudWatch dashboard of the gated groups' counts. Default: False (opt-in: a
+    dashboard costs money every month the stack exists; the metrics are written anyway, see
+    ``HyperPodSlurmCluster.metric_current_count``)."""
     metrics_namespace: str = DEFAULT_METRICS_NAMESPACE
     """CloudWatch namespace of the progress metrics. Default: ``HyperPod/MinCountGate``."""

@@ -13,9 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from ..gate.runtime.hyperpod_gate.contract import RESOURCE_TYPE, Prop
+
 CLUSTER_TYPE = "AWS::SageMaker::Cluster"
 """The resource type rendered by :class:`~hyperpod_constructs.HyperPodSlurmCluster`."""
-GATE_TYPE = "Custom::HyperPodMinCountGate"
+GATE_TYPE = RESOURCE_TYPE
 """The custom resource that arms the MinCount readiness gate."""
 WAIT_CONDITION_TYPE = "AWS::CloudFormation::WaitCondition"
 
@@ -222,23 +224,23 @@ def _gate_summary(
     props = _mapping(gate.get("Properties"))
     requirements = tuple(
         GateRequirement(
-            group=_text(req.get("GroupName")) or "",
-            min_count=_count(req.get("MinCount")),
-            target_count=_count(req.get("TargetCount")),
+            group=_text(req.get(Prop.GROUP_NAME)) or "",
+            min_count=_count(req.get(Prop.MIN_COUNT)),
+            target_count=_count(req.get(Prop.TARGET_COUNT)),
         )
-        for req in _items(props.get("Requirements"))
+        for req in _items(props.get(Prop.REQUIREMENTS))
         if isinstance(req, Mapping)
     )
-    topic = props.get("TopicArn")
-    handle = props.get("WaitHandleLogicalId")
+    topic = props.get(Prop.TOPIC_ARN)
+    handle = props.get(Prop.WAIT_HANDLE_LOGICAL_ID)
     return GateSummary(
         logical_id=logical_id,
         requirements=requirements,
-        timeout_seconds=_count(props.get("TimeoutSeconds")),
-        poll_interval_seconds=_count(props.get("PollIntervalSeconds")),
+        timeout_seconds=_count(props.get(Prop.TIMEOUT_SECONDS)),
+        poll_interval_seconds=_count(props.get(Prop.POLL_INTERVAL_SECONDS)),
         notifications=topic not in (None, ""),
         topic=None if topic in (None, "") else render_value(topic),
-        metrics_namespace=_text(props.get("MetricsNamespace")),
+        metrics_namespace=_text(props.get(Prop.METRICS_NAMESPACE)),
         wait_condition_timeout_seconds=(
             wait_timeouts.get(handle) if isinstance(handle, str) else None
         ),

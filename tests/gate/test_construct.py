@@ -21,6 +21,7 @@ from hyperpod_constructs import (
     MinCountGateOptions,
 )
 from hyperpod_constructs.gate.runtime.hyperpod_gate import arm, poll
+from hyperpod_constructs.gate.runtime.hyperpod_gate.decision import GroupProgress
 from tests.conftest import new_app
 from tests.template_utils import (
     actions,
@@ -48,7 +49,7 @@ SAGEMAKER_READ = {
     "sagemaker:ListClusterEvents",
 }
 MAX_WAIT = 43200
-MARGIN = 15 * 60
+MARGIN = 30 * 60
 DEFAULT_TIMEOUT = 210 * 60
 
 
@@ -74,7 +75,7 @@ def build(
     app = new_app()
     stack = Stack(app, "Gate")
     cluster = HyperPodSlurmCluster(
-        stack, "Cluster", cluster_name="train", instance_groups=groups, min_count_gate=options
+        stack, "Cluster", cluster_name="train", instance_groups=groups, readiness_gate=options
     )
     if after is not None:
         after(stack, cluster)
@@ -110,7 +111,10 @@ def role_of(function: dict[str, Any]) -> str:
 @pytest.fixture(scope="module")
 def two_gated() -> dict[str, Any]:
     """Two gated groups, an ungated one, dashboard and default options."""
-    stack, _ = build([controller(), compute("a", 4, 2), compute("b", 8, 8), compute("c", 2)])
+    stack, _ = build(
+        [controller(), compute("a", 4, 2), compute("b", 8, 8), compute("c", 2)],
+        MinCountGateOptions(dashboard=True),
+    )
     return as_dict(Template.from_stack(stack))
 
 
@@ -226,12 +230,14 @@ def worst_case_check_seconds(definition: dict[str, Any]) -> float:
     """The longest one CheckCapacity step can take: every attempt times out, with the
     retry back-off in between."""
     task = definition["States"][definition["StartAt"]]
-    (retry,) = task["Retry"]
-    attempts = retry["MaxAttempts"]
+    # Each retrier counts its own attempts: at worst every one of them is exhausted.
+    attempts = 1 + sum(retry["MaxAttempts"] for retry in task["Retry"])
     backoff = sum(
-        retry["IntervalSeconds"] * retry.get("BackoffRate", 2.0) ** k for k in range(attempts)
+        retry["IntervalSeconds"] * retry.get("BackoffRate", 2.0) ** k
+        for retry in task["Retry"]
+        for k in range(retry["MaxAttempts"])
     )
-    return float(task["TimeoutSeconds"] * (attempts + 1) + backoff)
+    return float(task["TimeoutSeconds"] * attempts + backoff)
 
 
 @pytest.mark.parametrize(("hours", "poll_minutes"), [(3, 1), (11, 15), (12, 1)])
@@ -384,16 +390,19 @@ def test_arm_function_may_start_only_the_poll_loop(
         assert not any(a.startswith("sagemaker:") for a in actions(statement))
 
 
-def test_poll_loop_may_invoke_only_the_check_function(
+def test_poll_loop_may_invoke_only_the_gate_functions(
     example_templates: dict[str, dict[str, Any]],
 ) -> None:
+    """The check function, and the arm function that signals when the check cannot."""
     template = example_templates["FsdpTraining"]
     check_id, _ = function_by_handler(template, "hyperpod_gate.poll.handler")
+    arm_id, _ = function_by_handler(template, "hyperpod_gate.arm.handler")
     _, machine = only(template, "AWS::StepFunctions::StateMachine")
     role_id = machine["Properties"]["RoleArn"]["Fn::GetAtt"][0]
     invoke = [s for s in statements(template, role_id) if "lambda:InvokeFunction" in actions(s)]
-    assert len(invoke) == 1
-    assert all(references(r) == {check_id} for r in statement_resources(invoke[0]))
+    assert invoke
+    targets = [references(r) for s in invoke for r in statement_resources(s)]
+    assert {frozenset(t) for t in targets} == {frozenset({check_id}), frozenset({arm_id})}
 
 
 # -- functions and the poll loop ----------------------------------------------------------------
@@ -479,6 +488,7 @@ def test_dashboard_has_one_widget_per_gated_group(two_gated: dict[str, Any]) -> 
     widgets = _dashboard(two_gated)["widgets"]
     assert len(widgets) == 2
     shown = {metric[5] for widget in widgets for metric in widget["properties"]["metrics"]}
+    assert {w["properties"]["title"].split(":")[0] for w in widgets} == {"a", "b"}
     assert shown == {"a", "b"}
 
 
@@ -486,7 +496,10 @@ def test_dashboard_graphs_the_metrics_the_poll_function_emits(
     example_templates: dict[str, dict[str, Any]],
 ) -> None:
     (widget,) = _dashboard(example_templates["Heterogeneous"])["widgets"]
-    graphed = {tuple(metric) for metric in widget["properties"]["metrics"]}
+    graphed = {
+        tuple(part for part in metric if not isinstance(part, dict))
+        for metric in widget["properties"]["metrics"]
+    }
     progress = SimpleNamespace(name="gpu", current_count=3, min_count=8, target_count=10)
     emitted = set()
     for line in poll.metric_lines(
@@ -509,10 +522,8 @@ def test_dashboard_graphs_the_metrics_the_poll_function_emits(
     assert graphed == emitted
 
 
-def test_dashboard_can_be_turned_off() -> None:
-    stack, cluster = build(
-        [controller(), compute("gpu", 4, 2)], MinCountGateOptions(dashboard=False)
-    )
+def test_dashboard_is_opt_in() -> None:
+    stack, cluster = build([controller(), compute("gpu", 4, 2)])
     assert cluster.min_count_gate is not None
     assert cluster.min_count_gate.dashboard is None
     assert not resources(as_dict(Template.from_stack(stack)), "AWS::CloudWatch::Dashboard")
@@ -591,3 +602,113 @@ def test_wait_ids_of_a_token_cluster_name_do_not_depend_on_creation_order() -> N
         return wait_ids(stack, cluster)
 
     assert ids(0) == ids(3)
+
+
+# -- logical ids (issue 8, defect 4) --------------------------------------------------------------
+
+
+def test_a_non_ascii_construct_id_still_gives_ascii_logical_ids() -> None:
+    """`Clüster` failed synth only because of the gate: its prefix kept the ü."""
+    app = new_app()
+    stack = Stack(app, "Gate")
+    cluster = HyperPodSlurmCluster(
+        stack, "Clüster", cluster_name="train", instance_groups=[controller(), compute("gpu", 4, 2)]
+    )
+    template = as_dict(Template.from_stack(stack))
+    assert cluster.min_count_gate is not None
+    for logical_id in template["Resources"]:
+        assert logical_id.isascii() and logical_id.isalnum(), logical_id
+
+
+def test_a_long_construct_path_is_hash_truncated_to_255() -> None:
+    from constructs import Construct
+
+    app = new_app()
+    stack = Stack(app, "Gate")
+    scope: Construct = stack
+    for index in range(6):
+        scope = Construct(scope, f"Level{index}" + "x" * 50)
+    HyperPodSlurmCluster(
+        scope, "Cluster", cluster_name="train", instance_groups=[controller(), compute("gpu", 4, 2)]
+    )
+    template = as_dict(Template.from_stack(stack))
+    ids = [i for i in template["Resources"] if "Wait" in i or "Handle" in i]
+    waits = [i for i in ids if resources(template, "AWS::CloudFormation::WaitCondition").get(i)]
+    assert len(waits) == 1
+    assert all(len(i) <= 255 for i in template["Resources"]), max(map(len, template["Resources"]))
+
+
+def test_gate_logical_id_keeps_short_paths_readable_and_cuts_long_ones() -> None:
+    from hyperpod_constructs.gate.construct import gate_logical_id
+
+    assert gate_logical_id(["Clüster", "MinCountGate"], "Wait", "ab12cd34") == (
+        "ClsterMinCountGateWaitab12cd34"
+    )
+    long_a = gate_logical_id(["A" * 300, "MinCountGate"], "Handle", "ab12cd34")
+    long_b = gate_logical_id(["A" * 300, "B", "MinCountGate"], "Handle", "ab12cd34")
+    assert len(long_a) == len(long_b) == 255 and long_a != long_b
+    assert long_a.endswith("Handleab12cd34")
+
+
+# -- the always-present dependable ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("gated", [True, False])
+def test_depending_on_cluster_ready_always_works(gated: bool) -> None:
+    """`x.node.add_dependency(cluster.ready)`: the wait condition when a group is gated,
+    the cluster resource otherwise (min_count_gate is None then and crashed jsii)."""
+
+    def after(stack: Stack, cluster: HyperPodSlurmCluster) -> None:
+        marker = ssm.StringParameter(stack, "Marker", string_value="ready")
+        marker.node.add_dependency(cluster.ready)
+
+    stack, _ = build([controller(), compute("gpu", 4, 2 if gated else 0)], after=after)
+    template = as_dict(Template.from_stack(stack))
+    (marker,) = resources(template, "AWS::SSM::Parameter").values()
+    if gated:
+        (wait_id, _) = only(template, "AWS::CloudFormation::WaitCondition")
+        assert depends_on(marker) == {wait_id}
+    else:
+        (cluster_id, _) = only(template, "AWS::SageMaker::Cluster")
+        assert depends_on(marker) == {cluster_id}
+
+
+def test_cluster_ready_counts_a_gated_group_added_after_the_dependency() -> None:
+    def after(stack: Stack, cluster: HyperPodSlurmCluster) -> None:
+        marker = ssm.StringParameter(stack, "Marker", string_value="ready")
+        marker.node.add_dependency(cluster.ready)
+        cluster.add_instance_group(compute("late", 4, 4))
+
+    stack, _ = build([controller(), compute("cpu", 4)], after=after)
+    template = as_dict(Template.from_stack(stack))
+    (marker,) = resources(template, "AWS::SSM::Parameter").values()
+    (wait_id, _) = only(template, "AWS::CloudFormation::WaitCondition")
+    assert depends_on(marker) == {wait_id}
+
+
+def test_metrics_are_cloudwatch_metrics_of_what_the_check_writes() -> None:
+    _, cluster = build([controller(), compute("gpu", 4, 2)])
+    metric = cluster.metric_current_count("gpu")
+    assert metric.metric_name == "CurrentCount" and metric.statistic == "Maximum"
+    assert metric.namespace == "HyperPod/MinCountGate"
+    assert metric.dimensions == {"ClusterName": "train", "InstanceGroup": "gpu"}
+    assert cluster.metric_min_count("gpu").metric_name == "MinimumCount"
+    assert cluster.metric_target_count("gpu").metric_name == "TargetCount"
+    # the names and dimensions the check function really writes (Embedded Metric Format)
+    group = GroupProgress("gpu", "Creating", 1, 2, 4, 4, 2)
+    (line,) = poll.metric_lines("HyperPod/MinCountGate", "train", [group], datetime.now(UTC))
+    (spec,) = json.loads(line)["_aws"]["CloudWatchMetrics"]
+    written = {m["Name"] for m in spec["Metrics"]}
+    methods = (cluster.metric_current_count, cluster.metric_min_count, cluster.metric_target_count)
+    assert written == {m("gpu").metric_name for m in methods}
+    assert spec["Dimensions"] == [sorted(metric.dimensions or {})]
+
+
+def test_arm_properties_follow_the_one_contract(two_gated: dict[str, Any]) -> None:
+    from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import ARM_PROPERTY_KEYS
+
+    _, gate = only(two_gated, "Custom::HyperPodMinCountGate")
+    sent = set(gate["Properties"]) - {"ServiceToken", "ServiceTimeout"}
+    assert sent == set(ARM_PROPERTY_KEYS) - {"TopicArn"}  # no topic in this stack
+    (condition_id, _) = only(two_gated, "AWS::CloudFormation::WaitCondition")
+    assert gate["Properties"]["WaitConditionLogicalId"] == condition_id

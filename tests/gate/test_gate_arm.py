@@ -10,7 +10,13 @@ import pytest
 from hyperpod_constructs.gate.runtime.hyperpod_gate import arm
 from tests.support.hyperpod_sim import GroupSpec
 from tests.support.wire import ApiError
-from tests.support.world import STATE_MACHINE_ARN, TOPIC_ARN, GateWorld, Requirement
+from tests.support.world import (
+    STATE_MACHINE_ARN,
+    TOPIC_ARN,
+    Execution,
+    GateWorld,
+    Requirement,
+)
 
 GPU = [Requirement("gpu", 16, 16)]
 
@@ -24,7 +30,7 @@ def world(monkeypatch: pytest.MonkeyPatch, **options: Any) -> GateWorld:
 
 
 def sfn_calls(w: GateWorld, name: str) -> list[dict[str, Any]]:
-    return [params for op, params in w.sfn.fake.attempts if op == name]
+    return w.calls(name)
 
 
 def test_create_starts_the_loop_with_the_contract_input(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -59,7 +65,7 @@ def test_create_starts_the_loop_with_the_contract_input(monkeypatch: pytest.Monk
         w.cfn.stack_id,
         "ClusterMinCountGateArm",
     )
-    assert w.sfn.executions[arn].running
+    assert Execution(w, arn).running
     (line,) = w.invocations[-1].stdout.splitlines()
     assert line.startswith("hyperpod-min-count-gate arm Create: started arn:aws:states")
     w.assert_no_secret_leak()
@@ -75,7 +81,7 @@ def test_start_failure_fails_with_placeholder_id_and_delete_is_a_noop(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     w = world(monkeypatch)
-    props = w.properties(GPU, w.handle_id())
+    props = w.properties(GPU)
     props["StateMachineArn"] = STATE_MACHINE_ARN + "Gone"
     response = w.custom_resource("Create", props)
     assert response["Status"] == "FAILED"
@@ -92,10 +98,9 @@ def test_start_failure_fails_with_placeholder_id_and_delete_is_a_noop(
 def test_start_access_denied_names_the_permission(monkeypatch: pytest.MonkeyPatch) -> None:
     w = world(monkeypatch)
 
-    def denied(operation: str, params: dict[str, Any]) -> dict[str, Any]:
-        raise ApiError("AccessDeniedException", "not authorized to perform: states:StartExecution")
-
-    monkeypatch.setattr(w.sfn.fake, "handler", denied)
+    w.sfn_fault = ApiError(
+        "AccessDeniedException", "not authorized to perform: states:StartExecution"
+    )
     response = w.arm_gate(GPU)
     assert response["Status"] == "FAILED"
     assert "missing permission states:StartExecution" in response["Reason"]
@@ -121,7 +126,7 @@ def test_invalid_properties_fail(
     monkeypatch: pytest.MonkeyPatch, change: dict[str, Any], message: str
 ) -> None:
     w = world(monkeypatch)
-    props = {**w.properties(GPU, w.handle_id()), **change}
+    props = {**w.properties(GPU), **change}
     response = w.custom_resource("Create", props)
     assert response["Status"] == "FAILED" and message in response["Reason"]
     assert response["PhysicalResourceId"] == arm.NOT_STARTED
@@ -135,14 +140,13 @@ def test_update_starts_a_new_execution_and_failure_keeps_the_old_id(
     first = w.arm_gate(GPU)
     second = w.arm_gate(
         [Requirement("gpu", 24, 24)],
-        tag="ef56ab78",
         request_type="Update",
         physical_id=first["PhysicalResourceId"],
     )
     assert second["Status"] == "SUCCESS"
     assert second["PhysicalResourceId"] != first["PhysicalResourceId"]
-    assert len(w.sfn.executions) == 2
-    props = w.properties(GPU, w.handle_id())
+    assert len(w.executions()) == 2
+    props = w.properties([Requirement("gpu", 8, 16)])  # a wait that does not exist yet
     props["StateMachineArn"] = STATE_MACHINE_ARN + "Gone"
     failed = w.custom_resource("Update", props, physical_id=second["PhysicalResourceId"])
     assert failed["Status"] == "FAILED"
@@ -154,8 +158,10 @@ def test_update_with_unchanged_gated_values_does_not_wait_again(
 ) -> None:
     w = world(monkeypatch)
     first = w.arm_gate(GPU)
-    old = w.properties(GPU, w.handle_id())
-    new = w.properties(GPU, w.handle_id(), timeout_seconds=5 * 3600)
+    old = w.properties(GPU)
+    w.timeout_seconds = 5 * 3600  # the next synthesized template has another timeout
+    new = w.properties(GPU)
+    assert new["TimeoutSeconds"] != old["TimeoutSeconds"]
     response = w.custom_resource(
         "Update", new, physical_id=first["PhysicalResourceId"], old_properties=old
     )
@@ -169,58 +175,58 @@ def test_update_with_a_new_handle_waits_again(monkeypatch: pytest.MonkeyPatch) -
     first = w.arm_gate(GPU)
     second = w.arm_gate(
         [Requirement("gpu", 24, 24)],
-        tag="ef56ab78",
         request_type="Update",
         physical_id=first["PhysicalResourceId"],
-        old_properties=w.properties(GPU, w.handle_id()),
+        old_properties=w.properties(GPU),
     )
     assert second["Status"] == "SUCCESS"
     assert second["PhysicalResourceId"] != first["PhysicalResourceId"]
     assert len(sfn_calls(w, "StartExecution")) == 2
 
 
-def test_rollback_to_gated_values_whose_wait_exists_starts_nothing(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """UPDATE_ROLLBACK re-sends the old properties; their wait condition already exists and
-    holds its result, so the arm must not start a loop nothing waits for. It answers with a
-    new physical id so CloudFormation deletes (stops) the newer loop during cleanup."""
+def test_update_rollback_starts_no_orphan_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 8, defect 1. UPDATE_ROLLBACK re-sends the old properties, exactly as the
+    construct synthesized them; their wait condition already exists and holds its result, so
+    the arm must not start a loop nothing waits for (it would signal an old, complete handle
+    again and publish FAILED then READY). It answers with a new physical id so CloudFormation
+    deletes (stops) the newer loop during cleanup."""
     w = world(monkeypatch)
-    old = {**w.properties(GPU, w.handle_id()), "WaitConditionLogicalId": "ClusterWaitab12cd34"}
-    w.cfn.resources["ClusterWaitab12cd34"] = {
-        "type": "AWS::CloudFormation::WaitCondition",
-        "physical": "arn:aws:cloudformation:wait",
-        "status": "CREATE_COMPLETE",
-    }
-    raised = [Requirement("gpu", 24, 24)]
-    new = {
-        **w.properties(raised, w.handle_id("ef56ab78")),
-        "WaitConditionLogicalId": "ClusterWaitef56ab78",
-    }
-    forward = w.custom_resource("Update", new, physical_id="arn:old", old_properties=old)
+    first = w.arm_gate(GPU)
+    w.run(until_elapsed=2 * 3600)
+    assert [s.json()["Status"] for s in w.signals(GPU)] == ["SUCCESS"]
+    old = w.properties(GPU)
+    raised = [Requirement("gpu", 16, 24)]
+    new = w.properties(raised)
+    forward = w.arm_gate(
+        raised, "Update", physical_id=first["PhysicalResourceId"], old_properties=old
+    )
     assert forward["Status"] == "SUCCESS"
-    assert len(sfn_calls(w, "StartExecution")) == 1  # the new wait condition does not exist yet
+    assert len(sfn_calls(w, "StartExecution")) == 2  # the new wait condition did not exist
     rollback = w.custom_resource(
         "Update", old, physical_id=forward["PhysicalResourceId"], old_properties=new
     )
     assert rollback["Status"] == "SUCCESS"
     assert rollback["PhysicalResourceId"] == arm.SETTLED
-    assert len(sfn_calls(w, "StartExecution")) == 1
+    assert len(sfn_calls(w, "StartExecution")) == 2
     cleanup = w.custom_resource("Delete", new, physical_id=forward["PhysicalResourceId"])
     assert cleanup["Status"] == "SUCCESS"
     assert sfn_calls(w, "StopExecution") == [
         {"executionArn": forward["PhysicalResourceId"], "cause": "gate deleted"}
     ]
+    w.run(until_elapsed=6 * 3600)
+    assert [s.json()["Status"] for s in w.signals(GPU)] == ["SUCCESS"]  # signalled once
+    assert len(w.sns.messages) == 1
 
 
 def test_delete_stops_the_execution(monkeypatch: pytest.MonkeyPatch) -> None:
     w = world(monkeypatch)
     created = w.arm_gate(GPU)
     arn = created["PhysicalResourceId"]
-    response = w.custom_resource("Delete", w.properties(GPU, w.handle_id()), physical_id=arn)
+    response = w.custom_resource("Delete", w.properties(GPU), physical_id=arn)
     assert response["Status"] == "SUCCESS" and response["PhysicalResourceId"] == arn
     assert sfn_calls(w, "StopExecution") == [{"executionArn": arn, "cause": "gate deleted"}]
-    assert w.sfn.executions[arn].status == "ABORTED"
+    w.run(until_elapsed=600)
+    assert Execution(w, arn).status == "ABORTED"
 
 
 @pytest.mark.parametrize(
@@ -234,13 +240,9 @@ def test_delete_stops_the_execution(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_delete_always_succeeds(monkeypatch: pytest.MonkeyPatch, failure: ApiError) -> None:
     w = world(monkeypatch)
     arn = w.arm_gate(GPU)["PhysicalResourceId"]
-
-    def failing(operation: str, params: dict[str, Any]) -> dict[str, Any]:
-        raise failure
-
-    monkeypatch.setattr(w.sfn.fake, "handler", failing)
+    w.sfn_fault = failure
     began = w.clock.time()
-    response = w.custom_resource("Delete", w.properties(GPU, w.handle_id()), physical_id=arn)
+    response = w.custom_resource("Delete", w.properties(GPU), physical_id=arn)
     assert response["Status"] == "SUCCESS"
     assert w.clock.time() - began < 30  # retries of a 5xx are bounded
     assert f"stop skipped ({failure.code})" in w.invocations[-1].stdout
@@ -250,14 +252,13 @@ def test_delete_of_a_non_execution_id_does_nothing(monkeypatch: pytest.MonkeyPat
     w = world(monkeypatch)
     response = w.custom_resource("Delete", {"ServiceToken": "x"}, physical_id="something-else")
     assert response["Status"] == "SUCCESS"
-    assert w.sfn.fake.attempts == []
+    assert w.sfn_calls == []
 
 
 def test_retried_delivery_reuses_the_execution(monkeypatch: pytest.MonkeyPatch) -> None:
     w = world(monkeypatch)
-    handle = w.handle_id()
-    w.cfn.add_wait_handle(handle)
-    props = w.properties(GPU, handle)
+    w.cfn.add_wait_handle(w.handle_id(GPU))
+    props = w.properties(GPU)
     event = {
         "RequestType": "Create",
         "ServiceToken": "x",
@@ -274,7 +275,7 @@ def test_retried_delivery_reuses_the_execution(monkeypatch: pytest.MonkeyPatch) 
     first, second = (p.json() for p in w.cfn.responses["same-request"])
     assert first["Status"] == second["Status"] == "SUCCESS"
     assert first["PhysicalResourceId"] == second["PhysicalResourceId"]
-    assert len(w.sfn.executions) == 1
+    assert len(w.executions()) == 1
 
 
 def test_response_put_is_retried_and_never_raises(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -283,7 +284,7 @@ def test_response_put_is_retried_and_never_raises(monkeypatch: pytest.MonkeyPatc
     assert w.arm_gate(GPU)["Status"] == "SUCCESS"
     assert len(w.http.puts) == 3
     w.http.failures = [503, 503, 503]
-    props = w.properties(GPU, w.handle_id())
+    props = w.properties(GPU)
     w._run_lambda(
         "arm",
         arm.handler,
@@ -304,14 +305,14 @@ def test_response_put_is_retried_and_never_raises(monkeypatch: pytest.MonkeyPatc
 
 def test_unknown_request_type_and_internal_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     w = world(monkeypatch)
-    odd = w.custom_resource("Replace", w.properties(GPU, w.handle_id()))
+    odd = w.custom_resource("Replace", w.properties(GPU))
     assert odd["Status"] == "FAILED" and "unknown RequestType" in odd["Reason"]
 
     def broken(_: Any) -> Any:
         raise RuntimeError("kaboom")
 
     monkeypatch.setattr(arm, "parse_properties", broken)
-    create = w.custom_resource("Create", w.properties(GPU, w.handle_id()))
+    create = w.custom_resource("Create", w.properties(GPU))
     assert create["Status"] == "FAILED"
     assert create["Reason"] == "internal error: RuntimeError: kaboom"
     monkeypatch.setattr(arm, "_stop", broken)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import urllib.error
 from typing import Any
 
 import pytest
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate import poll
+from hyperpod_constructs.gate.runtime.hyperpod_gate import aws, httpput, poll
 from tests.support.hyperpod_sim import Fault, GroupSpec, constant, steps
 from tests.support.wire import ApiError
 from tests.support.world import TOPIC_ARN, GateWorld, Requirement
@@ -107,7 +106,7 @@ def test_ready_signals_success_and_notifies(monkeypatch: pytest.MonkeyPatch) -> 
     (signal,) = w.signals()
     assert signal.method == "PUT"
     assert signal.headers["Content-type"] == ""  # urllib did not add its form default
-    assert signal.timeout == 10.0
+    assert signal.timeout == httpput.PUT_TIMEOUT
     assert signal.json() == {
         "Status": "SUCCESS",
         "Reason": "all gated groups reached their minimum: gpu 16/16 (target 16, InService); "
@@ -155,7 +154,7 @@ def test_signal_reason_is_truncated_to_1000(monkeypatch: pytest.MonkeyPatch) -> 
     ]
     result = w.poll_once(w.poll_event(requirements))
     assert len(result["reason"]) > 1000
-    reason = w.signals()[0].json()["Reason"]
+    reason = w.signals(requirements)[0].json()["Reason"]
     assert len(reason) == 1000 and reason.endswith("...")
     assert reason[:997] == result["reason"][:997]
 
@@ -200,7 +199,7 @@ def test_transient_errors_wait_then_fail_after_deadline(monkeypatch: pytest.Monk
     first = w.poll_once(event)
     assert first["status"] == "WAITING"
     assert "DescribeCluster failed transiently after retries (InternalFailure)" in first["reason"]
-    assert w.sim.calls == {"DescribeCluster": 6}
+    assert w.sim.calls == {"DescribeCluster": aws.MAX_ATTEMPTS}
     assert w.signals() == []
     w.clock.advance(600)
     second = w.poll_once(event)
@@ -255,7 +254,7 @@ def test_handle_unreadable_transiently_waits(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(w.cfn.fake, "handler", throttled)
     result = w.poll_once(event)
     assert result["status"] == "WAITING" and "decision READY" in result["reason"]
-    assert w.cfn.fake.count("DescribeStackResource") == 6
+    assert w.cfn.fake.count("DescribeStackResource") == aws.MAX_ATTEMPTS
     monkeypatch.setattr(w.cfn.fake, "handler", original)
     assert w.poll_once(event)["status"] == "READY"
     assert len(w.signals()) == 1
@@ -273,20 +272,21 @@ def test_handle_unreadable_access_denied(monkeypatch: pytest.MonkeyPatch) -> Non
 
     monkeypatch.setattr(w.cfn.fake, "handler", denied)
     result = w.poll_once(event)
-    assert result["status"] == "FAILED"
+    # Past the settle window a denial is not propagation: the arm function signals instead.
+    assert result["status"] == "UNSIGNALLED" and result["decision"] == "READY"
     assert "missing permission cloudformation:DescribeStackResource" in result["reason"]
-    assert len(w.sns.messages) == 1 and w.signals() == []
+    assert w.sns.messages == [] and w.signals() == []
 
 
 def test_signal_delivery_retried_then_next_poll(monkeypatch: pytest.MonkeyPatch) -> None:
     w = world(monkeypatch)
     w.clock.advance(2 * HOUR)
     event = w.poll_event(GPU)
-    w.http.failures = [503, urllib.error.URLError("connection reset"), TimeoutError()]
+    w.http.failures = [503, TimeoutError()]
     result = w.poll_once(event)
     assert result["status"] == "WAITING"
     assert "signal was not delivered (PUT failed after retries: TimeoutError)" in result["reason"]
-    assert len(w.http.puts) == 3 and w.signals() == []
+    assert len(w.http.puts) == httpput.PUT_ATTEMPTS and w.signals() == []
     assert w.sns.messages == []
     assert w.poll_once(event)["status"] == "READY"
     assert len(w.signals()) == 1 and len(w.sns.messages) == 1
@@ -385,3 +385,34 @@ def test_clients_are_built_once_per_container(monkeypatch: pytest.MonkeyPatch) -
         w.clock.advance(60)
         w.poll_once(event)
     assert w.client_builds == {"sagemaker": 1}
+
+
+def test_a_slow_api_never_outruns_the_function_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 8, defect 2: botocore's retries of hanging calls plus the signal PUT could take
+    longer than the function's timeout; Lambda then kills the check (Sandbox.Timedout) and
+    the old loop failed a gate whose capacity was ready. Each check now fits its budget and,
+    when time runs short, returns WAITING without side effects."""
+    w = world(monkeypatch)
+    w.clock.advance(2 * HOUR)  # capacity is ready
+    w.sim.hang(count=5)  # DescribeCluster hangs five times, then answers
+    w.http.failures = [TimeoutError(), TimeoutError(), TimeoutError()]  # so does the PUT
+    event = w.poll_event(GPU)
+    timeout = w.gate().check_timeout
+    results = []
+    while not w.signals() and len(results) < 6:
+        results.append(w.poll_once(event))
+        assert w.invocations[-1].duration <= timeout - poll.SAFETY_SECONDS
+    assert all(r["status"] in ("WAITING", "READY") for r in results)
+    assert [s.json()["Status"] for s in w.signals()] == ["SUCCESS"]
+
+
+def test_the_worst_case_of_one_check_fits_the_function_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    w = world(monkeypatch)
+    assert w.gate().check_timeout >= poll.CHECK_WORST_CASE + poll.SAFETY_SECONDS
+    assert (
+        aws.MAX_ATTEMPTS * (aws.CONNECT_TIMEOUT + aws.READ_TIMEOUT)
+        + sum(2**k for k in range(aws.MAX_ATTEMPTS - 1))
+        == aws.CALL_WORST_CASE
+    )

@@ -1,6 +1,7 @@
-"""Full waits in virtual time: the real arm handler starts an execution of the real ASL
-definition (local interpreter), which calls the real poll handler, which talks to the
-HyperPod simulator and the CloudFormation/SNS fakes through real boto3 clients."""
+"""Full waits in virtual time: the real arm handler, given the properties the construct
+synthesizes, starts an execution of the synthesized definition on moto's Step Functions
+engine, which calls the real check handler, which talks to the HyperPod simulator and the
+CloudFormation/SNS fakes through real boto3 clients."""
 
 from __future__ import annotations
 
@@ -8,14 +9,19 @@ from typing import Any
 
 import pytest
 
-from tests.support.asl import Execution
-from tests.support.hyperpod_sim import GroupSpec, constant, linear, steps, unlimited
-from tests.support.world import GateWorld, Requirement
+from hyperpod_constructs.gate.runtime.hyperpod_gate.decision import SETTLE_SECONDS
+from tests.support.hyperpod_sim import TICK, GroupSpec, constant, linear, steps, unlimited
+from tests.support.wire import ApiError
+from tests.support.world import EVENT_DELAY, Execution, GateWorld, Requirement
 
 MIN = 60
 HOUR = 3600
 GPU = [Requirement("gpu", 16, 16)]
+FIRST = [Requirement("gpu", 8, 16)]
+RAISED = [Requirement("gpu", 14, 16)]
 ARM_AT = MIN  # CloudFormation may return the cluster early: arm while it is still Creating
+SLOW_POLL = 5 * MIN
+"""Poll interval of the multi-hour scenarios (a real option value): fewer checks, same logic."""
 
 
 def cluster_groups(
@@ -34,9 +40,9 @@ def cluster_groups(
     ]
 
 
-def start(w: GateWorld, requirements: list[Requirement] = GPU, tag: str = "ab12cd34") -> Execution:
+def start(w: GateWorld, requirements: list[Requirement] | None = None) -> Execution:
     w.clock.advance(ARM_AT)
-    response = w.arm_gate(requirements, tag=tag)
+    response = w.arm_gate(requirements)
     assert response["Status"] == "SUCCESS", response
     return w.execution(response)
 
@@ -69,10 +75,12 @@ def assert_loop_ended(
     assert len(w.invocations) == count, "the loop kept polling after it ended"
 
 
-def detection_latency(w: GateWorld, group: str = "gpu", tag: str = "ab12cd34") -> float:
+def detection_latency(
+    w: GateWorld, group: str = "gpu", requirements: list[Requirement] | None = None
+) -> float:
     reached = w.sim.min_reached_at(group)
     assert reached is not None
-    (signal,) = w.signals(tag)
+    (signal,) = w.signals(requirements)
     return signal.time - reached
 
 
@@ -108,7 +116,7 @@ def test_fast_minimum_in_20_minutes(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_slow_minimum_at_2h50(monkeypatch: pytest.MonkeyPatch) -> None:
     capacity = steps((0, 4), (2 * HOUR + 35 * MIN, 16))
-    w = GateWorld(monkeypatch, cluster_groups(capacity))
+    w = GateWorld(monkeypatch, cluster_groups(capacity), poll_interval=SLOW_POLL)
     execution = start(w)
     w.run(until_elapsed=5 * HOUR)
     assert execution.status == "SUCCEEDED"
@@ -116,7 +124,7 @@ def test_slow_minimum_at_2h50(monkeypatch: pytest.MonkeyPatch) -> None:
     assert reached is not None and 2 * HOUR + 45 * MIN <= reached - w.clock.start < 3 * HOUR
     assert 0 <= detection_latency(w) <= w.poll_interval
     polls = polls_of(w, execution)
-    assert 165 <= len(polls) <= 175
+    assert abs(len(polls) - (reached - w.clock.start - ARM_AT) / SLOW_POLL) <= 2
     assert w.sim.calls == {"DescribeCluster": len(polls)}
     assert execution.transitions == 3 * len(polls)
     assert w.cfn.condition(w.handle_id()).status == "CREATE_COMPLETE"
@@ -125,7 +133,7 @@ def test_slow_minimum_at_2h50(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_partial_then_recovery(monkeypatch: pytest.MonkeyPatch) -> None:
     capacity = steps((0, 10), (90 * MIN, 13), (2 * HOUR, 16))
-    w = GateWorld(monkeypatch, cluster_groups(capacity))
+    w = GateWorld(monkeypatch, cluster_groups(capacity), poll_interval=SLOW_POLL)
     execution = start(w)
     w.run(until_elapsed=5 * HOUR)
     assert execution.status == "SUCCEEDED"
@@ -138,7 +146,7 @@ def test_partial_then_recovery(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_never_rolls_back_at_3h_and_fails(monkeypatch: pytest.MonkeyPatch) -> None:
-    w = GateWorld(monkeypatch, cluster_groups(constant(10)))
+    w = GateWorld(monkeypatch, cluster_groups(constant(10)), poll_interval=SLOW_POLL)
     execution = start(w)
     w.run(until_elapsed=6 * HOUR)
     assert execution.status == "FAILED" and execution.error == "MinCountGateFailed"
@@ -168,17 +176,17 @@ def _update_world(
     monkeypatch: pytest.MonkeyPatch, capacity: Any, **options: Any
 ) -> tuple[GateWorld, Execution, dict[str, Any]]:
     """Create with gpu min 8 / target 16 (met quickly), then raise the minimum to 14."""
-    w = GateWorld(monkeypatch, cluster_groups(capacity, gpu_min=8), **options)
-    first = start(w, [Requirement("gpu", 8, 16)])
+    w = GateWorld(
+        monkeypatch, cluster_groups(capacity, gpu_min=8), poll_interval=SLOW_POLL, **options
+    )
+    first = start(w, FIRST)
     w.run(until_elapsed=HOUR)
     assert first.status == "SUCCEEDED"
-    old_props = w.properties([Requirement("gpu", 8, 16)], w.handle_id())
+    old_props = w.properties(FIRST)
     # CloudFormation: cluster update first (UpdateCluster), then the gate (new handle id)
     w.sim.update_group("gpu", min_instance_count=14)
-    w.cfn.add_wait_handle(w.handle_id("ef56ab78"))
     response = w.arm_gate(
-        [Requirement("gpu", 14, 16)],
-        tag="ef56ab78",
+        RAISED,
         request_type="Update",
         physical_id=first.arn,
         old_properties=old_props,
@@ -196,15 +204,13 @@ def test_update_raising_the_minimum_waits_again(monkeypatch: pytest.MonkeyPatch)
     assert second.status == "SUCCEEDED"
     assert len(polls_of(w, first)) == first_polls  # the old loop had already ended
     assert any("gpu 10/14 (target 16, Updating)" in p.result["reason"] for p in polls_of(w, second))
-    assert 0 <= detection_latency(w, tag="ef56ab78") <= w.poll_interval
-    assert w.signals("ef56ab78")[0].json()["Status"] == "SUCCESS"
-    assert len(w.signals()) == 1  # the first handle was not signalled again
+    assert 0 <= detection_latency(w, requirements=RAISED) <= w.poll_interval
+    assert w.signals(RAISED)[0].json()["Status"] == "SUCCESS"
+    assert len(w.signals(FIRST)) == 1  # the first handle was not signalled again
     # cleanup: CloudFormation deletes the old physical id
-    delete = w.custom_resource(
-        "Delete", w.properties([Requirement("gpu", 8, 16)], w.handle_id()), physical_id=first.arn
-    )
+    delete = w.custom_resource("Delete", w.properties(FIRST), physical_id=first.arn)
     assert delete["Status"] == "SUCCESS"
-    assert w.sfn.stop_requests[-1][1:] == (first.arn, "gate deleted")
+    assert w.calls("StopExecution")[-1] == {"executionArn": first.arn, "cause": "gate deleted"}
     assert first.status == "SUCCEEDED"  # stopping a finished execution changes nothing
     assert_loop_ended(w, second)
 
@@ -217,7 +223,7 @@ def test_update_rolled_back_to_previous_values_fails(monkeypatch: pytest.MonkeyP
     assert second.status == "FAILED"
     rolled = w.sim.rolled_back_at("gpu")
     assert rolled is not None and rolled - updated_at == pytest.approx(3 * HOUR, abs=20)
-    (signal,) = w.signals("ef56ab78")
+    (signal,) = w.signals(RAISED)
     reason = signal.json()["Reason"]
     assert "rolled back instance group(s) gpu" in reason
     assert "gpu 10/14 (target 16, InService, HyperPod reports target 16 and minimum 8)" in reason
@@ -236,7 +242,7 @@ def test_update_rollback_with_old_boto3_fails_at_the_deadline(
     deadline = second.input["deadline"]
     w.run(until_elapsed=9 * HOUR)
     assert second.status == "FAILED"
-    (signal,) = w.signals("ef56ab78")
+    (signal,) = w.signals(RAISED)
     reason = signal.json()["Reason"]
     assert "deadline reached" in reason and "gpu 10/14 (target 16, InService)" in reason
     assert 0 <= signal.time - deadline <= w.poll_interval
@@ -247,7 +253,7 @@ def test_delete_during_wait_stops_the_loop(monkeypatch: pytest.MonkeyPatch) -> N
     w = GateWorld(monkeypatch, cluster_groups(constant(10)))
     execution = start(w)
     responses: list[dict[str, Any]] = []
-    props = w.properties(GPU, w.handle_id())
+    props = w.properties(GPU)
     w.at(
         45 * MIN,
         lambda: responses.append(w.custom_resource("Delete", props, physical_id=execution.arn)),
@@ -255,7 +261,7 @@ def test_delete_during_wait_stops_the_loop(monkeypatch: pytest.MonkeyPatch) -> N
     w.run(until_elapsed=6 * HOUR)
     assert responses and responses[0]["Status"] == "SUCCESS"
     assert execution.status == "ABORTED"
-    assert w.sfn.stop_requests == [(w.clock.start + 45 * MIN, execution.arn, "gate deleted")]
+    assert w.calls("StopExecution") == [{"executionArn": execution.arn, "cause": "gate deleted"}]
     polls = polls_of(w, execution)
     assert max(p.time for p in polls) <= w.clock.start + 45 * MIN
     assert len(polls) == 44  # minutes 1..44; the Delete at 45 min came first
@@ -326,22 +332,77 @@ def test_lambda_service_errors_are_retried_by_the_state_machine(
     assert execution.status == "SUCCEEDED"
     failed = [i for i in w.invocations if isinstance(i.result, dict) and "error" in i.result]
     assert len(failed) == 2
-    assert execution.transitions == 3 * len(polls_of(w, execution)) + 2
+    # Retries re-run the task without entering another state.
+    assert execution.task_invocations == len(polls_of(w, execution)) + 2
+    assert execution.transitions == 3 * len(polls_of(w, execution))
     assert w.sim.calls == {"DescribeCluster": len(polls_of(w, execution))}
 
 
-def test_access_denied_fails_naming_the_permission(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_access_denied_past_the_settle_window_fails_naming_the_permission(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     w = GateWorld(monkeypatch, cluster_groups(unlimited()))
     w.sim.inject("access_denied")
     execution = start(w)
     w.run(until_elapsed=HOUR)
     assert execution.status == "FAILED"
-    assert len(polls_of(w, execution)) == 1
-    reason = w.signals()[0].json()["Reason"]
+    polls = polls_of(w, execution)
+    # Denied for good: it may be IAM propagation for the settle window, then it fails.
+    assert all("may still be propagating" in p.result["reason"] for p in polls[:-1])
+    (signal,) = w.signals()
+    assert signal.time - w.clock.start - ARM_AT == pytest.approx(
+        SETTLE_SECONDS, abs=w.poll_interval
+    )
+    reason = signal.json()["Reason"]
     assert "may not call sagemaker:DescribeCluster" in reason
     assert "grant sagemaker:DescribeCluster" in reason
-    assert w.sim.calls == {"DescribeCluster": 1}  # not retried
+    assert w.sim.calls == {"DescribeCluster": len(polls)}  # AccessDenied is not retried
     assert_loop_ended(w, execution)
+
+
+def test_access_denied_during_iam_propagation_does_not_fail_the_gate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 8, defect 3: the check function's policy names the cluster, so it is created
+    just before the gate is armed; the first DescribeCluster calls may be denied while it
+    propagates. Today one AccessDenied ends the gate."""
+    w = GateWorld(monkeypatch, cluster_groups(unlimited()))
+    s = w.clock.start
+    w.sim.inject("access_denied", end=s + ARM_AT + 3 * MIN)
+    execution = start(w)
+    w.run(until_elapsed=3 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    (signal,) = w.signals()
+    assert signal.json()["Status"] == "SUCCESS"
+    assert_loop_ended(w, execution)
+
+
+def test_a_check_that_cannot_read_the_handle_is_signalled_by_the_arm_function(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 8, defect 3: DescribeStackResource denied to the check function for good. Today
+    the gate reports FAILED without a signal and the stack waits 12 hours; now the arm
+    function (another role) signals the decision, so CloudFormation sees it at once."""
+    w = GateWorld(monkeypatch, cluster_groups(steps((0, 0), (30 * MIN, 16))))
+    denied = ApiError("AccessDenied", "not authorized to perform: DescribeStackResource")
+    original = w.cfn.fake.handler
+
+    def handler(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        if w.running == "poll":
+            raise denied
+        return original(operation, params)
+
+    monkeypatch.setattr(w.cfn.fake, "handler", handler)
+    execution = start(w)
+    w.run(until_elapsed=3 * HOUR)
+    (signal,) = w.signals()
+    body = signal.json()
+    assert body["Status"] == "SUCCESS"
+    assert "signalled by the arm function" in body["Reason"]
+    assert [i.function for i in w.invocations][-2:] == ["poll", "arm-fallback"]
+    assert execution.status == "SUCCEEDED"
+    reached = w.sim.min_reached_at("gpu")
+    assert reached is not None and signal.time - reached <= w.poll_interval
 
 
 @pytest.mark.parametrize(
@@ -380,20 +441,6 @@ def test_deadline_fails_before_the_backstop(monkeypatch: pytest.MonkeyPatch) -> 
     assert_loop_ended(w, execution, events=1)
 
 
-def test_without_backstop_margin_the_execution_can_time_out_unsignalled(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # Why the construct passes timeout + margin to build_definition.
-    w = GateWorld(
-        monkeypatch, cluster_groups(constant(10)), timeout_seconds=HOUR + 30, backstop_margin=0
-    )
-    execution = start(w)
-    w.run(until_elapsed=4 * HOUR)
-    assert execution.status == "TIMED_OUT"
-    assert w.signals() == []
-    assert_loop_ended(w, execution)
-
-
 def test_old_boto3_without_min_count(monkeypatch: pytest.MonkeyPatch) -> None:
     fast = GateWorld(monkeypatch, cluster_groups(steps((0, 8), (30 * MIN, 16))), old_boto3=True)
     execution = start(fast)
@@ -406,7 +453,9 @@ def test_old_boto3_without_min_count(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_old_boto3_still_detects_a_new_group_rollback(monkeypatch: pytest.MonkeyPatch) -> None:
-    w = GateWorld(monkeypatch, cluster_groups(constant(10)), old_boto3=True)
+    w = GateWorld(
+        monkeypatch, cluster_groups(constant(10)), old_boto3=True, poll_interval=SLOW_POLL
+    )
     execution = start(w)
     w.run(until_elapsed=6 * HOUR)
     assert execution.status == "FAILED"
@@ -454,3 +503,98 @@ def test_handle_gone_abandons_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     assert last["status"] == "ABANDONED" and "no longer exists" in last["reason"]
     assert w.signals() == [] and w.sns.messages == []
     assert_loop_ended(w, execution)
+
+
+def test_a_slow_api_near_the_function_timeout_never_fails_a_ready_gate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 8, defect 2, on the engine: hanging calls and a hanging signal PUT; every check
+    ends within its function timeout (the harness reports Sandbox.Timedout otherwise)."""
+    w = GateWorld(monkeypatch, cluster_groups(steps((0, 0), (20 * MIN, 16))))
+    w.at(30 * MIN, lambda: w.sim.hang(count=5))
+    w.at(30 * MIN, lambda: w.http.failures.extend([TimeoutError()] * 3))
+    execution = start(w)
+    w.run(until_elapsed=3 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    assert all(i.duration <= w.gate().check_timeout for i in w.invocations)
+    assert [s.json()["Status"] for s in w.signals()] == ["SUCCESS"]
+    assert_loop_ended(w, execution)
+
+
+@pytest.mark.parametrize("error", ["Sandbox.Timedout", "Lambda.Unknown"])
+def test_a_lambda_timeout_or_crash_is_retried_not_reported(
+    monkeypatch: pytest.MonkeyPatch, error: str
+) -> None:
+    """Issue 8, defect 2: the old loop matched no Retry for these; its Catch failed the gate."""
+    w = GateWorld(monkeypatch, cluster_groups(unlimited()), lambda_faults=[error, error])
+    execution = start(w)
+    w.run(until_elapsed=2 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    assert [s.json()["Status"] for s in w.signals()] == ["SUCCESS"]
+    assert execution.task_invocations == len(polls_of(w, execution)) + 2
+
+
+def test_a_check_that_keeps_timing_out_is_reported_by_the_arm_function(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The check function never finishes: after its retries the loop reports the failure,
+    and when the report itself cannot run, the arm function signals it."""
+    w = GateWorld(monkeypatch, cluster_groups(unlimited()), lambda_faults=["Sandbox.Timedout"] * 8)
+    execution = start(w)
+    w.run(until_elapsed=2 * HOUR)
+    assert execution.status == "FAILED"
+    (signal,) = w.signals()
+    body = signal.json()
+    assert body["Status"] == "FAILURE" and "Sandbox.Timedout" in body["Reason"]
+    assert [i.function for i in w.invocations][-1] == "arm-fallback"
+
+
+def test_a_gated_group_removed_mid_wait_fails_the_gate(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = GateWorld(monkeypatch, cluster_groups(constant(10)))
+    execution = start(w)
+    w.at(30 * MIN, lambda: w.sim.remove_group("gpu"))
+    w.run(until_elapsed=2 * HOUR)
+    assert execution.status == "FAILED"
+    (signal,) = w.signals()
+    reason = signal.json()["Reason"]
+    assert "instance group(s) gpu Deleting" in reason
+    assert signal.time - (w.clock.start + 30 * MIN) <= w.poll_interval
+    assert_loop_ended(w, execution, events=1)
+
+
+def test_eventbridge_events_open_the_gate_within_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path: HyperPod's "Minimum capacity reached" event runs a check at once; the
+    loop, which decides a poll interval later, signals the same UniqueId again (harmless)."""
+    w = GateWorld(monkeypatch, cluster_groups(steps((0, 0), (30 * MIN, 16))), event_bridge=True)
+    execution = start(w)
+    w.run(until_elapsed=3 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    reached = w.sim.min_reached_at("gpu")
+    assert reached is not None
+    first, *later = w.signals()
+    fast = [i for i in w.invocations if i.function == "fastpath"]
+    assert first.json()["Status"] == "SUCCESS", [(i.time - reached, i.result) for i in fast]
+    assert "seen through an EventBridge event" in first.json()["Reason"], [
+        (i.time - reached, i.result) for i in fast
+    ]
+    assert first.time - reached <= EVENT_DELAY + TICK
+    assert all(s.json()["Status"] == "SUCCESS" for s in later)
+    assert {s.json()["UniqueId"] for s in w.signals()} == {"hyperpod-min-count-gate"}
+    assert w.cfn.condition(w.handle_id()).completed_at == first.time
+    assert len(w.sns.messages) == 1  # only the loop notifies
+    fast = [i for i in w.invocations if i.function == "fastpath"]
+    assert fast and all(i.result["status"] in ("IGNORED", "READY") for i in fast)
+
+
+def test_eventbridge_never_fails_the_gate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rollback seen through events is left to the loop, which stays the authority."""
+    w = GateWorld(
+        monkeypatch, cluster_groups(constant(10)), poll_interval=SLOW_POLL, event_bridge=True
+    )
+    execution = start(w)
+    w.run(until_elapsed=6 * HOUR)
+    assert execution.status == "FAILED"
+    (signal,) = w.signals()
+    assert signal.json()["Status"] == "FAILURE"
+    fast = [i for i in w.invocations if i.function == "fastpath"]
+    assert fast and all(i.result["status"] == "IGNORED" for i in fast)

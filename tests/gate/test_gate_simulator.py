@@ -9,6 +9,7 @@ import botocore.endpoint
 import pytest
 from botocore.exceptions import ClientError
 
+from hyperpod_constructs.gate.runtime.hyperpod_gate import aws
 from tests.support.clock import VirtualClock, forbid_real_sleep, patch_botocore_retry_sleep
 from tests.support.hyperpod_sim import GroupSpec, HyperPodSimulator, constant, steps
 from tests.support.wire import ContractViolation
@@ -154,22 +155,26 @@ def test_throttling_is_retried_by_real_botocore_in_virtual_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     sim, clock, sm = make(monkeypatch, GroupSpec("gpu", 4, 4))
-    sim.inject("throttle", count=3)
+    sim.inject("throttle", count=aws.MAX_ATTEMPTS - 1)
     response = sm.describe_cluster(ClusterName="train")
-    assert response["ResponseMetadata"]["RetryAttempts"] == 3
-    assert sim.calls["DescribeCluster"] == 4
-    assert len(clock.sleeps) == 3 and clock.elapsed == pytest.approx(sum(clock.sleeps))
+    assert response["ResponseMetadata"]["RetryAttempts"] == aws.MAX_ATTEMPTS - 1
+    assert sim.calls["DescribeCluster"] == aws.MAX_ATTEMPTS
+    assert len(clock.sleeps) == aws.MAX_ATTEMPTS - 1
+    assert clock.elapsed == pytest.approx(sum(clock.sleeps))
+    assert clock.elapsed <= aws.MAX_BACKOFF_TOTAL
 
 
-def test_persistent_5xx_gives_up_after_five_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_persistent_5xx_gives_up_after_the_bounded_attempts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     sim, _, sm = make(monkeypatch, GroupSpec("gpu", 4, 4))
     sim.inject("5xx")
     with pytest.raises(ClientError) as caught:
         sm.describe_cluster(ClusterName="train")
     assert caught.value.response["Error"]["Code"] == "InternalFailure"
     assert caught.value.response["ResponseMetadata"]["HTTPStatusCode"] == 500
-    # Config(retries={"max_attempts": 5}) means 5 retries after the first attempt.
-    assert sim.calls["DescribeCluster"] == 6
+    # Config(retries={"total_max_attempts": n}) counts the first attempt too.
+    assert sim.calls["DescribeCluster"] == aws.MAX_ATTEMPTS
 
 
 def test_access_denied_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:

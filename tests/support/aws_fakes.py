@@ -1,7 +1,7 @@
 """Fakes for the non-SageMaker edges of the gate: CloudFormation (DescribeStackResource,
-wait condition handles, custom resource responses), SNS Publish, Step Functions
-StartExecution/StopExecution (running executions with the ASL interpreter), and the
-urllib seam used for the presigned-URL PUTs."""
+wait condition handles and conditions, custom resource responses), SNS Publish, and the
+urllib seam used for the presigned-URL PUTs. (Step Functions is moto's engine, see
+moto_sfn.py.)"""
 
 from __future__ import annotations
 
@@ -11,17 +11,17 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.message import Message
 from typing import Any
 
-from .asl import AslUnsupported, Execution
-from .clock import Scheduler, VirtualClock
+from .clock import VirtualClock
 from .wire import ACCOUNT, REGION, ApiError, ContractViolation, WireFake
 
 _UUID = "8d1c6f20-4b1e-11f1-9a3c-0a1b2c3d4e5f"
+STACK_ID = f"arn:aws:cloudformation:{REGION}:{ACCOUNT}:stack/HyperPodTrain/{_UUID}"
+"""The stack the fakes model (default stack name)."""
 
 
 def _secret(seed: str) -> str:
@@ -100,10 +100,20 @@ class FakeCloudFormation:
         self.signals.setdefault(logical_id, [])
         return url
 
-    def add_wait_condition(self, handle: str, timeout_seconds: int) -> WaitCondition:
-        """Create the wait condition that waits for one signal on ``handle``."""
+    def add_wait_condition(
+        self, handle: str, timeout_seconds: int, logical_id: str | None = None
+    ) -> WaitCondition:
+        """Create the wait condition that waits for one signal on ``handle``; with a
+        ``logical_id`` it is also a stack resource (DescribeStackResource shows its status)."""
         condition = WaitCondition(handle, self.clock.time() + timeout_seconds)
         self.wait_conditions[handle] = condition
+        if logical_id is not None:
+            self.resources[logical_id] = {
+                "type": "AWS::CloudFormation::WaitCondition",
+                "physical": f"{self.stack_id}/{logical_id}",
+                "status": "",
+                "handle": handle,
+            }
         return condition
 
     def remove_resource(self, logical_id: str) -> None:
@@ -193,6 +203,9 @@ class FakeCloudFormation:
                 "ValidationError",
                 f"Resource {logical_id} does not exist for stack {self.stack_name}",
             )
+        status = resource["status"]
+        if "handle" in resource:
+            status = self.condition(resource["handle"]).status
         return {
             "StackResourceDetail": {
                 "StackName": self.stack_name,
@@ -201,7 +214,7 @@ class FakeCloudFormation:
                 "PhysicalResourceId": resource["physical"],
                 "ResourceType": resource["type"],
                 "LastUpdatedTimestamp": datetime.fromtimestamp(self.clock.time(), UTC),
-                "ResourceStatus": resource["status"],
+                "ResourceStatus": status,
             }
         }
 
@@ -224,66 +237,6 @@ class FakeSns:
             raise ApiError("InvalidParameter", "Invalid parameter: Message too long")
         self.messages.append(dict(params))
         return {"MessageId": f"5a1d{next(self._ids):028d}"}
-
-
-class FakeStepFunctions:
-    """StartExecution/StopExecution backed by :class:`tests.support.asl.Execution`."""
-
-    def __init__(
-        self,
-        scheduler: Scheduler,
-        definitions: Mapping[str, Mapping[str, Any]],
-        resources: Mapping[str, Callable[[Any], Any]],
-    ) -> None:
-        self.scheduler = scheduler
-        self.definitions = dict(definitions)
-        self.resources = resources
-        self.executions: dict[str, Execution] = {}
-        self.inputs: dict[str, str] = {}
-        self.stop_requests: list[tuple[float, str, str]] = []
-        self.fake = WireFake("stepfunctions", self._handle)
-        self._names = itertools.count(1)
-
-    def _handle(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
-        now = datetime.fromtimestamp(self.scheduler.clock.time(), UTC)
-        if operation == "StartExecution":
-            machine = params["stateMachineArn"]
-            if machine not in self.definitions:
-                raise ApiError(
-                    "StateMachineDoesNotExist", f"State Machine Does Not Exist: '{machine}'"
-                )
-            name = params.get("name") or f"exec-{next(self._names):06d}"
-            arn = machine.replace(":stateMachine:", ":execution:", 1) + ":" + name
-            text = params.get("input", "{}")
-            if arn in self.executions:
-                if self.inputs[arn] == text:
-                    return {"executionArn": arn, "startDate": now}
-                raise ApiError("ExecutionAlreadyExists", f"Execution Already Exists: '{arn}'")
-            try:
-                execution = Execution(
-                    arn, self.definitions[machine], json.loads(text), self.resources, self.scheduler
-                )
-            except AslUnsupported as exc:
-                raise ContractViolation(
-                    f"definition outside the interpreter's subset: {exc}"
-                ) from exc
-            self.executions[arn] = execution
-            self.inputs[arn] = text
-            execution.start()
-            return {"executionArn": arn, "startDate": now}
-        if operation == "StopExecution":
-            arn = params["executionArn"]
-            self.stop_requests.append((self.scheduler.clock.time(), arn, params.get("cause", "")))
-            if arn not in self.executions:
-                raise ApiError("ExecutionDoesNotExist", f"Execution Does Not Exist: '{arn}'")
-            self.executions[arn].stop(params.get("error", ""), params.get("cause", ""))
-            return {"stopDate": now}
-        raise ApiError("ValidationException", f"{operation} is not simulated")
-
-    @property
-    def running(self) -> list[Execution]:
-        """Executions still running."""
-        return [e for e in self.executions.values() if e.running]
 
 
 @dataclass
@@ -327,6 +280,8 @@ class FakeHttp:
         self.puts.append(put)
         if self.failures:
             failure = self.failures.pop(0)
+            if isinstance(failure, TimeoutError):
+                self.clock.advance(timeout or 0.0)  # the client waited its whole timeout
             if isinstance(failure, BaseException):
                 raise failure
             status = failure

@@ -19,8 +19,9 @@ It follows /work/shared/hyperpod-facts.md:
   ``Failed`` with a FailureMessage;
 - ListClusterEvents ("Minimum capacity reached", "Rollback initiated", Error
   events for failed launches), ListClusterNodes, DescribeCluster;
-- fault injection: throttling bursts, 5xx, AccessDenied, and the cluster
-  deleted mid-wait (``Deleting``, then ResourceNotFound).
+- fault injection: throttling bursts, 5xx, AccessDenied, requests that hang past the
+  client's read timeout, and the cluster deleted mid-wait (``Deleting``, then
+  ResourceNotFound).
 
 It answers real boto3 clients through :class:`tests.support.wire.WireFake`.
 """
@@ -42,6 +43,9 @@ from typing import Any, Literal
 import boto3  # type: ignore[import-untyped, unused-ignore]
 import botocore.loaders  # type: ignore[import-untyped, unused-ignore]
 import botocore.session  # type: ignore[import-untyped, unused-ignore]
+from botocore.exceptions import ReadTimeoutError  # type: ignore[import-untyped, unused-ignore]
+
+from hyperpod_constructs.gate.runtime.hyperpod_gate.aws import CLIENT_CONFIG
 
 from .clock import VirtualClock
 from .wire import ACCOUNT, REGION, ApiError, WireFake
@@ -169,6 +173,9 @@ class Fault:
             return False
         return self.end is None or now < self.end
 
+
+HANG = "<hang>"
+"""Fault code of :meth:`HyperPodSimulator.hang`."""
 
 FAULT_KINDS: dict[str, tuple[str, int, str]] = {
     "throttle": ("ThrottlingException", 400, "Rate exceeded"),
@@ -298,6 +305,15 @@ class HyperPodSimulator:
         group.next_attempt_at = now
         self._emit("Info", f"Update started for instance group {name}", name)
 
+    def remove_group(self, name: str) -> None:
+        """UpdateCluster removing an instance group: it is Deleting from now on."""
+        self.advance()
+        group = self.groups[name]
+        group.status = "Deleting"
+        group.gating = False
+        group.pending.clear()
+        self._emit("Info", f"Deleting instance group {name}", name)
+
     def fail_controller(self, message: str) -> None:
         """A non-retryable controller failure, now."""
         self.advance()
@@ -394,7 +410,7 @@ class HyperPodSimulator:
 
     def _tick_group(self, group: _Group, t: float) -> None:
         spec = group.spec
-        if group.started_at is None or group.status == "Failed":
+        if group.started_at is None or group.status in ("Failed", "Deleting"):
             return
         for instance in [i for i in group.pending if i.ready_at <= t]:
             group.pending.remove(instance)
@@ -496,10 +512,28 @@ class HyperPodSimulator:
             counts[name] = counts.get(name, 0) + 1
         return counts
 
+    def hang(self, *, operation: str | None = "DescribeCluster", count: int | None = None) -> Fault:
+        """Make matching requests hang: the client's read timeout expires (virtual time
+        advances by it) and botocore sees a ReadTimeoutError, which it retries."""
+        fault = Fault(operation, HANG, 0, "hangs", count)
+        self.faults.append(fault)
+        return fault
+
     def _handle(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         self.advance()
         now = self.clock.time()
         for fault in self.faults:
+            if fault.code == HANG and fault.matches(operation, now):
+                fault.hits += 1
+                if fault.remaining is not None:
+                    fault.remaining -= 1
+                self.clock.advance(float(CLIENT_CONFIG.read_timeout))
+                raise ReadTimeoutError(
+                    endpoint_url=f"https://api.sagemaker.{REGION}.amazonaws.com/"
+                )
+        for fault in self.faults:
+            if fault.code == HANG:
+                continue
             if fault.matches(operation, now):
                 fault.hits += 1
                 if fault.remaining is not None:

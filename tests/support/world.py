@@ -1,35 +1,213 @@
-"""End-to-end harness: the real arm and poll handlers, real boto3 clients answered by
-the fakes, the real ASL definition run by the interpreter, all in virtual time."""
+"""End-to-end harness: what the construct synthesizes, run for real.
+
+The arm resource's properties and the poll loop's definition come from a synthesized template
+(:func:`synthesized_gate`); the definition runs on moto's Step Functions engine
+(:mod:`tests.support.moto_sfn`, in virtual time); its Lambda tasks call the real check and
+arm handlers in process, with the function timeout the template gives them; the handlers
+talk through real boto3 clients to the HyperPod simulator and the CloudFormation/SNS fakes
+(and to moto for Step Functions).
+"""
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import json
 import logging
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
+import boto3  # type: ignore[import-untyped, unused-ignore]
 import botocore.retries.standard  # type: ignore[import-untyped, unused-ignore]
+from botocore.awsrequest import AWSResponse  # type: ignore[import-untyped, unused-ignore]
+from moto import mock_aws
 
-from hyperpod_constructs.gate.definition import build_definition
 from hyperpod_constructs.gate.runtime.hyperpod_gate import arm, aws, httpput, poll
+from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import RESOURCE_TYPE
 
-from .asl import Execution, TaskFailure
-from .aws_fakes import FakeCloudFormation, FakeHttp, FakeSns, FakeStepFunctions, Put
+from .aws_fakes import STACK_ID, FakeCloudFormation, FakeHttp, FakeSns, Put
 from .clock import Scheduler, VirtualClock, forbid_real_sleep, patch_botocore_retry_sleep
 from .hyperpod_sim import GroupSpec, HyperPodSimulator
-from .wire import ACCOUNT, REGION
+from .moto_sfn import LambdaResult, VirtualStepFunctions
+from .wire import ACCOUNT, REGION, ApiError
 
-POLL_ARN = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:HyperPodTrain-GateCheckFunction-1A2B3C4D"
-ARM_ARN = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:HyperPodTrain-GateArmFunction-5E6F7A8B"
-STATE_MACHINE_ARN = f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:GatePollLoopAbCdEf12"
-TOPIC_ARN = f"arn:aws:sns:{REGION}:{ACCOUNT}:HyperPodTrain-GateTopic"
-BACKSTOP_MARGIN = 900
-"""Extra execution time beyond the gate timeout (the construct uses 15 minutes)."""
+POLL_ARN = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:Gate-CheckFunction-1A2B3C4D"
+ARM_ARN = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:Gate-ArmFunction-5E6F7A8B"
+STATE_MACHINE_NAME = "GatePollLoopAbCdEf12"
+STATE_MACHINE_ARN = f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:{STATE_MACHINE_NAME}"
+TOPIC_ARN = f"arn:aws:sns:{REGION}:{ACCOUNT}:Gate-Topic"
+LOOP_ROLE_ARN = f"arn:aws:iam::{ACCOUNT}:role/Gate-PollLoopRole"
+CLUSTER_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/abcd12345678"
+"""The simulator's default cluster ARN."""
+EVENT_DELAY = 5.0
+"""Seconds from a HyperPod event to its delivery to the check function (EventBridge)."""
+LIVE: list[GateWorld] = []
+"""Worlds of the running test; tests/gate/conftest.py closes them."""
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A gated group: the cluster is synthesized with it."""
+
+    group: str
+    min_count: int
+    target_count: int
+
+
+# -- what the construct synthesizes --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SynthesizedGate:
+    """The gate's part of a synthesized template, resolved as CloudFormation would."""
+
+    properties: dict[str, Any]
+    """The arm resource's properties as CloudFormation sends them (scalars as strings)."""
+    definition: dict[str, Any]
+    handle_id: str
+    condition_id: str
+    check_timeout: int
+    arm_timeout: int
+    wait_timeout: int
+    fast_path_input: dict[str, Any]
+    """What the EventBridge rule sends the check function (its target's constant Input)."""
+    fast_path_pattern: dict[str, Any]
+
+
+def _resolver(template: Mapping[str, Any], topic: bool) -> Callable[[Any], Any]:
+    res = template["Resources"]
+    by_ref: dict[str, str] = {
+        "AWS::Partition": "aws",
+        "AWS::Region": REGION,
+        "AWS::AccountId": ACCOUNT,
+        "AWS::URLSuffix": "amazonaws.com",
+        "AWS::StackId": STACK_ID,
+    }
+    by_att: dict[tuple[str, str], str] = {}
+    for logical_id, resource in res.items():
+        kind = resource["Type"]
+        if kind == "AWS::StepFunctions::StateMachine":
+            by_ref[logical_id] = STATE_MACHINE_ARN
+            by_att[(logical_id, "Name")] = STATE_MACHINE_NAME
+        elif kind == "AWS::Lambda::Function":
+            handler = resource["Properties"]["Handler"]
+            by_att[(logical_id, "Arn")] = POLL_ARN if handler.endswith("poll.handler") else ARM_ARN
+        elif kind == "AWS::SNS::Topic" and topic:
+            by_ref[logical_id] = TOPIC_ARN
+        elif kind == "AWS::SageMaker::Cluster":
+            by_att[(logical_id, "ClusterArn")] = CLUSTER_ARN
+
+    def resolve(value: Any) -> Any:
+        if isinstance(value, list):
+            return [resolve(v) for v in value]
+        if not isinstance(value, dict):
+            return value
+        if len(value) == 1:
+            ((key, arg),) = value.items()
+            if key == "Ref":
+                return by_ref[arg]
+            if key == "Fn::GetAtt":
+                return by_att[(arg[0], arg[1])]
+            if key == "Fn::Join":
+                return str(arg[0]).join(str(resolve(v)) for v in arg[1])
+            if key == "Fn::Split":
+                return str(resolve(arg[1])).split(arg[0])
+            if key == "Fn::Select":
+                return resolve(arg[1])[int(arg[0])]
+        return {k: resolve(v) for k, v in value.items()}
+
+    return resolve
+
+
+def _as_sent(value: Any) -> Any:
+    """CloudFormation delivers every scalar of a custom resource's properties as a string."""
+    if isinstance(value, dict):
+        return {k: _as_sent(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_sent(v) for v in value]
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+@functools.cache
+def synthesized_gate(
+    requirements: tuple[Requirement, ...], timeout_seconds: int, poll_interval: int, topic: bool
+) -> SynthesizedGate:
+    """Synthesize a cluster named ``train`` with these gated groups and read the gate."""
+    from aws_cdk import Duration, Stack
+
+    from hyperpod_constructs import (
+        HyperPodInstanceType,
+        HyperPodSlurmCluster,
+        InstanceGroup,
+        MinCountGateOptions,
+    )
+    from tests.conftest import new_app
+
+    app = new_app()
+    stack = Stack(app, "Gate")
+    groups = [
+        InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE)
+    ] + [
+        InstanceGroup.compute(
+            r.group,
+            instance_type=HyperPodInstanceType.ML_C5_4XLARGE,
+            instance_count=r.target_count,
+            min_instance_count=r.min_count,
+            partition=r.group,
+        )
+        for r in requirements
+    ]
+    HyperPodSlurmCluster(
+        stack,
+        "Cluster",
+        cluster_name="train",
+        instance_groups=groups,
+        readiness_gate=MinCountGateOptions(
+            timeout=Duration.seconds(timeout_seconds),
+            poll_interval=Duration.seconds(poll_interval),
+            create_notification_topic=topic,
+        ),
+    )
+    template = app.synth().get_stack_by_name("Gate").template
+    resolve = _resolver(template, topic)
+    resources = template["Resources"]
+
+    def one(kind: str) -> tuple[str, dict[str, Any]]:
+        (found,) = [(k, v) for k, v in resources.items() if v["Type"] == kind]
+        return found
+
+    _, gate = one(RESOURCE_TYPE)
+    handle_id, _ = one("AWS::CloudFormation::WaitConditionHandle")
+    condition_id, condition = one("AWS::CloudFormation::WaitCondition")
+    _, machine = one("AWS::StepFunctions::StateMachine")
+    _, rule = one("AWS::Events::Rule")
+    (target,) = rule["Properties"]["Targets"]
+    timeouts = {
+        v["Properties"]["Handler"]: int(v["Properties"]["Timeout"])
+        for v in resources.values()
+        if v["Type"] == "AWS::Lambda::Function"
+    }
+    return SynthesizedGate(
+        properties=_as_sent(resolve(gate["Properties"])),
+        definition=json.loads(resolve(machine["Properties"]["DefinitionString"])),
+        handle_id=handle_id,
+        condition_id=condition_id,
+        check_timeout=timeouts["hyperpod_gate.poll.handler"],
+        arm_timeout=timeouts["hyperpod_gate.arm.handler"],
+        wait_timeout=int(condition["Properties"]["Timeout"]),
+        fast_path_input=json.loads(resolve(target["Input"])),
+        fast_path_pattern=resolve(rule["Properties"]["EventPattern"]),
+    )
+
+
+# -- the running world ---------------------------------------------------------------------
 
 
 class FakeContext:
@@ -58,22 +236,52 @@ class Invocation:
     stderr: str
 
 
-class _Capture(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.lines: list[str] = []
+class Execution:
+    """A Step Functions execution on moto's engine, read through its API."""
 
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
+    def __init__(self, world: GateWorld, arn: str) -> None:
+        self._world = world
+        self.arn = arn
 
+    def _describe(self) -> dict[str, Any]:
+        found: dict[str, Any] = self._world.sfn_client.describe_execution(executionArn=self.arn)
+        return found
 
-@dataclass
-class Requirement:
-    """A gated group for the arm request."""
+    def _history(self) -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = self._world.sfn_client.get_execution_history(
+            executionArn=self.arn, maxResults=1000
+        )["events"]
+        return events
 
-    group: str
-    min_count: int
-    target_count: int
+    @property
+    def status(self) -> str:
+        return str(self._describe()["status"])
+
+    @property
+    def running(self) -> bool:
+        return self.status == "RUNNING"
+
+    @property
+    def error(self) -> str | None:
+        return self._describe().get("error")
+
+    @property
+    def cause(self) -> str | None:
+        return self._describe().get("cause")
+
+    @property
+    def input(self) -> dict[str, Any]:
+        document: dict[str, Any] = json.loads(self._describe()["input"])
+        return document
+
+    @property
+    def transitions(self) -> int:
+        """States entered (what Step Functions bills as state transitions)."""
+        return sum(1 for e in self._history() if e["type"].endswith("StateEntered"))
+
+    @property
+    def task_invocations(self) -> int:
+        return sum(1 for e in self._history() if e["type"] == "LambdaFunctionScheduled")
 
 
 @dataclass
@@ -88,9 +296,10 @@ class GateWorld:
     old_boto3: bool = False
     sim_options: Mapping[str, Any] = field(default_factory=dict)
     lambda_faults: list[str] = field(default_factory=list)
-    """Errors (e.g. "Lambda.ServiceException") thrown instead of the next poll invocations."""
-    backstop_margin: int = BACKSTOP_MARGIN
-    """State machine TimeoutSeconds = gate timeout + this."""
+    """Errors (e.g. "Lambda.ServiceException") reported instead of the next check invocations."""
+    event_bridge: bool = False
+    """Deliver the simulator's events to the check function as the synthesized EventBridge
+    rule would (the fast path); off, events are lost and only the loop decides."""
 
     def __post_init__(self) -> None:
         mp = self.monkeypatch
@@ -109,17 +318,42 @@ class GateWorld:
         self.sim = HyperPodSimulator(self.clock, self.groups, **dict(self.sim_options))
         self.cfn = FakeCloudFormation(self.clock)
         self.sns = FakeSns()
-        definition = build_definition(
-            poll_function_arn=POLL_ARN, timeout_seconds=self.timeout_seconds + self.backstop_margin
-        )
-        self.definition = json.loads(json.dumps(definition))
-        self.sfn = FakeStepFunctions(
-            self.scheduler, {STATE_MACHINE_ARN: self.definition}, {POLL_ARN: self._invoke_poll}
-        )
         self.http = FakeHttp(self.clock, self.cfn)
         self.invocations: list[Invocation] = []
+        self.sfn_calls: list[tuple[str, dict[str, Any]]] = []
         self._request_ids = itertools.count(1)
         self.client_builds: dict[str, int] = {}
+        self.armed: list[SynthesizedGate] = []
+        self.running: str | None = None
+        """The function whose handler runs now ("poll", "arm", "arm-fallback")."""
+        self.sfn_fault: ApiError | None = None
+        """When set, every Step Functions call of the handlers fails with it."""
+
+        for name, value in (
+            ("AWS_ACCESS_KEY_ID", "testing"),
+            ("AWS_SECRET_ACCESS_KEY", "testing"),
+            ("AWS_DEFAULT_REGION", REGION),
+        ):
+            mp.setenv(name, value)
+        self._mock = mock_aws(
+            config={
+                "stepfunctions": {"execute_state_machine": True},
+                # moto answers Step Functions only; the fakes answer the rest.
+                "core": {"passthrough": {"services": ["sagemaker", "cloudformation", "sns"]}},
+            }
+        )
+        self._mock.start()
+        LIVE.append(self)
+        self.engine = VirtualStepFunctions(
+            mp, self.scheduler, {POLL_ARN: self._invoke_check, ARM_ARN: self._invoke_arm}
+        )
+        self.sfn_client = boto3.client("stepfunctions", region_name=REGION)
+        self.sfn_client.create_state_machine(
+            name=STATE_MACHINE_NAME,
+            definition=json.dumps(self.gate().definition),
+            roleArn=LOOP_ROLE_ARN,
+            type="STANDARD",
+        )
 
         for name in ("_factory", "_clock", "_sleep", "_cache"):
             mp.setattr(aws, name, getattr(aws, name))  # registers the undo
@@ -129,80 +363,153 @@ class GateWorld:
         self.logs = _Capture()
         root = logging.getLogger()
         mp.setattr(root, "handlers", [*root.handlers, self.logs])
+        if self.event_bridge:
+            self._wire_event_bridge()
 
-    # -- wiring ------------------------------------------------------------------
+    def _wire_event_bridge(self) -> None:
+        """HyperPod events reach the check function ``EVENT_DELAY`` after they happen."""
+        pattern = self.gate().fast_path_pattern
+        assert pattern["source"] == ["aws.sagemaker"] and pattern["resources"] == [self.sim.arn]
+        emit_at = self.sim._emit_at
+
+        def emitted(t: float, level: Any, text: str, group: str | None) -> None:
+            emit_at(t, level, text, group)
+            when = max(t, self.clock.time()) + EVENT_DELAY
+            self.scheduler.at(when, self._deliver_event, "event")
+
+        self.monkeypatch.setattr(self.sim, "_emit_at", emitted)
+        self.monkeypatch.setattr(
+            self.sim,
+            "_emit",
+            lambda level, text, group: emitted(self.clock.time(), level, text, group),
+        )
+
+        def tick() -> None:  # HyperPod evolves (and emits) whether or not anyone asks
+            self.sim.advance()
+            self.scheduler.after(10.0, tick, "tick")
+
+        self.scheduler.after(10.0, tick, "tick")
+
+    def _deliver_event(self) -> None:
+        if self.armed:
+            payload = dict(self.armed[-1].fast_path_input)
+            self._run_lambda("fastpath", poll.handler, payload, self.gate().check_timeout)
+
+    def close(self) -> None:
+        """Stop moto (called after each test)."""
+        self._mock.stop()
+
+    # -- the synthesized gate ----------------------------------------------------------------
+    def gate(self, requirements: Sequence[Requirement] | None = None) -> SynthesizedGate:
+        """The gate the construct synthesizes for these gated groups (default: the world's
+        groups with a minimum)."""
+        if requirements is None:
+            requirements = [
+                Requirement(g.name, g.min_instance_count, g.instance_count)
+                for g in self.groups
+                if g.node_type == "Compute" and g.min_instance_count > 0
+            ]
+        return synthesized_gate(
+            tuple(requirements), self.timeout_seconds, self.poll_interval, self.topic
+        )
+
+    def properties(self, requirements: Sequence[Requirement] | None = None) -> dict[str, Any]:
+        """ResourceProperties exactly as CloudFormation delivers them for these groups."""
+        return dict(self.gate(requirements).properties)
+
+    def handle_id(self, requirements: Sequence[Requirement] | None = None) -> str:
+        """Logical id of the wait handle (default: of the gate armed last)."""
+        if requirements is None and self.armed:
+            return self.armed[-1].handle_id
+        return self.gate(requirements).handle_id
+
+    # -- wiring --------------------------------------------------------------------------
     def _client(self, service: str) -> Any:
         self.client_builds[service] = self.client_builds.get(service, 0) + 1
         if service == "sagemaker":
-            return self.sim.client(old_boto3=self.old_boto3)
-        if service == "cloudformation":
-            return self.cfn.fake.client()
-        if service == "sns":
-            return self.sns.fake.client()
-        if service == "stepfunctions":
-            return self.sfn.fake.client()
-        raise AssertionError(f"unexpected client {service}")
+            client = self.sim.client(old_boto3=self.old_boto3)
+        elif service == "cloudformation":
+            client = self.cfn.fake.client()
+        elif service == "sns":
+            client = self.sns.fake.client()
+        elif service == "stepfunctions":
+            client = boto3.client("stepfunctions", region_name=REGION, config=aws.CLIENT_CONFIG)
+            client.meta.events.register("provide-client-params.sfn", self._record_sfn_call)
+            client.meta.events.register("before-call.sfn", self._sfn_fault)
+            return client
+        else:
+            raise AssertionError(f"unexpected client {service}")
+        return client
+
+    def _record_sfn_call(self, model: Any, params: dict[str, Any], **_: Any) -> None:
+        self.sfn_calls.append((model.name, dict(params)))
+
+    def _sfn_fault(self, **_: Any) -> tuple[AWSResponse, dict[str, Any]] | None:
+        fault = self.sfn_fault
+        if fault is None:
+            return None
+        metadata = {"HTTPStatusCode": fault.status}
+        return (
+            AWSResponse("https://states.invalid/", fault.status, {}, None),
+            {"Error": {"Code": fault.code, "Message": fault.message}, "ResponseMetadata": metadata},
+        )
+
+    def executions(self) -> list[str]:
+        """ARNs of every execution of the poll loop (moto's ListExecutions)."""
+        listed = self.sfn_client.list_executions(stateMachineArn=STATE_MACHINE_ARN)
+        return [str(e["executionArn"]) for e in listed["executions"]]
+
+    def calls(self, operation: str) -> list[dict[str, Any]]:
+        """Step Functions API calls the handlers made."""
+        return [params for name, params in self.sfn_calls if name == operation]
 
     def _run_lambda(
         self, function: str, handler: Callable[[Any, Any], Any], event: Any, timeout: float
-    ) -> Any:
+    ) -> tuple[Any, bool]:
+        """Run a handler; return its result and whether it ran past its timeout."""
         out, err = io.StringIO(), io.StringIO()
         began = self.clock.time()
-        with redirect_stdout(out), redirect_stderr(err):
-            result = handler(event, FakeContext(self.clock, timeout, function))
+        outer, self.running = self.running, function
+        try:
+            with redirect_stdout(out), redirect_stderr(err):
+                result = handler(event, FakeContext(self.clock, timeout, function))
+        finally:
+            self.running = outer
+        duration = self.clock.time() - began
         self.invocations.append(
-            Invocation(
-                function,
-                began,
-                self.clock.time() - began,
-                event,
-                result,
-                out.getvalue(),
-                err.getvalue(),
-            )
+            Invocation(function, began, duration, event, result, out.getvalue(), err.getvalue())
         )
-        return result
+        return result, duration > timeout
 
-    def _invoke_poll(self, payload: Any) -> Any:
+    def _invoke_check(self, payload: Any) -> LambdaResult:
         if self.lambda_faults:
             error = self.lambda_faults.pop(0)
             self.invocations.append(
                 Invocation("poll", self.clock.time(), 0.0, payload, {"error": error}, "", "")
             )
-            raise TaskFailure(error, "injected invocation failure")
-        return self._run_lambda("poll", poll.handler, payload, 60.0)
+            return LambdaResult(error=error, message="injected invocation failure")
+        timeout = self.gate().check_timeout
+        result, late = self._run_lambda("poll", poll.handler, payload, timeout)
+        if late:  # Lambda would have killed it: Step Functions sees the timeout, not the result
+            return LambdaResult(
+                error="Sandbox.Timedout", message=f"Task timed out after {timeout:.2f} seconds"
+            )
+        return LambdaResult(payload=result)
 
-    # -- CloudFormation side ----------------------------------------------------------
-    def handle_id(self, tag: str = "ab12cd34") -> str:
-        """Logical id of the wait condition handle for a gate fingerprint."""
-        return f"ClusterMinCountGateWait{tag}Handle{tag[::-1]}"
+    def _invoke_arm(self, payload: Any) -> LambdaResult:
+        timeout = self.gate().arm_timeout
+        result, late = self._run_lambda("arm-fallback", arm.handler, payload, timeout)
+        if late:
+            return LambdaResult(error="Sandbox.Timedout", message="Task timed out")
+        return LambdaResult(payload=result)
 
-    def properties(
-        self, requirements: list[Requirement], handle: str, timeout_seconds: int | None = None
-    ) -> dict[str, Any]:
-        """ResourceProperties exactly as CloudFormation delivers them (strings)."""
-        props: dict[str, Any] = {
-            "ServiceToken": ARM_ARN,
-            "ServiceTimeout": "300",
-            "StateMachineArn": STATE_MACHINE_ARN,
-            "ClusterName": self.sim.name,
-            "Requirements": [
-                {
-                    "GroupName": r.group,
-                    "MinCount": str(r.min_count),
-                    "TargetCount": str(r.target_count),
-                }
-                for r in requirements
-            ],
-            "WaitHandleLogicalId": handle,
-            "TimeoutSeconds": str(timeout_seconds or self.timeout_seconds),
-            "PollIntervalSeconds": str(self.poll_interval),
-            "MetricsNamespace": "HyperPod/MinCountGate",
-        }
-        if self.topic:
-            props["TopicArn"] = TOPIC_ARN
-        return props
+    def poll_once(self, event: Mapping[str, Any]) -> dict[str, str]:
+        """Invoke the check handler directly (no state machine)."""
+        result, _ = self._run_lambda("poll", poll.handler, dict(event), self.gate().check_timeout)
+        found: dict[str, str] = result
+        return found
 
+    # -- CloudFormation side ----------------------------------------------------------------
     def custom_resource(
         self,
         request_type: str,
@@ -220,14 +527,14 @@ class GateWorld:
             "StackId": self.cfn.stack_id,
             "RequestId": request_id,
             "LogicalResourceId": "ClusterMinCountGateArm",
-            "ResourceType": "Custom::HyperPodMinCountGate",
+            "ResourceType": RESOURCE_TYPE,
             "ResourceProperties": dict(properties or {"ServiceToken": ARM_ARN}),
         }
         if physical_id is not None:
             event["PhysicalResourceId"] = physical_id
         if old_properties is not None:
             event["OldResourceProperties"] = dict(old_properties)
-        self._run_lambda("arm", arm.handler, event, 60.0)
+        self._run_lambda("arm", arm.handler, event, self.gate().arm_timeout)
         answers = self.cfn.responses[request_id]
         assert len(answers) == 1, f"expected exactly one response, got {len(answers)}"
         document: dict[str, Any] = answers[0].json()
@@ -235,59 +542,48 @@ class GateWorld:
 
     def arm_gate(
         self,
-        requirements: list[Requirement],
-        tag: str = "ab12cd34",
+        requirements: Sequence[Requirement] | None = None,
         request_type: str = "Create",
         physical_id: str | None = None,
         old_properties: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Create the handle, send Create/Update, then create the wait condition."""
-        handle = self.handle_id(tag)
-        if handle not in self.cfn.resources:
-            self.cfn.add_wait_handle(handle)
+        """What CloudFormation does: create the handle, send Create/Update to the arm
+        resource, then create the wait condition (both named as the template names them)."""
+        gate = self.gate(requirements)
+        if gate.handle_id not in self.cfn.resources:
+            self.cfn.add_wait_handle(gate.handle_id)
         response = self.custom_resource(
             request_type,
-            self.properties(requirements, handle),
+            gate.properties,
             physical_id=physical_id,
             old_properties=old_properties,
         )
         if response["Status"] == "SUCCESS":
-            self.cfn.add_wait_condition(handle, min(self.timeout_seconds + 900, 12 * 3600))
+            self.cfn.add_wait_condition(gate.handle_id, gate.wait_timeout, gate.condition_id)
+            self.armed.append(gate)
         return response
 
     def poll_event(
         self,
-        requirements: list[Requirement],
+        requirements: Sequence[Requirement] | None = None,
         *,
-        tag: str = "ab12cd34",
         deadline_in: float | None = None,
+        armed_ago: float = 3600.0,
     ) -> dict[str, Any]:
-        """The execution input the arm handler would build (for direct poll calls)."""
-        handle = self.handle_id(tag)
-        if handle not in self.cfn.resources:
-            self.cfn.add_wait_handle(handle)
-        event: dict[str, Any] = {
-            "clusterName": self.sim.name,
-            "requirements": [
-                {"groupName": r.group, "minCount": r.min_count, "targetCount": r.target_count}
-                for r in requirements
-            ],
-            "deadline": int(self.clock.time() + (deadline_in or self.timeout_seconds)),
-            "pollIntervalSeconds": self.poll_interval,
-            "stackId": self.cfn.stack_id,
-            "waitHandleLogicalId": handle,
-            "metricsNamespace": "HyperPod/MinCountGate",
-        }
-        if self.topic:
-            event["topicArn"] = TOPIC_ARN
+        """The execution input the arm handler builds from the synthesized properties, as if
+        the gate had been armed ``armed_ago`` seconds ago (default: past the settle window)."""
+        gate = self.gate(requirements)
+        if gate.handle_id not in self.cfn.resources:
+            self.cfn.add_wait_handle(gate.handle_id)
+        props = arm.parse_properties(gate.properties)
+        armed = datetime.fromtimestamp(self.clock.time() - armed_ago, UTC)
+        event = arm.execution_input(props, stack_id=self.cfn.stack_id, now=armed)
+        event["deadline"] = int(self.clock.time() + props.timeout_seconds)
+        if deadline_in is not None:
+            event["deadline"] = int(self.clock.time() + deadline_in)
         return event
 
-    def poll_once(self, event: Mapping[str, Any]) -> dict[str, str]:
-        """Invoke the poll handler directly (no state machine)."""
-        result: dict[str, str] = self._invoke_poll(dict(event))
-        return result
-
-    # -- running -------------------------------------------------------------------
+    # -- running -------------------------------------------------------------------------
     def at(self, elapsed: float, action: Callable[[], None]) -> None:
         """Run ``action`` at ``elapsed`` seconds after the world's start."""
         self.scheduler.at(self.clock.start + elapsed, action)
@@ -297,18 +593,18 @@ class GateWorld:
         until = None if until_elapsed is None else self.clock.start + until_elapsed
 
         def idle() -> bool:
-            return stop_when_idle and bool(self.sfn.executions) and not self.sfn.running
+            return stop_when_idle and self.engine.started > 0 and self.engine.active == 0
 
         self.scheduler.run(until=until, stop=idle)
         self.sim.advance()
 
     def execution(self, response: Mapping[str, Any]) -> Execution:
         """The execution a successful arm response points to."""
-        return self.sfn.executions[str(response["PhysicalResourceId"])]
+        return Execution(self, str(response["PhysicalResourceId"]))
 
-    # -- observations --------------------------------------------------------------
+    # -- observations --------------------------------------------------------------------
     def polls(self) -> list[Invocation]:
-        """Poll invocations that ran the handler."""
+        """Check invocations that ran the handler."""
         return [
             i
             for i in self.invocations
@@ -316,9 +612,9 @@ class GateWorld:
             and "error" not in (i.result if isinstance(i.result, dict) else {})
         ]
 
-    def signals(self, tag: str = "ab12cd34") -> list[Put]:
-        """Signals received by the handle of ``tag``."""
-        return self.cfn.signals.get(self.handle_id(tag), [])
+    def signals(self, requirements: Sequence[Requirement] | None = None) -> list[Put]:
+        """Signals received by the wait handle of these gated groups (default: last armed)."""
+        return self.cfn.signals.get(self.handle_id(requirements), [])
 
     def stdout(self) -> str:
         """Everything the Lambda functions printed."""
@@ -329,13 +625,34 @@ class GateWorld:
         haystacks = [self.stdout(), "\n".join(self.logs.lines)]
         haystacks += [json.dumps(i.result) for i in self.invocations]
         haystacks += [json.dumps(m) for m in self.sns.messages]
-        for execution in self.sfn.executions.values():
-            haystacks.append(json.dumps([execution.output, execution.error, execution.cause]))
-        for fake in (self.sim.fake, self.sns.fake, self.sfn.fake):
+        for fake in (self.sim.fake, self.sns.fake):
             haystacks.append(json.dumps(fake.attempts))
+        haystacks.append(json.dumps(self.sfn_calls, default=str))
         for put in self.http.puts:
             haystacks.append(put.body.decode())
         text = "\n".join(haystacks)
         for secret in self.cfn.secrets:
             assert secret not in text, "a presigned URL (or its signature) leaked"
         assert "X-Amz-Signature" not in text
+
+
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+__all__ = [
+    "ARM_ARN",
+    "POLL_ARN",
+    "STATE_MACHINE_ARN",
+    "TOPIC_ARN",
+    "Execution",
+    "GateWorld",
+    "Requirement",
+    "SynthesizedGate",
+    "synthesized_gate",
+]

@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from . import aws, httpput
-from .decision import DEFAULT_METRICS_NAMESPACE
+from . import aws, httpput, poll
+from .contract import ArmProperties, Prop, parse_properties
+
+__all__ = ["ArmProperties", "handler", "parse_properties"]
 
 NOT_STARTED = "hyperpod-min-count-gate-not-started"
 """PhysicalResourceId of a gate whose execution could not be started."""
@@ -26,86 +27,6 @@ SETTLED = "hyperpod-min-count-gate-settled"
 REASON_LIMIT = 1000
 _EXECUTION_ARN = re.compile(r"^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:execution:[^:]+:[^:]+$")
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
-
-
-@dataclass(frozen=True)
-class Requirement:
-    """One gated group as the poll function expects it."""
-
-    group_name: str
-    min_count: int
-    target_count: int
-
-
-@dataclass(frozen=True)
-class ArmProperties:
-    """Parsed ResourceProperties of the gate custom resource."""
-
-    state_machine_arn: str
-    cluster_name: str
-    requirements: tuple[Requirement, ...]
-    wait_handle_logical_id: str
-    timeout_seconds: int
-    poll_interval_seconds: int
-    topic_arn: str | None
-    metrics_namespace: str
-
-
-def _text(props: Mapping[str, Any], key: str) -> str:
-    value = props.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"property {key} is required")
-    return value.strip()
-
-
-def _number(props: Mapping[str, Any], key: str, *, minimum: int) -> int:
-    value = props.get(key)
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise ValueError(f"property {key} must be an integer")
-    try:
-        number = int(str(value).strip())
-    except ValueError:
-        raise ValueError(f"property {key} must be an integer, got {str(value)[:40]!r}") from None
-    if number < minimum:
-        raise ValueError(f"property {key} must be >= {minimum}, got {number}")
-    return number
-
-
-def parse_properties(props: Mapping[str, Any]) -> ArmProperties:
-    """Validate ResourceProperties (CloudFormation sends every value as a string)."""
-    raw = props.get("Requirements")
-    if not isinstance(raw, list) or not raw:
-        raise ValueError("property Requirements must be a non-empty list")
-    requirements = []
-    seen = set()
-    for item in raw:
-        if not isinstance(item, Mapping):
-            raise ValueError("each entry of Requirements must be an object")
-        name = _text(item, "GroupName")
-        if name in seen:
-            raise ValueError(f"group {name} appears twice in Requirements")
-        seen.add(name)
-        minimum = _number(item, "MinCount", minimum=0)
-        target = _number(item, "TargetCount", minimum=0)
-        if minimum > target:
-            raise ValueError(f"group {name}: MinCount {minimum} > TargetCount {target}")
-        requirements.append(Requirement(name, minimum, target))
-    topic = props.get("TopicArn")
-    namespace = props.get("MetricsNamespace")
-    return ArmProperties(
-        state_machine_arn=_text(props, "StateMachineArn"),
-        cluster_name=_text(props, "ClusterName"),
-        requirements=tuple(requirements),
-        wait_handle_logical_id=_text(props, "WaitHandleLogicalId"),
-        timeout_seconds=_number(props, "TimeoutSeconds", minimum=1),
-        poll_interval_seconds=_number(props, "PollIntervalSeconds", minimum=1),
-        topic_arn=topic.strip() if isinstance(topic, str) and topic.strip() else None,
-        metrics_namespace=(
-            namespace.strip()
-            if isinstance(namespace, str) and namespace.strip()
-            else DEFAULT_METRICS_NAMESPACE
-        ),
-    )
 
 
 def execution_input(props: ArmProperties, *, stack_id: str, now: datetime) -> dict[str, Any]:
@@ -223,10 +144,12 @@ def _stop(physical_id: str) -> str:
 
 def wait_already_exists(event: Mapping[str, Any]) -> bool:
     """Whether the wait condition named by ``WaitConditionLogicalId`` is already in the
-    stack. On a forward update it is not: CloudFormation creates it after this resource.
-    Any error reading it counts as "no" (the safe choice is to wait)."""
+    stack (in any state but being deleted). On a forward update it is not: CloudFormation
+    creates it after this resource. On UPDATE_ROLLBACK it is: it holds the result of the
+    earlier wait, or a loop is already waiting for it. Any error reading it counts as "no"
+    (the safe choice is to wait)."""
     props = event.get("ResourceProperties") or {}
-    logical_id = props.get("WaitConditionLogicalId")
+    logical_id = props.get(Prop.WAIT_CONDITION_LOGICAL_ID)
     stack_id = event.get("StackId")
     if not (isinstance(logical_id, str) and logical_id and isinstance(stack_id, str)):
         return False
@@ -237,7 +160,7 @@ def wait_already_exists(event: Mapping[str, Any]) -> bool:
     except Exception:
         return False
     status = str(detail.get("ResourceStatus", ""))
-    return status.startswith(("CREATE_COMPLETE", "CREATE_FAILED", "UPDATE_"))
+    return bool(status) and not status.startswith("DELETE")
 
 
 def needs_new_wait(event: Mapping[str, Any]) -> bool:
@@ -251,13 +174,20 @@ def needs_new_wait(event: Mapping[str, Any]) -> bool:
     old = event.get("OldResourceProperties") or {}
     new = event.get("ResourceProperties") or {}
     return bool(
-        old.get("WaitHandleLogicalId") != new.get("WaitHandleLogicalId")
-        or old.get("ClusterName") != new.get("ClusterName")
+        old.get(Prop.WAIT_HANDLE_LOGICAL_ID) != new.get(Prop.WAIT_HANDLE_LOGICAL_ID)
+        or old.get(Prop.CLUSTER_NAME) != new.get(Prop.CLUSTER_NAME)
     )
 
 
-def handler(event: Mapping[str, Any], context: Any) -> None:
-    """CloudFormation custom resource entry point (Create, Update, Delete)."""
+def handler(event: Mapping[str, Any], context: Any) -> Any:
+    """CloudFormation custom resource entry point (Create, Update, Delete).
+
+    The poll loop also invokes this function, with its own state instead of a CloudFormation
+    request, when the check function could not signal the wait condition (or could not run at
+    all): this function's role then signals the FAILURE, so the stack learns why instead of
+    waiting for the wait condition's 12-hour limit."""
+    if "RequestType" not in event:
+        return poll.fallback_handler(event, context)
     request_type = str(event.get("RequestType", ""))
     old_id = str(event.get("PhysicalResourceId") or "")
     try:

@@ -24,13 +24,23 @@ from botocore.exceptions import (
 ClientFactory = Callable[[str], Any]
 """Builds a boto3 client for a service name ("sagemaker", "cloudformation", ...)."""
 
+CONNECT_TIMEOUT = 2
+READ_TIMEOUT = 8
+MAX_ATTEMPTS = 3
+"""Attempts per API call, the first included (botocore standard mode)."""
+MAX_BACKOFF_TOTAL = 1 + 2
+"""Standard mode sleeps at most 1 s before the 2nd attempt and 2 s before the 3rd."""
+CALL_WORST_CASE = MAX_ATTEMPTS * (CONNECT_TIMEOUT + READ_TIMEOUT) + MAX_BACKOFF_TOTAL
+"""Seconds one API call may take at worst, retries included (33 s)."""
+
 CLIENT_CONFIG = Config(
-    retries={"mode": "standard", "max_attempts": 5},
-    connect_timeout=5,
-    read_timeout=15,
+    retries={"mode": "standard", "total_max_attempts": MAX_ATTEMPTS},
+    connect_timeout=CONNECT_TIMEOUT,
+    read_timeout=READ_TIMEOUT,
     user_agent_extra="hyperpod-min-count-gate",
 )
-"""Standard-mode retries (throttling and 5xx) with bounded timeouts."""
+"""Standard-mode retries (throttling and 5xx) with bounded timeouts: at most
+:data:`CALL_WORST_CASE` seconds per call, so each check can fit its time budget."""
 
 THROTTLING_CODES = frozenset(
     {

@@ -20,6 +20,13 @@ from . import aws
 _URL = re.compile(r"(?i)\bhttps?://\S+")
 
 
+PUT_TIMEOUT = 5.0
+PUT_ATTEMPTS = 2
+PUT_BACKOFF = 1.0
+PUT_WORST_CASE = PUT_ATTEMPTS * PUT_TIMEOUT + PUT_BACKOFF
+"""Seconds one :func:`put_json` with the defaults may take at worst (11 s)."""
+
+
 class DeliveryError(Exception):
     """The PUT did not succeed; the message never contains the URL."""
 
@@ -49,9 +56,9 @@ def put_json(
     url: str,
     payload: Mapping[str, Any],
     *,
-    timeout: float = 10.0,
-    attempts: int = 3,
-    backoff: float = 1.0,
+    timeout: float = PUT_TIMEOUT,
+    attempts: int = PUT_ATTEMPTS,
+    backoff: float = PUT_BACKOFF,
 ) -> int:
     """PUT ``payload`` as JSON to ``url``; return the HTTP status.
 

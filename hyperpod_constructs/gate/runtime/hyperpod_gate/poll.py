@@ -6,7 +6,12 @@ wait condition handle is signalled (its presigned URL is read at that moment
 with ``DescribeStackResource`` and never logged), the optional SNS topic is
 notified, and the status is returned to the state machine:
 
-``{"status": "WAITING" | "READY" | "FAILED" | "ABANDONED", "reason": str}``
+``{"status": "WAITING" | "READY" | "FAILED" | "ABANDONED" | "UNSIGNALLED", "reason": str}``
+
+Every check fits its time budget by construction: each API call is bounded
+(:data:`aws.CALL_WORST_CASE`), and a call is only made when the invocation's remaining time
+(from the Lambda context) covers its worst case; when time is short the check returns
+WAITING without side effects, and the next check decides again.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any, Literal
 from . import aws, httpput
 from .decision import (
     DEFAULT_METRICS_NAMESPACE,
+    SETTLE_SECONDS,
     GateDecision,
     GroupProgress,
     GroupRequirement,
@@ -27,8 +33,10 @@ from .decision import (
     evaluate_gate,
     summarize,
 )
+from .fastpath import is_fast_path
 
-PollStatus = Literal["WAITING", "READY", "FAILED", "ABANDONED"]
+PollStatus = Literal["WAITING", "READY", "FAILED", "ABANDONED", "UNSIGNALLED", "IGNORED"]
+"""IGNORED: a fast-path check that did nothing (only returned to EventBridge)."""
 
 UNIQUE_ID = "hyperpod-min-count-gate"
 SIGNAL_REASON_LIMIT = 1000
@@ -38,6 +46,32 @@ SUBJECT_LIMIT = 100
 LOG_LINE_LIMIT = 300
 EVENTS_PAGE_SIZE = 50
 _NOT_FOUND_CODES = frozenset({"ResourceNotFound", "ResourceNotFoundException"})
+SAFETY_SECONDS = 5.0
+"""Kept free at the end of every invocation (logging, returning the result)."""
+DEFAULT_BUDGET_SECONDS = 95.0
+"""The budget when the context does not report its remaining time."""
+SIGNAL_WORST_CASE = aws.CALL_WORST_CASE + httpput.PUT_WORST_CASE
+"""Reading the handle URL and PUTting the signal, at worst (44 s)."""
+CHECK_WORST_CASE = aws.CALL_WORST_CASE + SIGNAL_WORST_CASE
+"""DescribeCluster plus the signal, at worst (77 s): below the function's timeout."""
+
+
+class Budget:
+    """The time one invocation may still spend (virtual-clock aware through ``aws.now``)."""
+
+    def __init__(self, seconds: float) -> None:
+        self._deadline = aws.now().timestamp() + seconds - SAFETY_SECONDS
+
+    @classmethod
+    def of(cls, context: Any) -> Budget:
+        """The remaining time the Lambda context reports."""
+        remaining = getattr(context, "get_remaining_time_in_millis", None)
+        seconds = remaining() / 1000.0 if callable(remaining) else DEFAULT_BUDGET_SECONDS
+        return cls(float(seconds))
+
+    def allows(self, seconds: float) -> bool:
+        """Whether ``seconds`` more still end before the safety margin."""
+        return aws.now().timestamp() + seconds <= self._deadline
 
 
 @dataclass(frozen=True)
@@ -63,6 +97,24 @@ class Outcome:
     reason: str
     summary: str = ""
     error: str | None = None
+    decision: str | None = None
+    """For UNSIGNALLED: the decision (READY or FAILED) that could not be signalled."""
+
+    def result(self) -> dict[str, str]:
+        """What the state machine receives."""
+        body = {"status": self.status, "reason": self.reason}
+        if self.decision is not None:
+            body["decision"] = self.decision
+            body["summary"] = self.summary
+        return body
+
+
+def _propagating(request: PollRequest, now: datetime) -> bool:
+    """Whether an AccessDenied may still be IAM propagation: the check function's policy
+    names the cluster, so it is created just before the gate is armed."""
+    return (
+        request.armed_at is not None and (now - request.armed_at).total_seconds() < SETTLE_SECONDS
+    )
 
 
 def _int(value: Any, name: str) -> int:
@@ -147,6 +199,13 @@ def describe_error_outcome(exc: BaseException, request: PollRequest, now: dateti
             f"MinCount gate failed: cluster {request.cluster_name} not found (it was deleted "
             f"during the wait or never created); gated groups: {gated}. What to do: check "
             "who deleted the cluster (CloudTrail DeleteCluster) and redeploy.",
+            error=label,
+        )
+    if aws.is_access_denied(exc) and _propagating(request, now):
+        return Outcome(
+            "WAITING",
+            f"DescribeCluster was denied ({label}) while the check function's new policy may "
+            f"still be propagating; polling again; gated groups: {gated}",
             error=label,
         )
     if aws.is_access_denied(exc):
@@ -250,8 +309,11 @@ def _error_events(sagemaker: Any, request: PollRequest) -> tuple[list[Mapping[st
     ], ""
 
 
-def _publish(request: PollRequest, outcome: Outcome) -> None:
+def _publish(request: PollRequest, outcome: Outcome, budget: Budget) -> None:
     if request.topic_arn is None:
+        return
+    if not budget.allows(aws.CALL_WORST_CASE):
+        print("hyperpod-min-count-gate sns publish skipped: too little time left")
         return
     subject = clip(
         f"HyperPod MinCount gate {outcome.status}: {request.cluster_name}", SUBJECT_LIMIT
@@ -265,8 +327,18 @@ def _publish(request: PollRequest, outcome: Outcome) -> None:
         print(f"hyperpod-min-count-gate sns publish failed: {label}")
 
 
-def _finish(request: PollRequest, outcome: Outcome) -> Outcome:
+def _finish(
+    request: PollRequest, outcome: Outcome, budget: Budget, *, notify: bool = True
+) -> Outcome:
     """Signal the wait condition handle for a READY/FAILED outcome, then notify."""
+    if not budget.allows(SIGNAL_WORST_CASE):
+        return Outcome(
+            "WAITING",
+            f"decision {outcome.status}, but too little time is left in this invocation to "
+            "signal safely; deciding again at the next check",
+            outcome.summary,
+            "TimeBudget",
+        )
     try:
         detail = aws.client("cloudformation").describe_stack_resource(
             StackName=request.stack_id, LogicalResourceId=request.wait_handle_logical_id
@@ -292,24 +364,28 @@ def _finish(request: PollRequest, outcome: Outcome) -> Outcome:
                 outcome.summary,
                 label,
             )
-        missing = (
-            " (missing permission cloudformation:DescribeStackResource)"
-            if aws.is_access_denied(exc)
-            else ""
-        )
-        failed = Outcome(
-            "FAILED",
+        denied = aws.is_access_denied(exc)
+        if denied and _propagating(request, aws.now()):
+            return Outcome(
+                "WAITING",
+                f"decision {outcome.status}, but reading the wait condition handle was denied "
+                f"({label}) while the new policy may still be propagating; retrying",
+                outcome.summary,
+                label,
+            )
+        missing = " (missing permission cloudformation:DescribeStackResource)" if denied else ""
+        unsignalled = Outcome(
+            "UNSIGNALLED",
             clip(
-                f"{outcome.reason} -- the wait condition could not be signalled: "
-                f"DescribeStackResource failed with {label}{missing}; the stack waits "
-                "until the wait condition times out.",
+                f"{outcome.reason} -- the check function could not read the wait condition "
+                f"handle: DescribeStackResource failed with {label}{missing}",
                 RETURN_REASON_LIMIT,
             ),
             outcome.summary,
             label,
+            decision="READY" if outcome.status == "READY" else "FAILED",
         )
-        _publish(request, failed)
-        return failed
+        return unsignalled
     status = str(detail.get("ResourceStatus") or "")
     url = detail.get("PhysicalResourceId")
     if status.startswith("DELETE") or not isinstance(url, str) or not url.startswith("https://"):
@@ -329,7 +405,8 @@ def _finish(request: PollRequest, outcome: Outcome) -> Outcome:
             outcome.summary,
             "SignalDelivery",
         )
-    _publish(request, outcome)
+    if notify:
+        _publish(request, outcome, budget)
     return outcome
 
 
@@ -342,8 +419,10 @@ def _log(outcome: Outcome, cluster: str) -> None:
     print(clip(line, LOG_LINE_LIMIT), flush=True)
 
 
-def _poll(request: PollRequest) -> Outcome:
+def _poll(request: PollRequest, budget: Budget) -> Outcome:
     now = aws.now()
+    if not budget.allows(aws.CALL_WORST_CASE):
+        return Outcome("WAITING", "too little time left in this invocation to check", "")
     sagemaker = aws.client("sagemaker")
     try:
         response = sagemaker.describe_cluster(ClusterName=request.cluster_name)
@@ -351,7 +430,7 @@ def _poll(request: PollRequest) -> Outcome:
         if aws.error_code(exc) is None and not aws.is_transient(exc):
             raise
         outcome = describe_error_outcome(exc, request, now)
-        return outcome if outcome.status == "WAITING" else _finish(request, outcome)
+        return outcome if outcome.status == "WAITING" else _finish(request, outcome, budget)
 
     def decide(events: Sequence[Mapping[str, Any]] = ()) -> GateDecision:
         return evaluate_gate(
@@ -365,7 +444,7 @@ def _poll(request: PollRequest) -> Outcome:
 
     decision = decide()
     note = ""
-    if decision.status == "FAILED":
+    if decision.status == "FAILED" and budget.allows(aws.CALL_WORST_CASE + SIGNAL_WORST_CASE):
         events, note = _error_events(sagemaker, request)
         if events:
             decision = decide(events)
@@ -379,7 +458,7 @@ def _poll(request: PollRequest) -> Outcome:
     )
     if outcome.status == "WAITING":
         return outcome
-    return _finish(request, outcome)
+    return _finish(request, outcome, budget)
 
 
 def _fallback_request(event: Mapping[str, Any]) -> PollRequest | None:
@@ -400,7 +479,7 @@ def _fallback_request(event: Mapping[str, Any]) -> PollRequest | None:
     )
 
 
-def _fail_safely(request: PollRequest | None, reason: str, error: str) -> Outcome:
+def _fail_safely(request: PollRequest | None, reason: str, error: str, budget: Budget) -> Outcome:
     """Try to signal FAILURE; whatever happens, return an outcome (never raise)."""
     failure = Outcome("FAILED", clip(reason, RETURN_REASON_LIMIT), error=error)
     if request is None:
@@ -408,12 +487,14 @@ def _fail_safely(request: PollRequest | None, reason: str, error: str) -> Outcom
     try:
         # WAITING here means the signal could not be delivered yet: the next
         # iteration tries again.  ABANDONED means there is nothing to signal.
-        return _finish(request, failure)
+        return _finish(request, failure, budget)
     except Exception as again:
         return Outcome(failure.status, failure.reason, error=type(again).__name__)
 
 
-def _report_check_failure(request: PollRequest, failure: Mapping[str, Any]) -> Outcome:
+def _report_check_failure(
+    request: PollRequest, failure: Mapping[str, Any], budget: Budget
+) -> Outcome:
     """The state machine caught an error that ended a check for good (e.g. a function
     timeout): fail the wait now, with what went wrong, rather than leave it to time out."""
     error = str(failure.get("Error") or "unknown error")
@@ -423,13 +504,55 @@ def _report_check_failure(request: PollRequest, failure: Mapping[str, Any]) -> O
         f"{_gated(request)} could not complete ({error}: {cause}). The gate stopped waiting "
         "so the stack does not hang; check the gate's check function logs, then redeploy."
     )
-    return _fail_safely(request, reason, error)
+    return _fail_safely(request, reason, error, budget)
+
+
+def _condition_in_progress(request: PollRequest, logical_id: object) -> bool:
+    if not isinstance(logical_id, str) or not logical_id:
+        return False
+    try:
+        detail = aws.client("cloudformation").describe_stack_resource(
+            StackName=request.stack_id, LogicalResourceId=logical_id
+        )["StackResourceDetail"]
+    except Exception:
+        return False
+    return str(detail.get("ResourceStatus") or "") == "CREATE_IN_PROGRESS"
+
+
+def _fast_path(event: Mapping[str, Any], budget: Budget) -> Outcome:
+    """A check run by a HyperPod event (see ``fastpath.py``): SUCCESS or nothing."""
+    try:
+        request = parse_event({**event, "deadline": 0, "pollIntervalSeconds": 0})
+    except (ValueError, TypeError):
+        return Outcome("IGNORED", "invalid fast-path input")
+    if not budget.allows(2 * aws.CALL_WORST_CASE):  # _finish checks the signal's own budget
+        return Outcome("IGNORED", "too little time left")
+    if not _condition_in_progress(request, event.get("waitConditionLogicalId")):
+        return Outcome("IGNORED", "the wait condition is not waiting")
+    try:
+        response = aws.client("sagemaker").describe_cluster(ClusterName=request.cluster_name)
+    except Exception as exc:
+        return Outcome("IGNORED", "DescribeCluster failed", error=aws.error_code(exc))
+    decision = evaluate_gate(response, request.requirements)
+    if decision.status != "READY":
+        return Outcome("IGNORED", f"not ready ({decision.status})", summarize(decision.groups))
+    ready = Outcome(
+        "READY",
+        clip(f"{decision.reason} (seen through an EventBridge event)", RETURN_REASON_LIMIT),
+        summarize(decision.groups),
+    )
+    return _finish(request, ready, budget, notify=False)
 
 
 def handler(event: Mapping[str, Any], context: Any) -> dict[str, str]:
     """Lambda entry point: poll once and return ``{"status", "reason"}``."""
+    budget = Budget.of(context)
     if not isinstance(event, Mapping):
         event = {}
+    if is_fast_path(event):
+        fast = _fast_path(event, budget)
+        _log(fast, str(event.get("clusterName") or "?"))
+        return fast.result()
     try:
         request = parse_event(event)
     except (ValueError, TypeError) as exc:
@@ -437,20 +560,56 @@ def handler(event: Mapping[str, Any], context: Any) -> dict[str, str]:
             _fallback_request(event),
             f"MinCount gate failed: invalid gate input: {httpput.redact(str(exc))}",
             "InvalidInput",
+            budget,
         )
         _log(outcome, str(event.get("clusterName") or "?"))
-        return {"status": outcome.status, "reason": outcome.reason}
+        return outcome.result()
     check_failure = event.get("checkFailure")
     try:
         if isinstance(check_failure, Mapping):
-            outcome = _report_check_failure(request, check_failure)
+            outcome = _report_check_failure(request, check_failure, budget)
         else:
-            outcome = _poll(request)
+            outcome = _poll(request, budget)
     except Exception as exc:
         outcome = _fail_safely(
             request,
             f"internal error: {type(exc).__name__}: {httpput.redact(str(exc))}",
             type(exc).__name__,
+            budget,
         )
     _log(outcome, request.cluster_name)
-    return {"status": outcome.status, "reason": outcome.reason}
+    return outcome.result()
+
+
+def fallback_handler(event: Mapping[str, Any], context: Any) -> dict[str, str]:
+    """Run in the *arm* function (another role) when the check function could not signal
+    (UNSIGNALLED) or could not run at all (``checkFailure``): signal the wait condition from
+    here, so CloudFormation sees the reason long before the wait condition's 12-hour limit.
+    Never returns UNSIGNALLED (the loop would come back here)."""
+    budget = Budget.of(context)
+    request: PollRequest | None
+    try:
+        request = parse_event(event)
+    except (ValueError, TypeError):
+        request = _fallback_request(event)
+    check = event.get("check")
+    failure = event.get("checkFailure")
+    if request is None:
+        outcome = Outcome("FAILED", "MinCount gate failed: invalid gate input", error="Input")
+    elif isinstance(check, Mapping) and check.get("status") == "UNSIGNALLED":
+        decided = Outcome(
+            "READY" if check.get("decision") == "READY" else "FAILED",
+            clip(
+                f"{check.get('reason') or ''} (signalled by the arm function)", RETURN_REASON_LIMIT
+            ),
+            str(check.get("summary") or ""),
+        )
+        outcome = _finish(request, decided, budget)
+    elif isinstance(failure, Mapping):
+        outcome = _report_check_failure(request, failure, budget)
+    else:
+        outcome = Outcome("FAILED", "MinCount gate failed: nothing to report", error="Input")
+    if outcome.status == "UNSIGNALLED":
+        outcome = Outcome("FAILED", outcome.reason, outcome.summary, outcome.error)
+    _log(outcome, request.cluster_name if request is not None else "?")
+    return outcome.result()

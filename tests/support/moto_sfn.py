@@ -1,0 +1,164 @@
+"""moto's Step Functions engine (LocalStack-derived, not written here) in virtual time.
+
+moto executes state machines for real (``execute_state_machine``), each execution in its own
+threads, with Wait states and retry back-offs in real time and Lambda tasks in Docker. Three
+patches make it usable in tests, without changing what it decides:
+
+- Lambda tasks call the real handlers in process (:class:`LambdaResult` carries either the
+  payload or the error a Lambda invocation would report, e.g. ``Sandbox.Timedout``);
+- a Wait state or a retry back-off *parks* its execution thread and schedules its wake-up in
+  the :class:`tests.support.clock.Scheduler`, so hours pass in virtual time;
+- an execution runs at once when started, until it parks. Exactly one thread runs at a time
+  (the test's, or one execution's until it parks again), so runs are deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from moto.stepfunctions.parser.asl.component.common.retry import retrier_decl
+from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
+from moto.stepfunctions.parser.asl.component.state.wait.wait_function.wait_function import (
+    WaitFunction,
+)
+from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
+
+from .clock import Scheduler
+
+PARK_TIMEOUT = 60.0
+"""Real seconds an execution thread may run before it must park (a hang fails the test)."""
+
+
+@dataclass
+class LambdaResult:
+    """What one Lambda invocation reports to Step Functions."""
+
+    payload: Any = None
+    error: str | None = None
+    """Set for a failed invocation: the error name the Task state sees."""
+    message: str = ""
+
+
+LambdaFunction = Callable[[Any], LambdaResult]
+
+
+@dataclass
+class _Thread:
+    go: threading.Event = field(default_factory=threading.Event)
+    label: str = ""
+
+
+class _SleepModule(ModuleType):
+    """Stands in for ``time`` in moto's retrier: back-offs park the execution."""
+
+    def __init__(self, engine: VirtualStepFunctions) -> None:
+        super().__init__("time")
+        self._engine = engine
+
+    def sleep(self, seconds: float) -> None:
+        self._engine.sleep(float(seconds))
+
+
+class VirtualStepFunctions:
+    """Patches moto's engine (see the module doc); ``functions`` maps a Lambda ARN to the
+    in-process function that answers its invocations."""
+
+    def __init__(
+        self,
+        monkeypatch: Any,
+        scheduler: Scheduler,
+        functions: Mapping[str, LambdaFunction],
+    ) -> None:
+        self.scheduler = scheduler
+        self.functions = dict(functions)
+        self._parked = threading.Event()
+        self._current: _Thread | None = None
+        self.errors: list[BaseException] = []
+        self.started = 0
+        """Executions started so far."""
+        self.active = 0
+        """Executions whose threads have not ended."""
+        engine = self
+
+        def invoke(parameters: dict[str, Any], region: str, state_credentials: Any) -> Any:
+            return engine._invoke(parameters)
+
+        def wait_interval(_self: Any, env: Any, wait_seconds: int) -> None:
+            engine.sleep(float(wait_seconds))
+
+        def start(worker: ExecutionWorker) -> None:
+            engine._start(worker)
+
+        monkeypatch.setattr(lambda_eval_utils, "_invoke_lambda_function", invoke)
+        monkeypatch.setattr(WaitFunction, "_wait_interval", wait_interval)
+        monkeypatch.setattr(retrier_decl, "time", _SleepModule(self))
+        monkeypatch.setattr(ExecutionWorker, "start", start)
+
+    # -- Lambda ------------------------------------------------------------------------
+    def _invoke(self, parameters: Mapping[str, Any]) -> dict[str, Any]:
+        arn = str(parameters["FunctionName"])
+        function = self.functions[arn]
+        raw = parameters.get("Payload") or b"{}"
+        payload = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
+        try:
+            result = function(payload)
+        except BaseException as exc:  # a broken test harness must not look like a Lambda error
+            self.errors.append(exc)
+            raise
+        if result.error is not None:
+            return {
+                "StatusCode": 200,
+                "FunctionError": "Unhandled",
+                "Payload": {"errorType": result.error, "errorMessage": result.message},
+            }
+        return {"StatusCode": 200, "Payload": result.payload}
+
+    # -- threads -----------------------------------------------------------------------
+    def _start(self, worker: ExecutionWorker) -> None:
+        handle = _Thread(label="execution")
+        self.started += 1
+        self.active += 1
+
+        def body() -> None:
+            handle.go.wait()
+            try:
+                worker._execution_logic()  # type: ignore[no-untyped-call]
+            except BaseException as exc:
+                self.errors.append(exc)
+            finally:
+                self.active -= 1
+                self._parked.set()
+
+        threading.Thread(target=body, daemon=True).start()
+        # As in Step Functions, the execution runs at once (its first check may come before
+        # StartExecution returns to the caller), until its first Wait.
+        self._resume(handle)
+
+    def _resume(self, handle: _Thread) -> None:
+        """Run one execution thread until it parks or ends."""
+        outer = self._current
+        self._parked.clear()
+        self._current = handle
+        handle.go.set()
+        parked = self._parked.wait(PARK_TIMEOUT)
+        self._current = outer
+        self._parked.clear()
+        if not parked:
+            raise AssertionError("a Step Functions execution thread neither parked nor ended")
+        if self.errors:
+            raise self.errors[0]
+
+    def sleep(self, seconds: float) -> None:
+        """Park the running execution for ``seconds`` of virtual time."""
+        handle = self._current
+        if handle is None:
+            raise AssertionError("a Step Functions wait outside a running execution")
+        handle.go.clear()
+        self.scheduler.after(max(0.0, seconds), lambda: self._resume(handle), "resume execution")
+        self._parked.set()
+        handle.go.wait()
