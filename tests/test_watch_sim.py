@@ -9,10 +9,15 @@ unreachable or refusing AWS.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import boto3
+import botocore.loaders
+import botocore.session
 import pytest
 from aws_cdk.cx_api import CloudAssembly
 
@@ -335,3 +340,41 @@ def test_an_update_raising_the_minimum_counts_the_window_from_the_update(
     assert first["gate"]["state"] == "not armed" and first["verdict"] == "waiting"
     assert {r["gate"]["state"] for r in run.refreshes} >= {"not armed", "waiting"}
     assert run.refreshes[-1]["verdict"] == "ready"
+
+
+def _older_boto3(root: Path) -> Callable[..., Any]:
+    """boto3 sessions whose SageMaker model predates MinCount and ListClusterEvents."""
+    loader = botocore.loaders.Loader()
+    model = loader.load_service_model("sagemaker", "service-2")
+    del model["shapes"]["ClusterInstanceGroupDetails"]["members"]["MinCount"]
+    del model["operations"]["ListClusterEvents"]
+    version = loader.determine_latest_version("sagemaker", "service-2")
+    (root / "sagemaker" / version).mkdir(parents=True)
+    (root / "sagemaker" / version / "service-2.json").write_text(json.dumps(model))
+
+    real = boto3.session.Session
+
+    def session(region_name: str | None = None) -> Any:
+        core = botocore.session.Session()
+        core.get_component("data_loader").search_paths.insert(0, str(root))
+        return real(botocore_session=core, region_name=region_name)
+
+    return session
+
+
+def test_an_older_boto3_without_mincount_or_events_still_decides(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any], tmp_path: Path
+) -> None:
+    monkeypatch.setattr(boto3.session, "Session", _older_boto3(tmp_path))
+    deployment = Deployment(monkeypatch, template, constant(12))
+    with deployment.server() as endpoint:
+        run = deployment.watch(
+            cdk_out, "--json", "--interval", str(INTERVAL), endpoint=endpoint.url
+        )
+
+    assert (run.code, endpoint.errors) == (1, [])  # rolled back: TargetCount 0, no MinCount
+    last = run.refreshes[-1]
+    assert gpu(last)["rolled_back"] and gpu(last)["reported_min_count"] is None
+    assert all(gpu(r)["events"] == [] for r in run.refreshes)
+    assert ("sagemaker", "DescribeCluster") in endpoint.requests
+    assert ("sagemaker", "ListClusterEvents") not in endpoint.requests

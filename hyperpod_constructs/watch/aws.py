@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
@@ -97,6 +97,8 @@ class Reader:
         self._sagemaker = session.client("sagemaker", config=CLIENT_CONFIG)
         self._answered = False
         self._date: datetime | None = None
+        self._skew = timedelta(0)
+        """AWS's clock minus the local one, at the last answer that had a ``Date``."""
 
     def _call(self, what: str, call: Callable[[], T]) -> T:
         try:
@@ -237,6 +239,8 @@ class Reader:
                 return None, True, []
             raise self._fatal(what, error) from None
         what = f"sagemaker:ListClusterEvents {cluster}"
+        if not hasattr(self._sagemaker, "list_cluster_events"):
+            return described, False, []  # a boto3 older than the API: no events, still counts
         try:
             listed = self._call(
                 what,
@@ -254,9 +258,14 @@ class Reader:
             events = []  # events exist only in Continuous provisioning mode
         return described, False, events
 
+    def _time(self, local: datetime) -> datetime:
+        if self._date is not None:
+            self._skew = self._date - local
+        return local + self._skew
+
     def observe(self, target: WatchTarget, now: Callable[[], datetime]) -> Observation:
-        """One round of read calls, timed by the ``Date`` of AWS's last answer (``now()`` when
-        none came). Raises :class:`FatalError`."""
+        """One round of read calls, timed by the ``Date`` of AWS's last answer (``now()`` plus the
+        last known skew when none came). Raises :class:`FatalError`."""
         self._date = None
         problems: list[str] = []
         stack, stack_missing = self._stack(target, problems)
@@ -270,7 +279,7 @@ class Reader:
         if cluster_id is not None:
             described, cluster_missing, events = self._cluster(cluster_id, problems)
         return Observation(
-            time=self._date or now(),
+            time=self._time(now()),
             stack=stack,
             stack_missing=stack_missing,
             cluster=described,

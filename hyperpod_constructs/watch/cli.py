@@ -144,8 +144,9 @@ class _Output:
         self._stream.flush()
 
 
-def _targets(args: argparse.Namespace, reader: Callable[[], Reader]) -> tuple[WatchTarget, str]:
-    """The target and where its template came from; raises AssemblyError / TargetError /
+def _target(args: argparse.Namespace, deployed: Callable[[str], list[WatchTarget]]) -> WatchTarget:
+    """The target, from ``--app`` (default ``cdk.out``), or from ``deployed(stack)`` (the
+    deployed template) for a ``--stack`` not found there. Raises AssemblyError / TargetError /
     FatalError."""
     app = args.app or DEFAULT_APP
     try:
@@ -162,9 +163,8 @@ def _targets(args: argparse.Namespace, reader: Callable[[], Reader]) -> tuple[Wa
     local = any(args.stack in (t.stack_name, t.display_name) for t in targets)
     if args.stack is not None and args.app is None and not local:
         source = f"the deployed stack {args.stack}"
-        deployed = reader().deployed_targets(args.stack)
-        return select_target(deployed, stack=None, cluster=None, source=source), source
-    return select_target(targets, stack=args.stack, cluster=args.cluster, source=app), app
+        return select_target(deployed(args.stack), stack=None, cluster=None, source=source)
+    return select_target(targets, stack=args.stack, cluster=args.cluster, source=app)
 
 
 def _error(stderr: TextIO, message: str) -> int:
@@ -189,49 +189,15 @@ def run_watch(
     except ImportError as error:
         return _error(err, f"watch needs boto3 and rich ({error.name} is missing): {INSTALL_HINT}")
     from .aws import FatalError, Reader
-    from .model import refresh
-
-    readers: list[Reader] = []
-
-    def reader(region: str | None = args.region) -> Reader:
-        if not readers:
-            readers.append(Reader(region=region))
-        return readers[0]
 
     try:
-        target, _source = _targets(args, reader)
-        aws = reader(args.region or target.region)
+        target = _target(args, lambda stack: Reader(region=args.region).deployed_targets(stack))
+        aws = Reader(region=args.region or target.region)
     except (AssemblyError, TargetError, FatalError) as error:
         return _error(err, str(error))
-
-    started: datetime | None = None
-    failing_since: datetime | None = None
-    result: Refresh | None = None
     try:
         with _Output(out, as_json=args.json) as output:
-            while True:
-                observation = aws.observe(target, now)
-                if not observation.problems:
-                    failing_since = None
-                elif failing_since is None:
-                    failing_since = observation.time
-                started = started or observation.time
-                result = refresh(target, observation, started_at=started)
-                failing = observation.time - failing_since if failing_since else None
-                if failing is not None and failing >= GIVE_UP_AFTER and result.exit_code is None:
-                    result = replace(
-                        result,
-                        verdict="error",
-                        exit_code=EXIT_ERROR,
-                        reason=(
-                            f"AWS reads kept failing for {int(failing.total_seconds())} s: "
-                            f"{observation.problems[-1]}"
-                        ),
-                    )
-                output.show(result)
-                if result.exit_code is not None:
-                    break
-                sleep(args.interval)
+            result = _loop(target, aws, output, interval=args.interval, sleep=sleep, now=now)
     except FatalError as error:
         return _error(err, str(error))
     except KeyboardInterrupt:
@@ -245,3 +211,43 @@ def run_watch(
     elif not output.terminal:
         print(f"{result.verdict}: {result.reason}", file=out)
     return int(result.exit_code) if result.exit_code is not None else EXIT_ERROR
+
+
+def _loop(
+    target: WatchTarget,
+    aws: Reader,
+    output: _Output,
+    *,
+    interval: float,
+    sleep: Callable[[float], None],
+    now: Callable[[], datetime],
+) -> Refresh:
+    """Refresh until one decides; return that one. Reads failing for :data:`GIVE_UP_AFTER`
+    in a row end it with exit 2."""
+    from .model import refresh
+
+    started: datetime | None = None
+    failing_since: datetime | None = None
+    while True:
+        observation = aws.observe(target, now)
+        if not observation.problems:
+            failing_since = None
+        elif failing_since is None:
+            failing_since = observation.time
+        started = started or observation.time
+        result = refresh(target, observation, started_at=started)
+        failing = observation.time - failing_since if failing_since else None
+        if failing is not None and failing >= GIVE_UP_AFTER and result.exit_code is None:
+            result = replace(
+                result,
+                verdict="error",
+                exit_code=EXIT_ERROR,
+                reason=(
+                    f"AWS reads kept failing for {int(failing.total_seconds())} s: "
+                    f"{observation.problems[-1]}"
+                ),
+            )
+        output.show(result)
+        if result.exit_code is not None:
+            return result
+        sleep(interval)

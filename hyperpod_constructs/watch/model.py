@@ -209,9 +209,18 @@ def _group_view(
 def _unread_group(target: WatchTarget, index: int, status: str) -> GroupView:
     group = target.groups[index]
     return GroupView(
-        group.name, status, 0, group.min_count, group.target_count, None, None, False, False,
-        None, (),
-    )  # fmt: skip
+        name=group.name,
+        status=status,
+        current=0,
+        min_count=group.min_count,
+        target_count=group.target_count,
+        reported_min=None,
+        reported_target=None,
+        ready=False,
+        rolled_back=False,
+        window_left=None,
+        events=(),
+    )
 
 
 def _armed_at(gate: GateView, stack: StackState | None, now: datetime) -> datetime | None:
