@@ -355,3 +355,46 @@ def test_a_role_given_by_the_user_keeps_its_own_trust_policy() -> None:
     template = synth_template(define).to_json()
     (role,) = resources(template, "AWS::IAM::Role").values()
     assert "Condition" not in role["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]
+
+
+def test_networks_allowed_after_the_policy_exists_are_included() -> None:
+    """The VpcAccess statements read their subnets and groups at synth, so a network added
+    later (a group's own subnets) is allowed too, once each."""
+
+    def define(stack: Stack) -> None:
+        vpc = ec2.Vpc.from_vpc_attributes(
+            stack,
+            "Vpc",
+            vpc_id="vpc-0example",
+            availability_zones=["us-west-2a"],
+            private_subnet_ids=["subnet-0aaa"],
+        )
+        cluster = HyperPodSlurmCluster(
+            stack,
+            "Cluster",
+            vpc=vpc,
+            security_groups=[ec2.SecurityGroup.from_security_group_id(stack, "Sg", "sg-0ccc")],
+            instance_groups=[
+                InstanceGroup.controller(
+                    "controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE
+                )
+            ],
+        )
+        cluster._allow_network_interfaces(["subnet-0lz1", "subnet-0aaa"], ["sg-0lz"])
+
+    template = synth_template(define).to_json()
+    by_sid = statements_by_sid(execution_role_documents(template))
+    assert by_sid["HyperPodCreateNetworkInterfaces"]["Condition"] == {
+        "StringEqualsIfExists": {
+            "ec2:SubnetID": ["subnet-0aaa", "subnet-0lz1"],
+            "ec2:SecurityGroupID": ["sg-0ccc", "sg-0lz"],
+        }
+    }
+    assert by_sid["HyperPodManageNetworkInterfaces"]["Condition"] == {
+        "ArnLikeIfExists": {
+            "ec2:Subnet": [
+                f"arn:aws:ec2:{REGION}:*:subnet/subnet-0aaa",
+                f"arn:aws:ec2:{REGION}:*:subnet/subnet-0lz1",
+            ]
+        }
+    }
