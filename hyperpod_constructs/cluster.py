@@ -239,9 +239,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._teardown = DependencyGroup(self._role)
         self._vpc_policy: iam.Policy | None = None
         self._subnet_ids: list[str] = []
-        # Where HyperPod may create the nodes' network interfaces; read at synth.
-        self._interface_subnet_ids: list[str] = []
-        self._interface_security_group_ids: list[str] = []
         vpc_config = self._network(vpc, vpc_subnets, security_groups)
 
         orchestrator: dict[str, Any] | None = None
@@ -448,9 +445,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 subnet_type=vpc_subnets.subnet_type,
             )
         self._subnet_ids = list(selected.subnet_ids)
-        self._allow_network_interfaces(
-            self._subnet_ids, [group.security_group_id for group in self._security_groups]
-        )
         self._grant_vpc_access(self._role)
         return {
             "securityGroupIds": [sg.security_group_id for sg in self._security_groups],
@@ -466,24 +460,12 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             self._teardown.add(self._vpc_policy)
         self._vpc_policy.attach_to_role(role)
 
-    def _allow_network_interfaces(
-        self, subnet_ids: Sequence[str], security_group_ids: Sequence[str]
-    ) -> None:
-        """Let the execution roles create network interfaces in these subnets with these
-        groups too (the cluster's VpcConfig; a group's own network would add its own)."""
-        for value, known in (
-            *((subnet, self._interface_subnet_ids) for subnet in subnet_ids),
-            *((group, self._interface_security_group_ids) for group in security_group_ids),
-        ):
-            if value not in known:
-                known.append(value)
-
     def _new_vpc_policy(self) -> iam.Policy:
         policy = iam.Policy(
             self,
             "VpcAccess",
             statements=network_interface_statements(
-                self._interface_subnet_ids, self._interface_security_group_ids
+                self._subnet_ids, [group.security_group_id for group in self._security_groups]
             ),
         )
         acknowledge(

@@ -22,8 +22,6 @@ from collections.abc import Sequence
 from aws_cdk import Aws
 from aws_cdk import aws_iam as iam
 
-from ._lazy import lazy_any
-
 SAGEMAKER_SERVICE = "sagemaker.amazonaws.com"
 
 DESCRIBE_NETWORK_ACTIONS = (
@@ -78,16 +76,8 @@ def network_interface_statements(
     operators apply each key to the resource that has it (where it is always present) and
     let the statement's other resource types through, so one statement covers every
     resource an action needs.
-
-    ``subnet_ids`` and ``security_group_ids`` are read when the template is written: IDs
-    appended to these lists later (per-group networks) count too.
     """
     interfaces = _ec2_arn("network-interface/*", account=Aws.ACCOUNT_ID)
-    subnets = lazy_any(lambda: list(subnet_ids))
-    groups = lazy_any(lambda: list(security_group_ids))
-    subnet_arns = lazy_any(
-        lambda: [_ec2_arn(f"subnet/{subnet}", account="*") for subnet in subnet_ids]
-    )
     return [
         iam.PolicyStatement(
             sid="HyperPodDescribeNetwork",
@@ -105,8 +95,8 @@ def network_interface_statements(
             ],
             conditions={
                 "StringEqualsIfExists": {
-                    "ec2:SubnetID": subnets,
-                    "ec2:SecurityGroupID": groups,
+                    "ec2:SubnetID": list(subnet_ids),
+                    "ec2:SecurityGroupID": list(security_group_ids),
                 }
             },
         ),
@@ -114,7 +104,13 @@ def network_interface_statements(
             sid="HyperPodManageNetworkInterfaces",
             actions=list(MANAGE_NETWORK_INTERFACE_ACTIONS),
             resources=[interfaces, _ec2_arn("instance/*", account="*")],
-            conditions={"ArnLikeIfExists": {"ec2:Subnet": subnet_arns}},
+            conditions={
+                "ArnLikeIfExists": {
+                    "ec2:Subnet": [
+                        _ec2_arn(f"subnet/{subnet}", account="*") for subnet in subnet_ids
+                    ]
+                }
+            },
         ),
         iam.PolicyStatement(
             sid="HyperPodTagNetworkInterfaces",
