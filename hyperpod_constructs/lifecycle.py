@@ -73,8 +73,12 @@ class LifecycleScripts:
         self.bucket = bucket
         self.prefix = prefix.strip("/")
         self.removal_policy = removal_policy
-        self.exclude = tuple(exclude)
-        self.include = None if include is None else tuple(include)
+        # A lone string stays a string, so select() can refuse it instead of reading its
+        # characters as patterns.
+        self.exclude: Sequence[str] = exclude if isinstance(exclude, str) else tuple(exclude)
+        self.include: Sequence[str] | None = (
+            include if include is None or isinstance(include, str) else tuple(include)
+        )
         self.use_default_excludes = use_default_excludes
         self._bound: dict[str, tuple[BoundLifecycle, s3.IBucket, str]] = {}
         self._granted: dict[tuple[str, int], bool] = {}

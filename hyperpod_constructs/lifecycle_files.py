@@ -147,6 +147,14 @@ def select_files(
     resolves outside it, or to a folder that contains the link (a loop), raises
     :class:`LifecycleFileError` naming the link. Left-out links are never followed.
     """
+    for name, given in (("exclude", exclude), ("include", include)):
+        if isinstance(given, str):
+            raise LifecycleFileError(
+                f"lifecycle_scripts {name}",
+                given,
+                "a list of patterns",
+                f"pass {name}=[{given!r}]",
+            )
     excludes = [
         _compile(p) for p in (*(DEFAULT_EXCLUDES if use_default_excludes else ()), *exclude)
     ]

@@ -235,6 +235,15 @@ def test_patterns_that_cannot_mean_an_exclusion_are_refused(tmp_path: Path, patt
     assert repr(pattern) in message and "HP-LIFECYCLE-FILES" in message
 
 
+@pytest.mark.parametrize("option", ["exclude", "include"])
+def test_a_single_string_is_refused_not_read_as_characters(tmp_path: Path, option: str) -> None:
+    folder = write(tmp_path / "lc", {"on_create.sh": SCRIPT})
+    scripts = LifecycleScripts.from_directory(str(folder), **{option: "*.pem"})  # type: ignore[arg-type]
+    message = str(cluster_error(scripts))
+    assert f"lifecycle_scripts {option} = '*.pem'" in message
+    assert f"{option}=['*.pem']" in message
+
+
 def test_selection_reports_topmost_left_out_entries(tmp_path: Path) -> None:
     selection = select_files(str(a_folder(tmp_path)))
     assert set(selection.files) == SCRIPTS_ONLY
