@@ -65,7 +65,7 @@ if TYPE_CHECKING:
         instances_for_accelerators,
     )
     from .storage import InstanceStorage
-    from .validation import Finding, HyperPodValidationError
+    from .validation import Finding, HyperPodArgumentError, HyperPodValidationError, Severity
 
 _EXPORTS = {
     "AccountingDatabase": ".cluster",
@@ -91,6 +91,8 @@ _EXPORTS = {
     "InstanceStorage": ".storage",
     "Finding": ".validation",
     "HyperPodValidationError": ".validation",
+    "HyperPodArgumentError": ".validation",
+    "Severity": ".validation",
     "FsdpLayout": ".sizing",
     "MegatronLayout": ".sizing",
     "ParallelLayout": ".sizing",
@@ -129,6 +131,7 @@ __all__ = [
     "FsdpTrainingCluster",
     "GateDecision",
     "GroupRequirement",
+    "HyperPodArgumentError",
     "HyperPodClusterBase",
     "HyperPodInstanceType",
     "HyperPodPolicy",
@@ -155,6 +158,7 @@ __all__ = [
     "PolicyViolation",
     "RequiredDeepHealthChecks",
     "RequiredTags",
+    "Severity",
     "SizingError",
     "SizingProblem",
     "SlurmConfigStrategy",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from aws_cdk import Token
 
 _TOKEN_MARKERS = ("${Token[", "#{Token[", "Token[")
@@ -19,5 +21,7 @@ def is_unresolved(value: object) -> bool:
     if isinstance(value, str):
         return any(marker in value for marker in _TOKEN_MARKERS) and Token.is_unresolved(value)
     if isinstance(value, float):
-        return bool(Token.is_unresolved(value))
+        # NaN and infinity are never tokens, and jsii cannot carry them (the JSON it sends
+        # would break the jsii process for the rest of the app).
+        return math.isfinite(value) and bool(Token.is_unresolved(value))
     return bool(Token.is_unresolved(value))

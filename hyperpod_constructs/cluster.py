@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import jsii
 from aws_cdk import Annotations, Aws, Names, Resource, Tags
@@ -17,7 +17,7 @@ from constructs import Construct, DependencyGroup, IConstruct, IValidation
 from ._lazy import lazy_any
 from ._nag import acknowledge
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy
-from .gate.construct import MinCountGate, gate_option_findings
+from .gate.construct import MinCountGate
 from .gate.options import MinCountGateOptions
 from .gate.runtime.hyperpod_gate.decision import GroupRequirement
 from .instance_group import InstanceGroup
@@ -26,15 +26,18 @@ from .rendering import render_group
 from .validation import (
     ClusterSpec,
     Finding,
-    HyperPodValidationError,
     accounting_findings,
+    argument_finding,
     check_name,
+    gate_option_findings,
     lifecycle_findings,
     network_selection_findings,
     tag_findings,
     validate_cluster,
     validate_group,
 )
+from .validation.arguments import check, instance_of, is_sequence, is_str, raise_if_any
+from .validation.report import record_findings
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
 
@@ -142,21 +145,54 @@ class AccountingDatabase:
         return body
 
 
+T = TypeVar("T")
+
+
+def _usable(
+    found: list[Finding],
+    parameter: str,
+    value: T,
+    ok: Callable[[object], bool],
+    expected: str,
+    default: T,
+    *,
+    optional: bool = True,
+) -> T:
+    """``value`` when it passes ``ok`` (or is ``None`` and ``optional``); else ``default``,
+    and a finding in ``found``."""
+    problems = check(parameter, value, ok, expected, optional=optional)
+    found += problems
+    return default if problems else value
+
+
+def _is_role(value: object) -> bool:
+    return hasattr(value, "role_arn") and hasattr(value, "add_to_principal_policy")
+
+
+def _is_vpc(value: object) -> bool:
+    return hasattr(value, "vpc_id") and hasattr(value, "select_subnets")
+
+
 @jsii.implements(IValidation)
 class _ClusterRules:
     def __init__(self, cluster: HyperPodSlurmCluster) -> None:
         self._cluster = cluster
 
     def validate(self) -> list[str]:
-        return [finding.message() for finding in self._cluster._cross_group_findings()]
+        findings = self._cluster.findings()
+        record_findings(self._cluster.node.path, findings)
+        return [finding.message() for finding in findings]
 
 
 class HyperPodSlurmCluster(HyperPodClusterBase):
     """A SageMaker HyperPod cluster orchestrated by Slurm (``AWS::SageMaker::Cluster``).
 
-    Every rule HyperPod enforces at deploy time is checked at synth: per-group values when the
-    group is added (raising :class:`HyperPodValidationError`), cross-group rules from a node
-    validation. Groups with ``min_instance_count > 0`` get a readiness gate
+    Every rule HyperPod enforces at deploy time is checked at synth (docs/validation.md): the
+    cluster collects the findings of its props, of each group (when it is added), of the
+    gate's options and of the rules across groups, and its node validation reports them all
+    in one ``cdk synth`` (no template is written). Arguments of the wrong type are findings
+    too; only a wrong ``scope`` or ``id`` raises :class:`HyperPodArgumentError` at once.
+    Groups with ``min_instance_count > 0`` get a readiness gate
     (:attr:`min_count_gate`) that other resources can depend on.
 
     Replacement: ``cluster_name`` and the VPC settings (``vpc``, ``vpc_subnets``,
@@ -207,13 +243,97 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         :param min_count_gate: options of the readiness gate. Default: on, with the defaults
             of :class:`MinCountGateOptions`, whenever a group has ``min_instance_count > 0``.
         """
+        raise_if_any(
+            "HyperPodSlurmCluster",
+            check(
+                "scope",
+                scope,
+                instance_of(Construct),
+                "a Construct (a Stack or a construct in one)",
+            )
+            + check("id", id, is_str, "a str"),
+        )
         super().__init__(scope, id)
+        found: list[Finding] = []
+        node_provisioning_mode = _usable(
+            found,
+            "node_provisioning_mode",
+            node_provisioning_mode,
+            instance_of(NodeProvisioningMode),
+            "a NodeProvisioningMode, e.g. NodeProvisioningMode.CONTINUOUS",
+            NodeProvisioningMode.CONTINUOUS,
+        )
+        node_recovery = _usable(
+            found,
+            "node_recovery",
+            node_recovery,
+            instance_of(NodeRecovery),
+            "a NodeRecovery, e.g. NodeRecovery.AUTOMATIC",
+            NodeRecovery.AUTOMATIC,
+        )
+        execution_role = _usable(
+            found, "execution_role", execution_role, _is_role, "an iam.IRole or None", None
+        )
+        vpc = _usable(found, "vpc", vpc, _is_vpc, "an ec2.IVpc or None", None)
+        vpc_subnets = _usable(
+            found,
+            "vpc_subnets",
+            vpc_subnets,
+            instance_of(ec2.SubnetSelection),
+            "an ec2.SubnetSelection or None",
+            None,
+        )
+        security_groups = _usable(
+            found,
+            "security_groups",
+            security_groups,
+            lambda v: (
+                isinstance(v, list | tuple) and all(hasattr(g, "security_group_id") for g in v)
+            ),
+            "a list of ec2.ISecurityGroup or None",
+            None,
+        )
+        slurm_config_strategy = _usable(
+            found,
+            "slurm_config_strategy",
+            slurm_config_strategy,
+            instance_of(SlurmConfigStrategy),
+            "a SlurmConfigStrategy or None",
+            None,
+        )
+        accounting_database = _usable(
+            found,
+            "accounting_database",
+            accounting_database,
+            lambda v: isinstance(v, AccountingDatabase) and hasattr(v.secret, "secret_arn"),
+            "AccountingDatabase(endpoint=..., secret=<secretsmanager.ISecret>) or None",
+            None,
+        )
+        instance_groups = _usable(
+            found,
+            "instance_groups",
+            instance_groups,
+            is_sequence,
+            "a list of InstanceGroup (or an empty list)",
+            (),
+            optional=False,
+        )
+        gate_findings = gate_option_findings(
+            MinCountGateOptions() if min_count_gate is None else min_count_gate
+        )
+        gate_usable = isinstance(min_count_gate, MinCountGateOptions | None)
         self._groups: list[InstanceGroup] = []
+        self._wired: list[InstanceGroup] = []
+        """The groups without errors: bound, gated and rendered (a group with errors is
+        reported at synth and never rendered)."""
         self._mode = node_provisioning_mode
         self._lifecycle = lifecycle_scripts
         self._strategy = slurm_config_strategy
         self._accounting = accounting_database
-        self._gate_options = min_count_gate or MinCountGateOptions()
+        self._gate_options = (
+            min_count_gate if gate_usable and min_count_gate else MinCountGateOptions()
+        )
+        self._gate_enabled = self._gate_options.enabled is not False
         self._gate: MinCountGate | None = None
         self._vpc = vpc
         self._name = (
@@ -222,20 +342,31 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             else Names.unique_resource_name(self, max_length=63)
         )
         self._bound_lifecycles: dict[str, BoundLifecycle | None] = {}
-        self._fail_on(
+        role_owned = execution_role is None or isinstance(execution_role, iam.Role)
+        scripts_findings = lifecycle_findings(lifecycle_scripts, group=None, role_owned=role_owned)
+        tags_findings = tag_findings(tags)
+        found += (
             check_name(
                 self._name, rule="HP-NAME-CLUSTER", field="cluster_name (ClusterName)", group=None
             )
-            + lifecycle_findings(lifecycle_scripts, group=None)
+            + scripts_findings
             + accounting_findings(accounting_database)
-            + tag_findings(tags)
-            + (gate_option_findings(self._gate_options) if self._gate_options.enabled else [])
+            + tags_findings
+            + (gate_findings if self._gate_enabled else [])
             + network_selection_findings(
                 has_vpc=vpc is not None,
                 security_groups_given=security_groups is not None,
                 subnets_given=vpc_subnets is not None,
             )
         )
+        self._findings: list[Finding] = []
+        self._record(found)
+        if any(finding.is_error for finding in scripts_findings):
+            self._lifecycle = None  # reported; binding it could not work
+        if any(finding.is_error for finding in gate_findings):
+            # Reported; the gate (which the app may depend on) is built from the defaults and
+            # the synth fails on the findings.
+            self._gate_options = MinCountGateOptions()
 
         self._role = execution_role or self._default_role()
         # One jsii call per distinct role, not per group, when the groups are rendered.
@@ -279,8 +410,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         if vpc is not None:
             self._teardown.add(vpc)
         self._resource.node.add_dependency(self._teardown)
-        for key, value in (tags or {}).items():
-            Tags.of(self).add(key, value)
+        if not any(finding.is_error for finding in tags_findings):
+            for key, value in (tags or {}).items():
+                Tags.of(self).add(key, value)
         self.node.add_validation(_ClusterRules(self))
         for group in instance_groups:
             self.add_instance_group(group)
@@ -347,12 +479,33 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         return self._gate
 
     def add_instance_group(self, group: InstanceGroup) -> None:
-        """Add a group. Raises :class:`HyperPodValidationError` if its values are invalid."""
-        findings = validate_group(group, gate=self._gate_options.enabled)
-        self._fail_on(findings)
-        for finding in findings:
-            Annotations.of(self).add_warning_v2(f"hyperpod:{finding.rule}", finding.message())
+        """Add a group. Its problems are reported at synth, with every other finding of the
+        cluster (see :meth:`findings`); a group with errors is not wired up (no lifecycle
+        upload, no gate)."""
+        if not isinstance(group, InstanceGroup):
+            self._record(
+                [
+                    argument_finding(
+                        "instance_groups[]",
+                        group,
+                        "an InstanceGroup, e.g. InstanceGroup.compute(...)",
+                    )
+                ]
+            )
+            return
+        findings = validate_group(
+            group,
+            gate=self._gate_enabled,
+            role_owned=isinstance(group.execution_role or self._role, iam.Role),
+        )
+        self._record(findings)
         self._groups.append(group)
+        if any(finding.is_error for finding in findings):
+            if group.is_gated:
+                # The app may depend on the gate; the synth fails on the findings anyway.
+                self._sync_gate(None)
+            return
+        self._wired.append(group)
         self._bound_lifecycles[group.name] = self._bind_lifecycle(group)
         role = group.execution_role
         if role is not None and isinstance(role, Construct):
@@ -363,12 +516,21 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         if group.is_gated:
             self._sync_gate(group)
 
+    def findings(self) -> list[Finding]:
+        """Every error found so far: the cluster's props, each group, the gate's options and
+        the rules across groups. The cluster's node validation reports them at synth, so a
+        template is only written when this is empty. Warnings are CDK annotations instead."""
+        return [*self._findings, *self._cross_group_findings()]
+
     # -- internals -----------------------------------------------------------------------
 
-    def _fail_on(self, findings: Sequence[Finding]) -> None:
-        errors = [finding for finding in findings if finding.severity == "error"]
-        if errors:
-            raise HyperPodValidationError(self.node.path, errors)
+    def _record(self, findings: Sequence[Finding]) -> None:
+        """Keep errors for the node validation; add warnings as annotations now."""
+        for finding in findings:
+            if finding.is_error:
+                self._findings.append(finding)
+            else:
+                Annotations.of(self).add_warning_v2(f"hyperpod:{finding.rule}", finding.message())
 
     def _cross_group_findings(self) -> list[Finding]:
         spec = ClusterSpec(
@@ -381,7 +543,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             security_group_count=len(self._security_groups) if self._vpc is not None else None,
             subnet_count=len(self._subnet_ids) if self._vpc is not None else None,
         )
-        return [f for f in validate_cluster(spec) if f.rule != "HP-NAME-CLUSTER"]
+        return [f for f in validate_cluster(spec) if f.rule != "HP-NAME-CLUSTER" and f.is_error]
 
     def _default_role(self) -> iam.Role:
         role = iam.Role(
@@ -506,17 +668,20 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 lifecycle=self._bound_lifecycles.get(group.name),
                 continuous=self._mode is NodeProvisioningMode.CONTINUOUS,
             )
-            for group in self._groups
+            for group in self._wired
         ]
 
-    def _sync_gate(self, group: InstanceGroup) -> None:
-        """Add a gated group to the readiness gate (created with the first one)."""
-        if not self._gate_options.enabled:
+    def _sync_gate(self, group: InstanceGroup | None) -> None:
+        """Add a gated group to the readiness gate (created with the first one; ``None``
+        only creates it)."""
+        if not self._gate_enabled:
             return
         if self._gate is None:
             self._gate = MinCountGate(
                 self, "MinCountGate", cluster=self, options=self._gate_options
             )
+        if group is None:
+            return
         self._gate.add_requirement(
             group.name,
             GroupRequirement(

@@ -13,10 +13,9 @@ from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct, IDependable
 
 from ._nag import acknowledge, arn_placeholder
-from ._tokens import is_unresolved
+from .validation.limits import REQUIRED_BUCKET_PREFIX
 
-REQUIRED_BUCKET_PREFIX = "sagemaker-"
-"""HyperPod's instance role policy only reads buckets whose name starts with this."""
+__all__ = ["REQUIRED_BUCKET_PREFIX", "BoundLifecycle", "LifecycleScripts"]
 
 _ASSET_EXCLUDES = ["__pycache__", "*.pyc", ".DS_Store"]
 
@@ -50,7 +49,8 @@ class LifecycleScripts:
         self.on_create = on_create
         self.directory = directory
         self.bucket = bucket
-        self.prefix = prefix.strip("/")
+        # Not a str: kept as given and reported (HP-LIFECYCLE) when the scripts are validated.
+        self.prefix = prefix.strip("/") if isinstance(prefix, str) else prefix
         self.removal_policy = removal_policy
         self._bound: dict[str, tuple[BoundLifecycle, s3.IBucket, str]] = {}
         self._granted: set[tuple[str, int]] = set()
@@ -73,42 +73,21 @@ class LifecycleScripts:
         """
         # Resolved now: the jsii runtime that stages the asset keeps the working directory the
         # process started with, which need not be the one the path is relative to.
-        return cls(
-            on_create=on_create, directory=os.path.abspath(path), removal_policy=removal_policy
-        )
+        directory = os.path.abspath(path) if isinstance(path, str | os.PathLike) else path
+        return cls(on_create=on_create, directory=directory, removal_policy=removal_policy)
 
     @classmethod
     def from_s3(cls, bucket: s3.IBucket, *, on_create: str, prefix: str = "") -> LifecycleScripts:
-        """Use scripts already in S3. The bucket name must start with ``sagemaker-``.
+        """Use scripts already in S3.
 
-        :param prefix: the key prefix of the scripts folder. Default: the bucket root.
+        The execution roles the library defines get read access to the scripts folder; an
+        imported execution role only reads ``sagemaker-*`` buckets through
+        AmazonSageMakerClusterInstanceRolePolicy (warning ``HP-WARN-LIFECYCLE-BUCKET``).
+
+        :param prefix: the key prefix of the scripts folder (no ``s3://``, ``..``, ``//`` or
+            whitespace). Default: the bucket root.
         """
         return cls(on_create=on_create, bucket=bucket, prefix=prefix)
-
-    def problems(self) -> list[tuple[str, object, str]]:
-        """Concrete mistakes as ``(field, value, what is allowed)``; empty when fine."""
-        found: list[tuple[str, object, str]] = []
-        if not self.on_create or "/" in self.on_create:
-            found.append(("on_create", self.on_create, "a file name (1..128 characters, no '/')"))
-        if self.directory is not None:
-            if not os.path.isdir(self.directory):
-                found.append(("lifecycle_scripts.path", self.directory, "an existing directory"))
-            elif not os.path.isfile(os.path.join(self.directory, self.on_create)):
-                found.append(
-                    ("on_create", self.on_create, f"a file that exists in {self.directory!r}")
-                )
-        if self.bucket is not None:
-            name = self.bucket.bucket_name
-            if not is_unresolved(name) and not name.startswith(REQUIRED_BUCKET_PREFIX):
-                found.append(
-                    (
-                        "lifecycle_scripts.bucket",
-                        name,
-                        f"a bucket whose name starts with {REQUIRED_BUCKET_PREFIX!r} "
-                        "(HyperPod's instance role policy reads only those)",
-                    )
-                )
-        return found
 
     def bind(self, scope: Construct, role: iam.IRole | None) -> BoundLifecycle:
         """Create what the scripts need inside ``scope`` (once per scope) and let ``role``

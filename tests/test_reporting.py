@@ -181,8 +181,10 @@ def test_policy_plugin_failure_report_once(tmp_path: Path) -> None:
     assert "Traceback" not in report
 
 
-def test_hyperpod_error_raised_inside_a_jsii_callback(tmp_path: Path) -> None:
-    """An aspect adds an invalid group during synth: the error crosses jsii as a RuntimeError."""
+def test_an_invalid_group_added_by_an_aspect_is_reported_like_the_others(tmp_path: Path) -> None:
+    """An aspect adds an invalid group during synth: nothing raises inside the jsii callback;
+    the cluster's node validation (after every aspect) reports it, from the recorded
+    finding, and no template is written."""
 
     @jsii.implements(IAspect)
     class AddInvalidGroup:
@@ -205,10 +207,13 @@ def test_hyperpod_error_raised_inside_a_jsii_callback(tmp_path: Path) -> None:
     report, code = reported(build)
 
     assert code == 1
-    assert report.splitlines()[0] == "HyperPod validation failed (1 problem):"
+    assert report.splitlines()[0] == (
+        "HyperPod validation failed (1 problem); no template was written:"
+    )
     (problem,) = problem_lines(report)
     assert problem.startswith("[Bad/Cluster] instance group 'bad_name': ")
     assert problem.endswith("[HP-NAME-GROUP]")
+    assert list(tmp_path.glob("*.template.json")) == []
 
 
 def test_other_errors_propagate_unchanged() -> None:
