@@ -345,12 +345,13 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         role_owned = execution_role is None or isinstance(execution_role, iam.Role)
         scripts_findings = lifecycle_findings(lifecycle_scripts, group=None, role_owned=role_owned)
         tags_findings = tag_findings(tags)
+        database_findings = accounting_findings(accounting_database)
         found += (
             check_name(
                 self._name, rule="HP-NAME-CLUSTER", field="cluster_name (ClusterName)", group=None
             )
             + scripts_findings
-            + accounting_findings(accounting_database)
+            + database_findings
             + tags_findings
             + (gate_findings if self._gate_enabled else [])
             + network_selection_findings(
@@ -385,7 +386,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         slurm: dict[str, Any] = {}
         if slurm_config_strategy is not None:
             slurm["SlurmConfigStrategy"] = slurm_config_strategy.value
-        if accounting_database is not None:
+        if accounting_database is not None and not any(f.is_error for f in database_findings):
             slurm["AccountingDatabase"] = accounting_database.render()
             accounting_database.secret.grant_read(self._role)
         if slurm:
@@ -394,7 +395,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._resource = sagemaker.CfnCluster(
             self,
             "Resource",
-            cluster_name=self._name,
+            # A name that is not a str is reported (HP-NAME-CLUSTER); jsii would reject it.
+            cluster_name=self._name if isinstance(self._name, str) else None,
             node_provisioning_mode=(
                 node_provisioning_mode.value
                 if node_provisioning_mode is NodeProvisioningMode.CONTINUOUS

@@ -52,6 +52,9 @@ class LifecycleScripts:
         # Not a str: kept as given and reported (HP-LIFECYCLE) when the scripts are validated.
         self.prefix = prefix.strip("/") if isinstance(prefix, str) else prefix
         self.removal_policy = removal_policy
+        self.source: str | None = None
+        """``"directory"`` when built by :meth:`from_directory` (its ``path`` is then
+        ``directory``, checked with the scripts)."""
         self._bound: dict[str, tuple[BoundLifecycle, s3.IBucket, str]] = {}
         self._granted: set[tuple[str, int]] = set()
 
@@ -74,7 +77,9 @@ class LifecycleScripts:
         # Resolved now: the jsii runtime that stages the asset keeps the working directory the
         # process started with, which need not be the one the path is relative to.
         directory = os.path.abspath(path) if isinstance(path, str | os.PathLike) else path
-        return cls(on_create=on_create, directory=directory, removal_policy=removal_policy)
+        scripts = cls(on_create=on_create, directory=directory, removal_policy=removal_policy)
+        scripts.source = "directory"
+        return scripts
 
     @classmethod
     def from_s3(cls, bucket: s3.IBucket, *, on_create: str, prefix: str = "") -> LifecycleScripts:

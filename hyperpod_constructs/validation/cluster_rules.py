@@ -259,7 +259,7 @@ def _tag_text_ok(text: str) -> bool:
 
 def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
     """The cluster's ``tags`` against the resource schema's ``Tags`` (keys, values, count)."""
-    if not tags:
+    if tags is None:
         return []
     if not isinstance(tags, Mapping):
         return [argument_finding("tags", tags, "a dict of str to str")]

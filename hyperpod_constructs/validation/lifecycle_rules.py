@@ -64,6 +64,15 @@ def _on_create(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
 
 def _directory(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
     directory = scripts.directory
+    if scripts.source == "directory" and not isinstance(directory, str):
+        return [
+            argument_finding(
+                "lifecycle_scripts.path",
+                directory,
+                "a str or os.PathLike naming the scripts folder",
+                group=group,
+            )
+        ]
     if directory is None or (isinstance(directory, str) and os.path.isdir(directory)):
         return []
     if not isinstance(directory, str):
@@ -178,7 +187,7 @@ def lifecycle_findings(
         *_directory(scripts, group),
         *_bucket(scripts, group, role_owned),
     ]
-    if (scripts.directory is None) == (scripts.bucket is None):
+    if (scripts.directory is None) == (scripts.bucket is None) and scripts.source is None:
         source = "neither" if scripts.directory is None else "both"
         found.append(
             Finding(
