@@ -278,3 +278,27 @@ def test_classify_plugin_failure() -> None:
 def test_classify_leaves_other_errors_alone(error: BaseException) -> None:
     assert classify(error) is None
     assert validation_messages(error) is None
+
+
+def test_sizing_errors_and_wrong_scopes_are_reported_without_a_traceback() -> None:
+    """Errors raised where the library cannot go on go through the same short report."""
+    from hyperpod_constructs import HyperPodArgumentError
+    from hyperpod_constructs.sizing import fsdp_world_size
+
+    report, code = reported(lambda: fsdp_world_size(0))
+    assert code == 1
+    assert report.splitlines()[0] == (
+        "HyperPod validation failed (1 problem); no template was written:"
+    )
+    assert "data_parallel=0" in report
+
+    def wrong_scope() -> None:
+        HyperPodSlurmCluster("not a scope", "Cluster")  # type: ignore[arg-type]
+
+    report, code = reported(wrong_scope)
+    assert code == 1
+    (problem,) = problem_lines(report)
+    assert problem.startswith("[HyperPodSlurmCluster] scope = 'not a scope' is not allowed")
+    assert "(got str)" in problem and problem.endswith("[HP-ARG-TYPE]")
+    with pytest.raises(HyperPodArgumentError):
+        wrong_scope()
