@@ -98,8 +98,8 @@ class Finding:
 
 
 class HyperPodValidationError(ValueError):
-    """Invalid HyperPod props, raised when the library cannot go on (e.g. a wrong type where
-    a construct is needed) or by :func:`raise_on_errors`. No template is written.
+    """Invalid HyperPod props, raised when the library cannot go on (a wrong type where a
+    construct is needed, a blueprint whose arguments do not fit). No template is written.
 
     ``findings`` holds every problem found, ``path`` the construct path they belong to.
     """
