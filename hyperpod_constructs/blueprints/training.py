@@ -17,7 +17,8 @@ from ..instance_type import HyperPodInstanceType
 from ..lifecycle import LifecycleScripts
 from ..sizing import FsdpLayout, MegatronLayout, ParallelLayout, SizingError
 from ..storage import InstanceStorage
-from ..validation.finding import Finding, HyperPodValidationError
+from ..validation.arguments import argument_finding
+from ..validation.finding import Finding, HyperPodArgumentError, HyperPodValidationError
 from .defaults import BlueprintDefaults
 
 SIZING_RULE = "HP-BLUEPRINT-SIZING"
@@ -131,6 +132,18 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
         defaults = type(self).DEFAULTS
         path = _path(scope, id)
         chosen = instance_type or defaults.compute_instance_types[0]
+        if not isinstance(chosen, HyperPodInstanceType):
+            raise HyperPodArgumentError(
+                path,
+                [
+                    argument_finding(
+                        "instance_type",
+                        chosen,
+                        "a HyperPodInstanceType",
+                        fix=f"use HyperPodInstanceType.of({chosen!r}) or a constant",
+                    )
+                ],
+            )
         findings = self._argument_findings(defaults, chosen, spare_instances, tags or {})
         nodes = 0
         try:
