@@ -624,6 +624,18 @@ def _copy(source: Path) -> None:
 def main() -> int:
     """Build the site; print one summary line, or the problems and exit with status 1."""
     sys.path.insert(0, str(ROOT))
+    from hyperpod_constructs.validation.registry import with_rule_table
+
+    rules_page = ROOT / "docs" / "validation.md"
+    if with_rule_table(rules_page.read_text(encoding="utf-8")) != rules_page.read_text(
+        encoding="utf-8"
+    ):
+        print(
+            "docs: FAILED, the rule table of docs/validation.md is stale; run "
+            "python -m hyperpod_constructs.validation --write",
+            file=sys.stderr,
+        )
+        return 1
     try:
         summary = build_site()
     except BuildError as error:

@@ -82,7 +82,7 @@ if TYPE_CHECKING:  # for type checkers only; tests/test_api.py keeps this block 
     from .validation import HyperPodValidationError as HyperPodValidationError
 
 
-_SUBPACKAGES = (".sizing", ".policy", ".blueprints", ".gate")
+_SUBPACKAGES = (".sizing", ".policy", ".blueprints", ".gate", ".validation")
 """Where the names that are not at the top level live (named in the AttributeError)."""
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from aws_cdk import Token
 
 _TOKEN_MARKERS = ("${Token[", "#{Token[", "Token[")
@@ -18,6 +20,25 @@ def is_unresolved(value: object) -> bool:
         return False
     if isinstance(value, str):
         return any(marker in value for marker in _TOKEN_MARKERS) and Token.is_unresolved(value)
+    if isinstance(value, list | tuple):
+        return any(is_unresolved(item) for item in value)
+    if isinstance(value, dict):
+        return any(is_unresolved(k) or is_unresolved(v) for k, v in value.items())
+    if not _jsii_can_carry(value):
+        return False  # bytes, sets, arbitrary objects: never tokens, and jsii cannot take them
     if isinstance(value, float):
-        return bool(Token.is_unresolved(value))
+        # NaN and infinity are never tokens, and jsii cannot carry them (the JSON it sends
+        # would break the jsii process for the rest of the app).
+        return math.isfinite(value) and bool(Token.is_unresolved(value))
     return bool(Token.is_unresolved(value))
+
+
+def _jsii_can_carry(value: object) -> bool:
+    """Whether ``value`` can be passed to jsii (a float, or a jsii object)."""
+    kind = type(value)
+    return (
+        isinstance(value, float)
+        or hasattr(value, "__jsii_ref__")
+        or hasattr(kind, "__jsii_type__")
+        or hasattr(kind, "__jsii_ifaces__")
+    )

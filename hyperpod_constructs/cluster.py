@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import jsii
 from aws_cdk import Annotations, Names, Resource, Tags
@@ -33,9 +33,10 @@ from .rendering import render_group, to_l1
 from .validation import (
     ClusterSpec,
     Finding,
-    HyperPodValidationError,
     accounting_findings,
+    argument_finding,
     check_name,
+    gate_option_findings,
     lifecycle_findings,
     network_selection_findings,
     node_recovery_findings,
@@ -44,6 +45,8 @@ from .validation import (
     validate_cluster,
     validate_group,
 )
+from .validation.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
+from .validation.report import record_findings
 
 if TYPE_CHECKING:
     # Imported when the first group is gated: its aws-cdk-lib modules (Lambda, Step Functions,
@@ -155,22 +158,55 @@ class AccountingDatabase:
         return body
 
 
+T = TypeVar("T")
+
+
+def _usable(
+    found: list[Finding],
+    parameter: str,
+    value: T,
+    ok: Callable[[object], bool],
+    expected: str,
+    default: T,
+    *,
+    optional: bool = True,
+) -> T:
+    """``value`` when it passes ``ok`` (or is ``None`` and ``optional``); else ``default``,
+    and a finding in ``found``."""
+    problems = check(parameter, value, ok, expected, optional=optional)
+    found += problems
+    return default if problems else value
+
+
+def _is_role(value: object) -> bool:
+    return hasattr(value, "role_arn") and hasattr(value, "add_to_principal_policy")
+
+
+def _is_vpc(value: object) -> bool:
+    return hasattr(value, "vpc_id") and hasattr(value, "select_subnets")
+
+
 @jsii.implements(IValidation)
 class _ClusterRules:
     def __init__(self, cluster: HyperPodSlurmCluster) -> None:
         self._cluster = cluster
 
     def validate(self) -> list[str]:
-        return [finding.message() for finding in self._cluster._cross_group_findings()]
+        findings = self._cluster.findings()
+        record_findings(self._cluster.node.path, findings)
+        return [finding.message() for finding in findings]
 
 
 @jsii.implements(ec2.IConnectable)
 class HyperPodSlurmCluster(HyperPodClusterBase):
     """A SageMaker HyperPod cluster orchestrated by Slurm (``AWS::SageMaker::Cluster``).
 
-    Every rule HyperPod enforces at deploy time is checked at synth: per-group values when the
-    group is added (raising :class:`HyperPodValidationError`), cross-group rules from a node
-    validation. Groups with ``min_instance_count > 0`` get a readiness gate
+    Every rule HyperPod enforces at deploy time is checked at synth (docs/validation.md): the
+    cluster collects the findings of its props, of each group (when it is added), of the
+    gate's options and of the rules across groups, and its node validation reports them all
+    in one ``cdk synth`` (no template is written). Arguments of the wrong type are findings
+    too; only a wrong ``scope`` or ``id`` raises :class:`HyperPodArgumentError` at once.
+    Groups with ``min_instance_count > 0`` get a readiness gate
     (:attr:`min_count_gate`); depend on :attr:`ready` to start only once the cluster is ready.
 
     The cluster is an :class:`aws_cdk.aws_ec2.IConnectable`
@@ -244,16 +280,124 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         :param min_count_gate: deprecated spelling of ``readiness_gate`` (it clashed with the
             :attr:`min_count_gate` property); give one or the other.
         """
+        raise_if_any(
+            "HyperPodSlurmCluster",
+            check(
+                "scope",
+                scope,
+                instance_of(Construct),
+                "a Construct (a Stack or a construct in one)",
+            )
+            + check("id", id, is_str, "a str"),
+        )
         super().__init__(scope, id)
+        found: list[Finding] = []
+        node_provisioning_mode = _usable(
+            found,
+            "node_provisioning_mode",
+            node_provisioning_mode,
+            instance_of(NodeProvisioningMode),
+            "a NodeProvisioningMode, e.g. NodeProvisioningMode.CONTINUOUS",
+            NodeProvisioningMode.CONTINUOUS,
+        )
+        recovery_findings = node_recovery_findings(node_recovery)
+        found += recovery_findings
+        if recovery_findings:
+            node_recovery = NodeRecovery.AUTOMATIC  # reported; rendered from a usable value
+        execution_role = _usable(
+            found, "execution_role", execution_role, _is_role, "an iam.IRole or None", None
+        )
+        vpc = _usable(found, "vpc", vpc, _is_vpc, "an ec2.IVpc or None", None)
+        vpc_subnets = _usable(
+            found,
+            "vpc_subnets",
+            vpc_subnets,
+            instance_of(ec2.SubnetSelection),
+            "an ec2.SubnetSelection or None",
+            None,
+        )
+        security_groups = _usable(
+            found,
+            "security_groups",
+            security_groups,
+            lambda v: (
+                isinstance(v, list | tuple) and all(hasattr(g, "security_group_id") for g in v)
+            ),
+            "a list of ec2.ISecurityGroup or None",
+            None,
+        )
+        slurm_config_strategy = _usable(
+            found,
+            "slurm_config_strategy",
+            slurm_config_strategy,
+            instance_of(SlurmConfigStrategy),
+            "a SlurmConfigStrategy or None",
+            None,
+        )
+        accounting_database = _usable(
+            found,
+            "accounting_database",
+            accounting_database,
+            lambda v: isinstance(v, AccountingDatabase) and hasattr(v.secret, "secret_arn"),
+            "AccountingDatabase(endpoint=..., secret=<secretsmanager.ISecret>) or None",
+            None,
+        )
+        instance_groups = _usable(
+            found,
+            "instance_groups",
+            instance_groups,
+            is_sequence,
+            "a list of InstanceGroup (or an empty list)",
+            (),
+            optional=False,
+        )
+        slurm_layout = _usable(
+            found,
+            "slurm_layout",
+            slurm_layout,
+            instance_of(SlurmLayout),
+            "a SlurmLayout, e.g. SlurmLayout.API",
+            SlurmLayout.API,
+            optional=False,
+        )
+        declare_slurm_orchestrator = _usable(
+            found,
+            "declare_slurm_orchestrator",
+            declare_slurm_orchestrator,
+            is_bool,
+            "True or False (a bool)",
+            False,
+            optional=False,
+        )
+        gate_parameter, gate_given = (
+            ("min_count_gate", min_count_gate)
+            if readiness_gate is None
+            else ("readiness_gate", readiness_gate)
+        )
+        if readiness_gate is not None and min_count_gate is not None:
+            found.append(
+                argument_finding(
+                    "min_count_gate",
+                    min_count_gate,
+                    "None when readiness_gate is given (min_count_gate= is its deprecated name)",
+                    fix="give readiness_gate= only",
+                )
+            )
+        gate_findings = gate_option_findings(
+            MinCountGateOptions() if gate_given is None else gate_given, parameter=gate_parameter
+        )
+        gate_usable = isinstance(gate_given, MinCountGateOptions | None)
         self._groups: list[InstanceGroup] = []
+        self._wired: list[InstanceGroup] = []
+        """The groups without errors: bound, gated and rendered (a group with errors is
+        reported at synth and never rendered)."""
         self._mode = node_provisioning_mode
         self._lifecycle = lifecycle_scripts
         self._strategy = slurm_config_strategy
         self._slurm_layout = slurm_layout
         self._accounting = accounting_database
-        if readiness_gate is not None and min_count_gate is not None:
-            raise TypeError("give readiness_gate= only (min_count_gate= is its old name)")
-        self._gate_options = readiness_gate or min_count_gate or MinCountGateOptions()
+        self._gate_options = gate_given if gate_usable and gate_given else MinCountGateOptions()
+        self._gate_enabled = self._gate_options.enabled is not False
         self._gate: MinCountGate | None = None
         self._ready = LazyDependable(self, "Ready", roots=self._ready_roots)
         self._vpc = vpc
@@ -263,22 +407,33 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             else Names.unique_resource_name(self, max_length=63)
         )
         self._bound_lifecycles: dict[str, BoundLifecycle | None] = {}
-        self._fail_on(
+        role_owned = execution_role is None or isinstance(execution_role, iam.Role)
+        scripts_findings = lifecycle_findings(lifecycle_scripts, group=None, role_owned=role_owned)
+        tags_findings = tag_findings(tags)
+        database_findings = accounting_findings(accounting_database)
+        found += (
             check_name(
                 self._name, rule="HP-NAME-CLUSTER", field="cluster_name (ClusterName)", group=None
             )
-            + lifecycle_findings(lifecycle_scripts, group=None)
-            + accounting_findings(accounting_database)
-            + tag_findings(tags)
-            + self._gate_option_findings(readiness_gate or min_count_gate)
+            + scripts_findings
+            + database_findings
+            + tags_findings
+            + (gate_findings if self._gate_enabled else [])
             + network_selection_findings(
                 has_vpc=vpc is not None,
                 security_groups_given=security_groups is not None,
                 subnets_given=vpc_subnets is not None,
                 explicit_subnets=vpc_subnets is not None and vpc_subnets.subnets is not None,
             )
-            + node_recovery_findings(node_recovery)
         )
+        self._findings: list[Finding] = []
+        self._record(found)
+        if any(finding.is_error for finding in scripts_findings):
+            self._lifecycle = None  # reported; binding it could not work
+        if any(finding.is_error for finding in gate_findings):
+            # Reported; the gate (which the app may depend on) is built from the defaults and
+            # the synth fails on the findings.
+            self._gate_options = MinCountGateOptions()
 
         self._role = execution_role or self._default_role()
         # One jsii call per distinct role, not per group, when the groups are rendered.
@@ -306,7 +461,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         slurm: dict[str, Any] = {}
         if slurm_config_strategy is not None:
             slurm["SlurmConfigStrategy"] = slurm_config_strategy.value
-        if accounting_database is not None:
+        if accounting_database is not None and not any(f.is_error for f in database_findings):
             slurm["AccountingDatabase"] = accounting_database.render()
             accounting_database.secret.grant_read(self._role)
         if slurm or declare_slurm_orchestrator:
@@ -315,7 +470,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._resource = sagemaker.CfnCluster(
             self,
             "Resource",
-            cluster_name=self._name,
+            # A name that is not a str is reported (HP-NAME-CLUSTER); jsii would reject it.
+            cluster_name=self._name if isinstance(self._name, str) else None,
             node_provisioning_mode=(
                 node_provisioning_mode.value
                 if node_provisioning_mode is NodeProvisioningMode.CONTINUOUS
@@ -333,8 +489,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         if vpc is not None:
             self._teardown.add(vpc)
         self._resource.node.add_dependency(self._teardown)
-        for key, value in (tags or {}).items():
-            Tags.of(self).add(key, value)
+        if not any(finding.is_error for finding in tags_findings):
+            for key, value in (tags or {}).items():
+                Tags.of(self).add(key, value)
         self.node.add_validation(_ClusterRules(self))
         for group in instance_groups:
             self.add_instance_group(group)
@@ -432,18 +589,46 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         return self._gate_metric("TargetCount", group_name, props)
 
     def add_instance_group(self, group: InstanceGroup) -> None:
-        """Add a group. Raises :class:`HyperPodValidationError` if its values are invalid."""
-        findings = validate_group(group, gate=self._gate_options.enabled)
+        """Add a group. Its problems are reported at synth, with every other finding of the
+        cluster (see :meth:`findings`); a group with errors is not wired up (no lifecycle
+        upload, no gate)."""
+        if not isinstance(group, InstanceGroup):
+            self._record(
+                [
+                    argument_finding(
+                        "instance_groups[]",
+                        group,
+                        "an InstanceGroup, e.g. InstanceGroup.compute(...)",
+                    )
+                ]
+            )
+            return
+        findings = validate_group(
+            group,
+            gate=self._gate_enabled,
+            role_owned=isinstance(group.execution_role or self._role, iam.Role),
+        )
         if self._slurm_layout is SlurmLayout.LIFECYCLE_SCRIPTS:
             # Partitions live in provisioning_parameters.json (Slurm's own names, not rendered).
             findings = [f for f in findings if f.rule not in PARTITION_RULES]
-        self._fail_on(findings)
-        for finding in findings:
-            Annotations.of(self).add_warning_v2(f"hyperpod:{finding.rule}", finding.message())
+        overridden = group.vpc_subnets is not None or group.security_groups is not None
+        if overridden and not any(f.rule == "HP-ARG-TYPE" for f in findings):
+            findings += override_network_findings(
+                group,
+                has_vpc=self._vpc is not None,
+                cluster_security_groups=len(self._security_groups),
+            )
+        self._record(findings)
+        self._groups.append(group)
+        if any(finding.is_error for finding in findings):
+            if group.is_gated:
+                # The app may depend on the gate; the synth fails on the findings anyway.
+                self._sync_gate(None)
+            return
+        self._wired.append(group)
         override = self._override_vpc_config(group)
         if override is not None:
             self._override_vpc_configs[id(group)] = override
-        self._groups.append(group)
         self._bound_lifecycles[group.name] = self._bind_lifecycle(group)
         role = group.execution_role
         if role is not None and isinstance(role, Construct):
@@ -455,21 +640,21 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         if group.is_gated:
             self._sync_gate(group)
 
+    def findings(self) -> list[Finding]:
+        """Every error found so far: the cluster's props, each group, the gate's options and
+        the rules across groups. The cluster's node validation reports them at synth, so a
+        template is only written when this is empty. Warnings are CDK annotations instead."""
+        return [*self._findings, *self._cross_group_findings()]
+
     # -- internals -----------------------------------------------------------------------
 
-    def _fail_on(self, findings: Sequence[Finding]) -> None:
-        errors = [finding for finding in findings if finding.severity == "error"]
-        if errors:
-            raise HyperPodValidationError(self.node.path, errors)
-
-    @staticmethod
-    def _gate_option_findings(options: MinCountGateOptions | None) -> list[Finding]:
-        """Problems with options the user gave (the defaults have none)."""
-        if options is None or not options.enabled:
-            return []
-        from .gate.construct import gate_option_findings
-
-        return gate_option_findings(options)
+    def _record(self, findings: Sequence[Finding]) -> None:
+        """Keep errors for the node validation; add warnings as annotations now."""
+        for finding in findings:
+            if finding.is_error:
+                self._findings.append(finding)
+            else:
+                Annotations.of(self).add_warning_v2(f"hyperpod:{finding.rule}", finding.message())
 
     def _cross_group_findings(self) -> list[Finding]:
         spec = ClusterSpec(
@@ -483,7 +668,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             subnet_count=len(self._subnet_ids) if self._has_network else None,
             slurm_layout=self._slurm_layout,
         )
-        return [f for f in validate_cluster(spec) if f.rule != "HP-NAME-CLUSTER"]
+        return [f for f in validate_cluster(spec) if f.rule != "HP-NAME-CLUSTER" and f.is_error]
 
     def _default_role(self) -> iam.Role:
         role = iam.Role(
@@ -557,13 +742,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         """``OverrideVpcConfig`` of a group (both lists: the API takes both or neither)."""
         if group.vpc_subnets is None and group.security_groups is None:
             return None
-        self._fail_on(
-            override_network_findings(
-                group,
-                has_vpc=self._vpc is not None,
-                cluster_security_groups=len(self._security_groups),
-            )
-        )
         if group.security_groups is not None:
             self._keep_security_groups(group.security_groups)
         groups = group.security_groups or tuple(self._security_groups)
@@ -665,7 +843,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 slurm_config=self._slurm_layout is SlurmLayout.API,
                 override_vpc_config=self._override_vpc_configs.get(id(group)),
             )
-            for group in self._groups
+            for group in self._wired
         ]
 
     def _ready_roots(self) -> list[IConstruct]:
@@ -686,9 +864,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             props=props,
         )
 
-    def _sync_gate(self, group: InstanceGroup) -> None:
-        """Add a gated group to the readiness gate (created with the first one)."""
-        if not self._gate_options.enabled:
+    def _sync_gate(self, group: InstanceGroup | None) -> None:
+        """Add a gated group to the readiness gate (created with the first one; ``None``
+        only creates it)."""
+        if not self._gate_enabled:
             return
         if self._gate is None:
             from .gate.construct import MinCountGate
@@ -696,6 +875,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             self._gate = MinCountGate(
                 self, "MinCountGate", cluster=self, options=self._gate_options
             )
+        if group is None:
+            return
         self._gate.add_requirement(
             group.name,
             GroupRequirement(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -11,9 +11,11 @@ from aws_cdk import aws_iam as iam
 
 from .enums import CapacityType, DeepHealthCheck, NetworkInterfaceType, NodeType
 from .instance_type import HyperPodInstanceType
-from .sizing import SizingError, instances_for_accelerators
+from .sizing import instances_for_accelerators
 from .storage import InstanceStorage
 from .updates import ScheduledUpdate
+from .validation.arguments import is_int
+from .validation.finding import Finding
 
 if TYPE_CHECKING:  # lifecycle.py imports the validation package, which imports this module
     from .lifecycle import LifecycleScripts
@@ -64,9 +66,9 @@ class InstanceGroup:
     """``CapacityRequirements``: On-Demand or Spot. Default: HyperPod's default."""
     min_accelerators: int | None = None
     """The accelerator count ``min_instance_count`` was sized from, if any."""
-    sizing_errors: tuple[str, ...] = field(default=(), compare=False)
-    """Problems found while sizing the group from ``min_accelerators``; reported with the
-    construct path when the group is added to a cluster."""
+    problems: tuple[Finding, ...] = field(default=(), compare=False)
+    """Findings of the factory (sizing from ``min_accelerators``); reported with the
+    construct path, together with every other finding, when the cluster is synthesized."""
 
     @classmethod
     def controller(
@@ -123,8 +125,8 @@ class InstanceGroup:
     ) -> InstanceGroup:
         return cls(
             node_type=node_type,
-            storage=tuple(storage),
-            security_groups=_tuple_or_none(security_groups),
+            storage=_as_tuple(storage),
+            security_groups=_as_tuple(security_groups),
             **fields,
         )
 
@@ -162,25 +164,17 @@ class InstanceGroup:
           defaults to that minimum (give a larger one for spare nodes). Do not combine
           with ``min_instance_count``.
         """
-        errors: list[str] = []
+        problems: list[Finding] = []
         if min_accelerators is not None:
-            if min_instance_count is not None:
-                errors.append(
-                    "min_accelerators and min_instance_count are both set: give one of them "
-                    f"(min_accelerators={min_accelerators}, "
-                    f"min_instance_count={min_instance_count})"
-                )
-            else:
-                try:
-                    min_instance_count = instances_for_accelerators(instance_type, min_accelerators)
-                except SizingError as error:
-                    errors.append(str(error))
+            problems += _sizing(name, instance_type, min_accelerators, min_instance_count)
+            if not problems and isinstance(instance_type, HyperPodInstanceType):
+                min_instance_count = instances_for_accelerators(instance_type, min_accelerators)
         if instance_count is None:
             if min_instance_count is not None:
                 instance_count = min_instance_count
             else:
-                if not errors:
-                    errors.append("instance_count is required when min_accelerators is not given")
+                if not problems:
+                    problems.append(_count_required(name))
                 instance_count = 0
         return cls(
             name=name,
@@ -190,33 +184,93 @@ class InstanceGroup:
             min_instance_count=min_instance_count,
             partition=partition,
             threads_per_core=threads_per_core,
-            deep_health_checks=tuple(deep_health_checks),
-            storage=tuple(storage),
+            deep_health_checks=_as_tuple(deep_health_checks),
+            storage=_as_tuple(storage),
             training_plan_arn=training_plan_arn,
             image_id=image_id,
             execution_role=execution_role,
             lifecycle_scripts=lifecycle_scripts,
             vpc_subnets=vpc_subnets,
-            security_groups=_tuple_or_none(security_groups),
+            security_groups=_as_tuple(security_groups),
             scheduled_update=scheduled_update,
             network_interface=network_interface,
             capacity_type=capacity_type,
             min_accelerators=min_accelerators,
-            sizing_errors=tuple(errors),
+            problems=tuple(problems),
         )
 
     @property
     def is_gated(self) -> bool:
         """Whether HyperPod holds this group out of service until ``min_instance_count``."""
-        return isinstance(self.min_instance_count, int) and self.min_instance_count > 0
-
-
-def _tuple_or_none(
-    groups: Sequence[ec2.ISecurityGroup] | None,
-) -> tuple[ec2.ISecurityGroup, ...] | None:
-    return None if groups is None else tuple(groups)
+        return is_int(self.min_instance_count) and self.min_instance_count > 0  # type: ignore[operator]
 
 
 def _arguments(scope: dict[str, Any]) -> dict[str, Any]:
     """A factory's keyword arguments (its ``locals()`` without ``cls``)."""
     return {key: value for key, value in scope.items() if key != "cls"}
+
+
+def _as_tuple(value: Any) -> Any:
+    """A list, tuple or other iterable as a tuple; anything else unchanged (it is reported as
+    a wrong type when the group is validated, instead of crashing here)."""
+    if isinstance(value, Iterable) and not isinstance(value, str | bytes | Mapping):
+        return tuple(value)
+    return value
+
+
+_SIZING_FIELD = "min_accelerators (sizes MinInstanceCount)"
+
+
+def _group_label(name: object) -> str | None:
+    return name if isinstance(name, str) else None
+
+
+def _count_required(name: object) -> Finding:
+    return Finding(
+        rule="HP-SIZING",
+        field="instance_count (InstanceCount)",
+        value=None,
+        allowed="a whole number in 0..6758; required unless min_accelerators is given",
+        fix="pass instance_count=..., or min_accelerators=... to size the group from the "
+        "accelerators a job needs",
+        group=_group_label(name),
+    )
+
+
+def _sizing(
+    name: object, instance_type: object, wanted: object, min_instance_count: object
+) -> list[Finding]:
+    """Why the group cannot be sized from ``min_accelerators`` (empty when it can)."""
+    group = _group_label(name)
+    if min_instance_count is not None:
+        allowed = (
+            "min_accelerators or min_instance_count, not both "
+            f"(min_instance_count = {min_instance_count!r})"
+        )
+        fix = "drop min_instance_count (it is computed from min_accelerators) or min_accelerators"
+    elif not is_int(wanted) or wanted < 1:  # type: ignore[operator]
+        allowed = "a whole number of accelerators >= 1"
+        fix = "pass the job's world size, e.g. min_accelerators=64"
+    elif not isinstance(instance_type, HyperPodInstanceType):
+        return []  # reported as a wrong type (HP-ARG-TYPE) when the group is validated
+    elif instance_type.accelerator_count is None:
+        allowed = (
+            "only on an instance type whose accelerators per instance the library knows "
+            f"({instance_type.name} is not one; see ACCELERATORS_PER_INSTANCE)"
+        )
+        fix = (
+            "give min_instance_count and instance_count explicitly, i.e. "
+            "ceil(min_accelerators / accelerators per instance)"
+        )
+    else:
+        return []
+    return [
+        Finding(
+            rule="HP-SIZING",
+            field=_SIZING_FIELD,
+            value=wanted,
+            allowed=allowed,
+            fix=fix,
+            group=group,
+        )
+    ]

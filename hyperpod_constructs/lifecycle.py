@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,19 +16,16 @@ from constructs import Construct, IDependable
 from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance, arn_placeholder
 from ._roles import statements_land
-from ._tokens import is_unresolved
-from .lifecycle_files import LifecycleFileError, Selection, ignore_lines, select_files
+from .lifecycle_files import Selection, ignore_lines, select_files
+from .validation.limits import REQUIRED_BUCKET_PREFIX
 
-REQUIRED_BUCKET_PREFIX = "sagemaker-"
-"""HyperPod's instance role policy only reads buckets whose name starts with this."""
+__all__ = ["REQUIRED_BUCKET_PREFIX", "BoundLifecycle", "LifecycleScripts"]
 
 UPLOAD_IGNORE_MODE = IgnoreMode.GIT
 """How the upload's exclude lines are read (they are anchored ``.gitignore`` lines)."""
 UPLOAD_FOLLOW = SymlinkFollowMode.ALWAYS
 """Links are materialised: :func:`~hyperpod_constructs.lifecycle_files.select_files` refuses
 any leaving the folder. Both settings enter the asset hash."""
-S3_URI = re.compile(r"^(https|s3)://([^/]+)/?(.*)$")
-"""``LifeCycleConfig.SourceS3Uri`` (the resource schema's pattern)."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +67,8 @@ class LifecycleScripts:
         self.entry_field = entry_field
         self.directory = directory
         self.bucket = bucket
-        self.prefix = prefix.strip("/")
+        # Not a str: kept as given and reported (HP-LIFECYCLE) when the scripts are validated.
+        self.prefix = prefix.strip("/") if isinstance(prefix, str) else prefix
         self.removal_policy = removal_policy
         # A lone string stays a string, so select() can refuse it instead of reading its
         # characters as patterns.
@@ -80,6 +77,9 @@ class LifecycleScripts:
             include if include is None or isinstance(include, str) else tuple(include)
         )
         self.use_default_excludes = use_default_excludes
+        self.source: str | None = None
+        """``"directory"`` when built by :meth:`from_directory` (its ``path`` is then
+        ``directory``, checked with the scripts)."""
         self._bound: dict[str, tuple[BoundLifecycle, s3.IBucket, str]] = {}
         self._granted: dict[tuple[str, int], bool] = {}
         self._readers: dict[str, list[str]] = {}
@@ -119,14 +119,17 @@ class LifecycleScripts:
         """
         # Resolved now: the jsii runtime that stages the asset keeps the working directory the
         # process started with, which need not be the one the path is relative to.
-        return cls(
+        directory = os.path.abspath(path) if isinstance(path, str | os.PathLike) else path
+        scripts = cls(
             on_create=on_create,
-            directory=os.path.abspath(path),
+            directory=directory,
             removal_policy=removal_policy,
             exclude=exclude,
             include=include,
             use_default_excludes=use_default_excludes,
         )
+        scripts.source = "directory"
+        return scripts
 
     def select(self) -> Selection:
         """The files of the local folder that are uploaded, and those left out.
@@ -144,9 +147,14 @@ class LifecycleScripts:
 
     @classmethod
     def from_s3(cls, bucket: s3.IBucket, *, on_create: str, prefix: str = "") -> LifecycleScripts:
-        """Use scripts already in S3. The bucket name must start with ``sagemaker-``.
+        """Use scripts already in S3.
 
-        :param prefix: the key prefix of the scripts folder. Default: the bucket root.
+        The execution roles the library defines get read access to the scripts folder; an
+        imported execution role only reads ``sagemaker-*`` buckets through
+        AmazonSageMakerClusterInstanceRolePolicy (warning ``HP-WARN-LIFECYCLE-BUCKET``).
+
+        :param prefix: the key prefix of the scripts folder (no ``s3://``, ``..``, ``//`` or
+            whitespace). Default: the bucket root.
         """
         return cls(on_create=on_create, bucket=bucket, prefix=prefix)
 
@@ -168,37 +176,6 @@ class LifecycleScripts:
         if on_create is not None and on_init_complete is not None:
             field = "OnCreate+OnInitComplete"
         return cls(on_create=entry or "", source_s3_uri=uri, entry_field=field)
-
-    def problems(self) -> list[tuple[str, object, str]]:
-        """Concrete mistakes as ``(field, value, what is allowed)``; empty when fine."""
-        found: list[tuple[str, object, str]] = []
-        if self.entry_field not in ("OnCreate", "OnInitComplete"):
-            found.append(("on_create / on_init_complete", "both given", "exactly one of them"))
-        if self.source_s3_uri is not None and not (
-            is_unresolved(self.source_s3_uri) or S3_URI.match(self.source_s3_uri)
-        ):
-            found.append(("source_s3_uri", self.source_s3_uri, "an s3://<bucket>/<prefix> URI"))
-        if not self.on_create or "/" in self.on_create:
-            found.append(("on_create", self.on_create, "a file name (1..128 characters, no '/')"))
-        if self.directory is not None:
-            if not os.path.isdir(self.directory):
-                found.append(("lifecycle_scripts.path", self.directory, "an existing directory"))
-            elif not os.path.isfile(os.path.join(self.directory, self.on_create)):
-                found.append(
-                    ("on_create", self.on_create, f"a file that exists in {self.directory!r}")
-                )
-        if self.bucket is not None:
-            name = self.bucket.bucket_name
-            if not is_unresolved(name) and not name.startswith(REQUIRED_BUCKET_PREFIX):
-                found.append(
-                    (
-                        "lifecycle_scripts.bucket",
-                        name,
-                        f"a bucket whose name starts with {REQUIRED_BUCKET_PREFIX!r} "
-                        "(HyperPod's instance role policy reads only those)",
-                    )
-                )
-        return found
 
     def bind(self, scope: Construct, role: iam.IRole | None) -> BoundLifecycle:
         """Create what the scripts need inside ``scope`` (once per scope) and let ``role``
@@ -296,39 +273,16 @@ class LifecycleScripts:
         return bound, bucket, "lifecycle"
 
     def _checked_selection(self, scope: Construct) -> Selection:
-        """:meth:`select`, with its problems raised as a validation error at ``scope``."""
+        """:meth:`select`, with its problems (``HP-LIFECYCLE-FILES``) raised as a validation
+        error at ``scope``. The cluster reports them at synth and never binds such scripts;
+        this guards a direct call of :meth:`bind`."""
         # Imported here: the validation package imports this module.
-        from .validation.finding import Finding, HyperPodValidationError
+        from .validation.finding import HyperPodValidationError
+        from .validation.lifecycle_rules import selection_findings
 
-        try:
-            selection = self.select()
-        except LifecycleFileError as problem:
-            raise HyperPodValidationError(
-                scope.node.path,
-                [
-                    Finding(
-                        "HP-LIFECYCLE-FILES",
-                        problem.field,
-                        problem.value,
-                        problem.allowed,
-                        problem.fix,
-                    )
-                ],
-            ) from None
-        if self.on_create not in selection.files:
-            raise HyperPodValidationError(
-                scope.node.path,
-                [
-                    Finding(
-                        "HP-LIFECYCLE-FILES",
-                        "lifecycle_scripts.on_create (LifeCycleConfig.OnCreate)",
-                        self.on_create,
-                        "a file the upload keeps (not left out by the excludes, and matched "
-                        "by include when include is given)",
-                        "rename the script, or change exclude / include",
-                    )
-                ],
-            )
+        selection, findings = selection_findings(self, group=None)
+        if selection is None or findings:
+            raise HyperPodValidationError(scope.node.path, findings)
         return selection
 
     def _uri(self, bucket_name: str) -> str:

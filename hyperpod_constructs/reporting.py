@@ -7,16 +7,20 @@ Wrap an app's construction and ``app.synth()`` in :func:`report_validation_error
         MyStack(app, "MyStack")
         app.synth()
 
-Three kinds of failure are reported without a Python traceback or a jsii (JavaScript) stack,
-then the process exits with status 1:
+Every HyperPod cluster collects the findings of all its stages (its props, each group, the
+gate's options, the rules across groups) and reports them in its node validation, so one
+synth lists every problem. Three kinds of failure are reported without a Python traceback or
+a jsii (JavaScript) stack, then the process exits with status 1:
 
-1. :class:`~hyperpod_constructs.HyperPodValidationError`, raised while the app is built
-   (invalid values of one cluster or instance group): one line per problem, with the
-   construct path; no template is written.
-2. Node validations failing in ``app.synth()`` (the cluster's cross-group rules, or any other
-   construct's ``node.add_validation``): aws-cdk-lib raises a jsii ``RuntimeError``
-   "Validation failed with the following errors"; one line per problem, each once; no
-   template is written.
+1. :class:`~hyperpod_constructs.HyperPodValidationError` (also
+   :class:`~hyperpod_constructs.HyperPodArgumentError`) or
+   :class:`~hyperpod_constructs.sizing.SizingError`, raised while the app is built where the
+   library cannot go on (a wrong ``scope``, a blueprint's layout, a sizing helper): one line
+   per problem; no template is written.
+2. Node validations failing in ``app.synth()`` (every HyperPod cluster's findings, or any
+   other construct's ``node.add_validation``): one line per problem, each once, grouped by
+   construct path; no template is written. HyperPod's lines come from the findings the
+   clusters recorded, not from the text of the error jsii raises.
 3. Policy validation plugins failing in ``app.synth()`` (cdk-nag's ``Validations`` plugins)
    when the app runs on its own (``python app.py``): aws-cdk-lib has already printed the
    plugin report, so one line points at it and at the copy it wrote
@@ -24,9 +28,8 @@ then the process exits with status 1:
    the report is part of the error and is printed once. Under ``cdk synth`` aws-cdk-lib does
    not raise for plugin failures at all: the CLI prints the report and exits with status 1.
 
-HyperPod errors raised inside a jsii callback (e.g. an aspect that adds an invalid group)
-reach Python as a jsii ``RuntimeError``; they are recognised by their rule ids and reported
-like (1). Any other error propagates unchanged.
+Any other error propagates unchanged. Without this block, a plain ``python app.py`` still
+writes no template when a cluster has errors (the node validation fails the synth).
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal, TextIO
 
+from .sizing import SizingError
 from .validation.finding import HyperPodValidationError
+from .validation.report import forget, reported_lines
 
 __all__ = ["ValidationFailure", "classify", "report_validation_errors", "validation_messages"]
 
@@ -53,8 +58,6 @@ _PLUGIN_FAILURE = re.compile(
 )
 _PLUGIN_SHORT_BODY = "Validation failed."
 _JS_STACK_LINE = re.compile(r"^\s*at \S.*")
-_JS_ERROR_PREFIX = re.compile(r"^(?:@jsii/kernel\.)?(?:[A-Za-z]+: )*")
-_HYPERPOD_LINE = re.compile(r"^\[[^\]]+\] .*\[HP-[A-Z0-9-]+\]$")
 
 Kind = Literal["hyperpod", "construct", "plugin"]
 
@@ -73,9 +76,8 @@ class ValidationFailure:
     report: str | None = None
     """For ``plugin``: the report's text when aws-cdk-lib put it in the error instead of
     printing it (its "inmemory" app mode, e.g. under pytest)."""
-    before_synthesis: bool = True
-    """Whether the failure stopped the app before any template was written (false for
-    HyperPod errors raised inside a jsii callback, which may run during synthesis)."""
+    hyperpod: bool = False
+    """Whether every message is a HyperPod finding."""
 
     def lines(self) -> list[str]:
         """The report as printed: a header line, then one indented line per problem (for a
@@ -92,12 +94,9 @@ class ValidationFailure:
             ]
         count = len(self.messages)
         noun = "problem" if count == 1 else "problems"
-        hyperpod = self.kind == "hyperpod" or all(
-            _HYPERPOD_LINE.match(message) for message in self.messages
-        )
-        what = "HyperPod validation failed" if hyperpod and self.messages else "Validation failed"
-        written = "; no template was written" if self.before_synthesis else ""
-        header = f"{what} ({count} {noun}){written}:"
+        hyperpod = (self.kind == "hyperpod" or self.hyperpod) and self.messages
+        what = "HyperPod validation failed" if hyperpod else "Validation failed"
+        header = f"{what} ({count} {noun}); no template was written:"
         return [header, *(f"  {message}" for message in self.messages)]
 
 
@@ -116,31 +115,26 @@ def _construct_messages(text: str) -> tuple[str, ...]:
     return _unique(messages)
 
 
-def _hyperpod_messages(text: str) -> tuple[str, ...] | None:
-    """HyperPod problems that crossed the jsii boundary (raised inside a jsii callback, e.g. an
-    aspect adding a group): every line before any stack must read ``[path] ... [HP-...]``."""
-    lines: list[str] = []
-    for line in text.splitlines():
-        if _JS_STACK_LINE.match(line):
-            break
-        if line.strip():
-            lines.append(line.strip())
-    if lines:
-        lines[0] = _JS_ERROR_PREFIX.sub("", lines[0], count=1)
-    if lines and all(_HYPERPOD_LINE.match(line) for line in lines):
-        return _unique(lines)
-    return None
+def _construct_failure(text: str) -> ValidationFailure:
+    """HyperPod's findings as the clusters recorded them, then any other construct's
+    messages from aws-cdk-lib's text (each once)."""
+    # Only what this failure contains: other apps of the process may have recorded findings.
+    ours = [line for line in reported_lines() if line in text]
+    known = set(ours)
+    others = [line for line in _construct_messages(text) if line not in known]
+    messages = _unique([*ours, *others])
+    return ValidationFailure("construct", messages, hyperpod=bool(ours) and not others)
 
 
 def classify(error: BaseException) -> ValidationFailure | None:
     """What kind of validation failure ``error`` is; ``None`` for any other error."""
-    if isinstance(error, HyperPodValidationError):
+    if isinstance(error, HyperPodValidationError | SizingError):
         return ValidationFailure("hyperpod", _unique(str(error).splitlines()))
     if not isinstance(error, RuntimeError):
         return None
     text = str(error)
     if _CONSTRUCT_HEADER in text:
-        return ValidationFailure("construct", _construct_messages(text))
+        return _construct_failure(text)
     plugin = _PLUGIN_FAILURE.match(text)
     if plugin is not None:
         report = plugin.group("report").strip()
@@ -150,9 +144,6 @@ def classify(error: BaseException) -> ValidationFailure | None:
             report_path=plugin.group("path"),
             report=None if report in ("", _PLUGIN_SHORT_BODY) else report,
         )
-    messages = _hyperpod_messages(text)
-    if messages is not None:
-        return ValidationFailure("hyperpod", messages, before_synthesis=False)
     return None
 
 
@@ -178,10 +169,11 @@ def report_validation_errors(stream: TextIO | None = None) -> Iterator[None]:
     """
     try:
         yield
-    except (HyperPodValidationError, RuntimeError) as error:
+    except (HyperPodValidationError, SizingError, RuntimeError) as error:
         failure = classify(error)
         if failure is None:
             raise
+        forget()
         out = stream if stream is not None else sys.stderr
         out.write("\n".join(failure.lines()) + "\n")
         out.flush()

@@ -292,6 +292,16 @@ def build_error(make: Any) -> HyperPodValidationError:
             ARGUMENT_RULE,
             "the blueprint sets this tag",
         ),
+        (
+            lambda s, v: AcmeFsdpCluster(
+                s,
+                "Cluster",
+                FsdpTrainingClusterProps(vpc=v, data_parallel=64, instance_type="ml.p5.48xlarge"),
+            ),
+            "HP-ARG-TYPE",
+            "instance_type = 'ml.p5.48xlarge' is not allowed; allowed: a HyperPodInstanceType "
+            "(got str). Fix: use HyperPodInstanceType.of('ml.p5.48xlarge') or a constant",
+        ),
     ],
 )
 def test_invalid_arguments_fail_before_anything_is_built(

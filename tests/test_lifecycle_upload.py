@@ -166,19 +166,22 @@ def test_links_inside_the_folder_are_uploaded_as_files(tmp_path: Path) -> None:
 
 
 def cluster_error(scripts: LifecycleScripts) -> HyperPodValidationError:
-    stack = Stack(new_app(), "Refused")
-    with pytest.raises(HyperPodValidationError) as raised:
-        HyperPodSlurmCluster(
-            stack,
-            "Cluster",
-            lifecycle_scripts=scripts,
-            instance_groups=[
-                InstanceGroup.controller(
-                    "controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE
-                )
-            ],
-        )
-    return raised.value
+    """The cluster's findings (reported at synth, which then writes no template), as the
+    error the library raises for them."""
+    app = new_app()
+    stack = Stack(app, "Refused")
+    cluster = HyperPodSlurmCluster(
+        stack,
+        "Cluster",
+        lifecycle_scripts=scripts,
+        instance_groups=[
+            InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE)
+        ],
+    )
+    with pytest.raises(RuntimeError, match="Validation failed"):
+        app.synth()
+    assert cluster.findings(), "the synth failed without a HyperPod finding"
+    return HyperPodValidationError(cluster.node.path, cluster.findings())
 
 
 @pytest.mark.parametrize("as_directory", [False, True], ids=["file", "folder"])

@@ -287,8 +287,64 @@ def test_bad_rule_arguments_are_rejected(make: Callable[[], object], expected_te
 
 
 def test_rules_that_are_not_rules_are_rejected() -> None:
-    with pytest.raises(TypeError, match="is not a PolicyRule"):
+    with pytest.raises(TypeError, match=r"rules\[0\] = 'HPP-VPC' is not allowed; allowed: a Pol"):
         HyperPodPolicy(rules=["HPP-VPC"])  # type: ignore[list-item]
+
+
+# -- a policy never fails open ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("given", ["error", "ERROR", " Error ", PolicySeverity.ERROR])
+def test_a_severity_given_as_a_string_works(given: Any) -> None:
+    cluster = facts(gpu(), has_vpc=False)
+    (violation,) = HyperPodPolicy(require_vpc=True, severity=given).evaluate(cluster)
+    assert violation.severity is PolicySeverity.ERROR
+    (violation,) = HyperPodPolicy(
+        require_vpc=True, severity="warning", severities={"HPP-VPC": "error"}
+    ).evaluate(cluster)
+    assert violation.severity is PolicySeverity.ERROR
+    (rule,) = HyperPodPolicy(rules=[VpcRequired(severity="warning")]).rules  # type: ignore[arg-type]
+    assert rule.severity is PolicySeverity.WARNING
+
+
+@pytest.mark.parametrize(
+    ("arguments", "parameter"),
+    [
+        ({"severity": "eror"}, "severity"),
+        ({"severity": None}, "severity"),
+        ({"severities": {"HPP-VPC": "fatal"}}, "severities"),
+        ({"require_vpc": "no"}, "require_vpc"),
+        ({"require_customer_managed_key": 1}, "require_customer_managed_key"),
+        ({"required_deep_health_checks": "yes"}, "required_deep_health_checks"),
+        ({"max_instance_count": 2.5}, "max_instance_count"),
+        ({"min_instance_fraction": "0.9"}, "min_instance_fraction"),
+        ({"min_instance_fraction": float("nan")}, "min_instance_fraction"),
+        ({"name": None}, "name"),
+        ({"rules": None}, "rules"),
+    ],
+)
+def test_a_policy_argument_of_the_wrong_kind_is_rejected(
+    arguments: dict[str, Any], parameter: str
+) -> None:
+    with pytest.raises(TypeError, match=rf"^\[HyperPodPolicy\] {parameter} = .* \(got "):
+        HyperPodPolicy(**arguments)
+
+
+def test_a_built_in_rule_with_an_unknown_severity_is_rejected() -> None:
+    with pytest.raises(TypeError, match="is not a severity"):
+        VpcRequired(severity="eror")  # type: ignore[arg-type]
+
+
+def test_a_custom_rule_with_an_unknown_severity_counts_as_an_error(tmp_path: Path) -> None:
+    """A team's rule returning a severity the library does not know fails closed."""
+    app = new_app(outdir=str(tmp_path))
+    stack = Stack(app, "Closed")
+    built = cluster(stack, gpu())
+    Aspects.of(app).add(HyperPodPolicy(rules=[NamePrefix("acme-", severity="fatal")]))  # type: ignore[arg-type]
+    succeeded, _ = synth_report(app, tmp_path)
+    assert not succeeded
+    errors = [str(e.data) for e in built.node.metadata if e.type == "aws:cdk:error"]
+    assert len(errors) == 2 and all("[ACME-GROUP-PREFIX]" in e for e in errors), errors
 
 
 # -- the policy object --------------------------------------------------------------------

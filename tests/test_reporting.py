@@ -181,8 +181,10 @@ def test_policy_plugin_failure_report_once(tmp_path: Path) -> None:
     assert "Traceback" not in report
 
 
-def test_hyperpod_error_raised_inside_a_jsii_callback(tmp_path: Path) -> None:
-    """An aspect adds an invalid group during synth: the error crosses jsii as a RuntimeError."""
+def test_an_invalid_group_added_by_an_aspect_is_reported_like_the_others(tmp_path: Path) -> None:
+    """An aspect adds an invalid group during synth: nothing raises inside the jsii callback;
+    the cluster's node validation (after every aspect) reports it, from the recorded
+    finding, and no template is written."""
 
     @jsii.implements(IAspect)
     class AddInvalidGroup:
@@ -205,10 +207,13 @@ def test_hyperpod_error_raised_inside_a_jsii_callback(tmp_path: Path) -> None:
     report, code = reported(build)
 
     assert code == 1
-    assert report.splitlines()[0] == "HyperPod validation failed (1 problem):"
+    assert report.splitlines()[0] == (
+        "HyperPod validation failed (1 problem); no template was written:"
+    )
     (problem,) = problem_lines(report)
     assert problem.startswith("[Bad/Cluster] instance group 'bad_name': ")
     assert problem.endswith("[HP-NAME-GROUP]")
+    assert list(tmp_path.glob("*.template.json")) == []
 
 
 def test_other_errors_propagate_unchanged() -> None:
@@ -273,3 +278,27 @@ def test_classify_plugin_failure() -> None:
 def test_classify_leaves_other_errors_alone(error: BaseException) -> None:
     assert classify(error) is None
     assert validation_messages(error) is None
+
+
+def test_sizing_errors_and_wrong_scopes_are_reported_without_a_traceback() -> None:
+    """Errors raised where the library cannot go on go through the same short report."""
+    from hyperpod_constructs.sizing import fsdp_world_size
+    from hyperpod_constructs.validation import HyperPodArgumentError
+
+    report, code = reported(lambda: fsdp_world_size(0))
+    assert code == 1
+    assert report.splitlines()[0] == (
+        "HyperPod validation failed (1 problem); no template was written:"
+    )
+    assert "data_parallel=0" in report
+
+    def wrong_scope() -> None:
+        HyperPodSlurmCluster("not a scope", "Cluster")  # type: ignore[arg-type]
+
+    report, code = reported(wrong_scope)
+    assert code == 1
+    (problem,) = problem_lines(report)
+    assert problem.startswith("[HyperPodSlurmCluster] scope = 'not a scope' is not allowed")
+    assert "(got str)" in problem and problem.endswith("[HP-ARG-TYPE]")
+    with pytest.raises(HyperPodArgumentError):
+        wrong_scope()

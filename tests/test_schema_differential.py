@@ -85,8 +85,10 @@ STRICTER_BY_DESIGN: dict[str, str] = {
     "HP-FSX-NEEDS-VPC": "FSx storage needs the cluster in a VPC",
     "HP-DHC-DISTINCT": "each deep health check at most once (schema: up to 3, repeats allowed)",
     "HP-INSTANCE-TYPE": "the ml.<family>.<size> shape (schema: any string; the API: an enum)",
-    "HP-LIFECYCLE": "bucket named sagemaker-* (the managed role policy reads only those) and "
-    "OnCreate a file name without '/'",
+    "HP-CONTROLLER-COUNT": "the controller group has at least one instance",
+    "HP-DHC-CONNECTIVITY": "InstanceConnectivity only on GPU / Trainium types (it tests EFA)",
+    "HP-LIFECYCLE": "a key prefix without '..', '//', 's3://' or whitespace, and OnCreate a "
+    "file name without '/'",
 }
 
 # cfn-lint findings that are not schema limits of the cluster (documented exceptions):
@@ -976,7 +978,16 @@ STRICTER_CASES: list[tuple[str, list[Callable[[ClusterSpec], ClusterSpec]]]] = [
     ("HP-FSX-NEEDS-VPC", [_group(GPU, storage=(LUSTRE,))]),
     ("HP-DHC-DISTINCT", [_group(GPU, checks=(DeepHealthCheck.INSTANCE_STRESS,) * 2)]),
     ("HP-INSTANCE-TYPE", [_group(GPU, instance_type="p5.48xlarge")]),
-    ("HP-LIFECYCLE", [_cluster(lifecycle=LifecycleSpec(bucket="lifecycle-scripts"))]),
+    ("HP-LIFECYCLE", [_cluster(lifecycle=LifecycleSpec(prefix="scripts/../other"))]),
+    ("HP-CONTROLLER-COUNT", [_group(0, count=0)]),
+    (
+        "HP-DHC-CONNECTIVITY",
+        [
+            _group(
+                GPU, instance_type="ml.c5.xlarge", checks=(DeepHealthCheck.INSTANCE_CONNECTIVITY,)
+            )
+        ],
+    ),
     ("HP-LIFECYCLE", [_cluster(lifecycle=LifecycleSpec(on_create="dir/setup.sh"))]),
 ]
 

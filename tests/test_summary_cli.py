@@ -681,3 +681,99 @@ def test_any_json_is_summarized_or_rejected_cleanly(template: object) -> None:
     summary = AssemblySummary("d", 1, tuple(clusters))
     render_text(summary)
     json.loads(render_json(summary))
+
+
+# -- hostile input: what a manifest names, and what a template holds ------------------------
+
+
+def _manifest_naming(tmp_path: Path, template_file: str) -> None:
+    manifest = stack_manifest()
+    manifest["artifacts"]["Evil"] = {
+        "type": "aws:cloudformation:stack",
+        "properties": {"templateFile": template_file},
+    }
+    write_json(tmp_path / "manifest.json", manifest)
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        pytest.param(lambda d: "/dev/zero", "it is outside the assembly folder", id="dev-zero"),
+        pytest.param(lambda d: "../outside.json", "it is outside the assembly folder", id="dotdot"),
+        pytest.param(
+            lambda d: (os.mkfifo(d / "fifo.template.json"), "fifo.template.json")[1],
+            "not a regular file",
+            id="fifo",
+        ),
+        pytest.param(
+            lambda d: (os.symlink("loop.json", d / "loop.json"), "loop.json")[1],
+            "",
+            id="symlink-loop",
+        ),
+        pytest.param(
+            lambda d: (os.symlink("/etc/hostname", d / "link.json"), "link.json")[1],
+            "it is outside the assembly folder",
+            id="symlink-outside",
+        ),
+        pytest.param(lambda d: (d / "sub").mkdir() or "sub", "not a regular file", id="folder"),
+    ],
+)
+def test_only_regular_files_inside_the_assembly_are_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], make: Any, reason: str
+) -> None:
+    assembly = tmp_path / "cdk.out"
+    assembly.mkdir()
+    (tmp_path / "outside.json").write_text("{}", encoding="utf-8")
+    _manifest_naming(assembly, make(assembly))
+    code, out, err = run(["summary", str(assembly)], capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: cannot read template ") and reason in err, err
+    assert len(err.splitlines()) == 1
+
+
+def test_a_file_over_the_size_cap_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hyperpod_constructs.summary import assembly
+
+    monkeypatch.setattr(assembly, "MAX_FILE_BYTES", 1024)
+    write_json(tmp_path / "Big.template.json", {"Resources": {}, "Pad": "x" * 2000})
+    code, out, err = run(["summary", str(tmp_path)], capsys)
+    assert (code, out) == (2, "")
+    assert "larger than" in err and len(err.splitlines()) == 1
+
+
+def test_a_5000_digit_number_is_an_error_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "Num.template.json").write_text(
+        '{"Resources": {"C": {"Type": "AWS::SageMaker::Cluster", "Properties": '
+        '{"InstanceGroups": [{"InstanceCount": ' + "9" * 5000 + "}]}}}}",
+        encoding="utf-8",
+    )
+    code, out, err = run(["summary", str(tmp_path)], capsys)
+    assert (code, out) == (2, "")
+    assert "invalid JSON" in err and len(err.splitlines()) == 1
+
+
+def test_control_characters_in_names_are_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    forged = "gpu\nFAKE LINE\x1b[31m"
+    template = {
+        "Resources": {
+            "C": {
+                "Type": CLUSTER,
+                "Properties": {
+                    "ClusterName": "c\nforged",
+                    "InstanceGroups": [group(forged, "Compute")],
+                },
+            }
+        }
+    }
+    write_json(tmp_path / "Ctl.template.json", template)
+    code, out, err = run(["summary", str(tmp_path)], capsys)
+    assert (code, err) == (0, "")
+    assert "\x1b" not in out
+    assert not any(line.startswith("FAKE LINE") or line == "forged" for line in out.splitlines())
+    assert "gpu\\nFAKE LINE\\x1b[31m" in out and "c\\nforged" in out

@@ -15,7 +15,8 @@ from ..instance_type import HyperPodInstanceType
 from ..permissions import VOLUME_KEY_GRANT_ACTIONS, volume_key_statements
 from ..sizing import FsdpLayout, MegatronLayout, ParallelLayout, SizingError
 from ..storage import InstanceStorage
-from ..validation.finding import Finding, HyperPodValidationError
+from ..validation.arguments import argument_finding
+from ..validation.finding import Finding, HyperPodArgumentError, HyperPodValidationError
 from .defaults import BlueprintDefaults
 from .props import FsdpTrainingClusterProps, MegatronTrainingClusterProps, TrainingClusterProps
 
@@ -43,20 +44,20 @@ def _sizing_findings(
     if not error.problems:
         return [
             Finding(
-                SIZING_RULE,
-                f"{field} ({context})",
-                value,
-                "a layout that fits the instance type",
-                str(error),
+                rule=SIZING_RULE,
+                field=f"{field} ({context})",
+                value=value,
+                allowed="a layout that fits the instance type",
+                fix=str(error),
             )
         ]
     return [
         Finding(
-            SIZING_RULE,
-            f"{problem.field} ({context})",
-            problem.value,
-            problem.allowed,
-            (
+            rule=SIZING_RULE,
+            field=f"{problem.field} ({context})",
+            value=problem.value,
+            allowed=problem.allowed,
+            fix=(
                 f"use {problem.field}=" + " or ".join(str(n) for n in problem.nearest)
                 if problem.nearest
                 else "change the layout"
@@ -104,6 +105,18 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
         defaults = type(self).DEFAULTS
         path = _path(scope, id)
         chosen = instance_type or defaults.compute_instance_types[0]
+        if not isinstance(chosen, HyperPodInstanceType):
+            raise HyperPodArgumentError(
+                path,
+                [
+                    argument_finding(
+                        "instance_type",
+                        chosen,
+                        "a HyperPodInstanceType",
+                        fix=f"use HyperPodInstanceType.of({chosen!r}) or a constant",
+                    )
+                ],
+            )
         findings = self._argument_findings(defaults, chosen, spare_instances, tags or {})
         nodes = 0
         try:
@@ -187,11 +200,11 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
         if instance_type not in defaults.compute_instance_types:
             found.append(
                 Finding(
-                    ARGUMENT_RULE,
-                    "instance_type",
-                    instance_type.name,
-                    ", ".join(t.name for t in defaults.compute_instance_types),
-                    f"pick one of the types {defaults.name} offers",
+                    rule=ARGUMENT_RULE,
+                    field="instance_type",
+                    value=instance_type.name,
+                    allowed=", ".join(t.name for t in defaults.compute_instance_types),
+                    fix=f"pick one of the types {defaults.name} offers",
                 )
             )
         limit = defaults.max_spare_instances
@@ -204,32 +217,32 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
             allowed = f"0..{limit}" if limit is not None else "0 or more"
             found.append(
                 Finding(
-                    ARGUMENT_RULE,
-                    "spare_instances",
-                    spare_instances,
-                    allowed,
-                    f"pass spare_instances in {allowed}",
+                    rule=ARGUMENT_RULE,
+                    field="spare_instances",
+                    value=spare_instances,
+                    allowed=allowed,
+                    fix=f"pass spare_instances in {allowed}",
                 )
             )
         for key, value in tags.items():
             if key in defaults.tags and defaults.tags[key] != value:
                 found.append(
                     Finding(
-                        ARGUMENT_RULE,
-                        f"tags[{key!r}]",
-                        value,
-                        f"{defaults.tags[key]!r} (set by {defaults.name})",
-                        f"remove {key!r} from tags",
+                        rule=ARGUMENT_RULE,
+                        field=f"tags[{key!r}]",
+                        value=value,
+                        allowed=f"{defaults.tags[key]!r} (set by {defaults.name})",
+                        fix=f"remove {key!r} from tags",
                     )
                 )
             if key in (LAYOUT_TAG, BLUEPRINT_TAG):
                 found.append(
                     Finding(
-                        ARGUMENT_RULE,
-                        f"tags[{key!r}]",
-                        value,
-                        "no value: the blueprint sets this tag",
-                        f"remove {key!r} from tags",
+                        rule=ARGUMENT_RULE,
+                        field=f"tags[{key!r}]",
+                        value=value,
+                        allowed="no value: the blueprint sets this tag",
+                        fix=f"remove {key!r} from tags",
                     )
                 )
         return found

@@ -25,7 +25,8 @@ from .._dependable import DependencyRoots
 from .._lazy import lazy_any, lazy_string
 from .._nag import acknowledge, arn_placeholder, ref_placeholder
 from .._tokens import is_unresolved
-from ..validation.finding import Finding, HyperPodValidationError
+from ..validation.finding import HyperPodValidationError
+from ..validation.gate_rules import gate_option_findings
 from .definition import build_definition
 from .metrics import gate_metric
 from .options import HYPERPOD_MIN_COUNT_WINDOW, MAX_GATE_TIMEOUT, MinCountGateOptions
@@ -46,7 +47,6 @@ RUNTIME = lambda_.Runtime.PYTHON_3_14
 LOOP_BACKSTOP_MARGIN = Duration.minutes(30)
 """The poll loop's own Step Functions timeout exceeds the gate deadline by one poll interval
 plus this much, so the deadline check always runs before the backstop."""
-MIN_POLL, MAX_POLL = Duration.seconds(10), Duration.minutes(15)
 _ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
 FUNCTION_TIMEOUT = Duration.seconds(100)
 """Below the state machine's 120-second task timeout, above botocore's bounded retries."""
@@ -80,48 +80,6 @@ def gate_logical_id(path: Sequence[str], kind: str, fingerprint: str) -> str:
         digest = hashlib.sha256("/".join(path).encode()).hexdigest()[:8].upper()
         human = human[: room - len(digest)] + digest
     return human + suffix
-
-
-def gate_option_findings(options: MinCountGateOptions) -> list[Finding]:
-    """Problems with the gate's options (pure; no construct needed)."""
-    found: list[Finding] = []
-    unresolved = [
-        name
-        for name, value in (("timeout", options.timeout), ("poll_interval", options.poll_interval))
-        if value.is_unresolved()
-    ]
-    if unresolved:
-        return [
-            Finding(
-                "HP-GATE-TOKEN-DURATION",
-                f"min_count_gate.{unresolved[0]}",
-                "a token",
-                "a concrete Duration (it is built into the state machine and the arm resource)",
-                "use Duration.minutes(n) with a number, not a parameter",
-            )
-        ]
-    timeout, poll = options.timeout.to_seconds(), options.poll_interval.to_seconds()
-    if not 0 < timeout <= MAX_GATE_TIMEOUT.to_seconds():
-        found.append(
-            Finding(
-                "HP-GATE-TIMEOUT",
-                "min_count_gate.timeout",
-                options.timeout.to_human_string(),
-                "more than 0 and at most 12 hours (a wait condition's limit)",
-                "use Duration.hours(n) with n <= 12",
-            )
-        )
-    if not MIN_POLL.to_seconds() <= poll <= MAX_POLL.to_seconds() or poll >= timeout:
-        found.append(
-            Finding(
-                "HP-GATE-POLL",
-                "min_count_gate.poll_interval",
-                options.poll_interval.to_human_string(),
-                "10 seconds .. 15 minutes, and shorter than the timeout",
-                "use Duration.minutes(1) (the default)",
-            )
-        )
-    return found
 
 
 class MinCountGate(Construct):

@@ -13,6 +13,8 @@ HYPERPOD_MIN_COUNT_WINDOW = Duration.hours(3)
 """HyperPod rolls a group back if its minimum is not met within this window (fixed)."""
 MAX_GATE_TIMEOUT = Duration.hours(12)
 """The longest a CloudFormation wait condition can wait."""
+MIN_POLL, MAX_POLL = Duration.seconds(10), Duration.minutes(15)
+"""The allowed range of ``poll_interval``."""
 
 
 @dataclass(frozen=True, kw_only=True)

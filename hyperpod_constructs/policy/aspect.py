@@ -13,6 +13,16 @@ from constructs import Construct, IConstruct, IValidation
 from ..cluster import HyperPodSlurmCluster
 from ..enums import DeepHealthCheck
 from ..instance_type import HyperPodInstanceType
+from ..validation.arguments import (
+    check,
+    is_bool,
+    is_int,
+    is_number,
+    is_sequence,
+    is_str,
+    raise_if_any,
+)
+from ..validation.finding import Finding, Severity
 from .rules import (
     AllowedInstanceTypes,
     ClusterFacts,
@@ -55,6 +65,68 @@ def _exemptions(construct: IConstruct) -> list[PolicyExemption]:
             data: Mapping[str, Any] = entry.data
             found.append(PolicyExemption(str(data["rule"]), str(data["reason"]), data.get("group")))
     return found
+
+
+def _fails_closed(severity: object) -> Severity:
+    """A custom rule's severity; anything that is not a severity counts as an error (a policy
+    never fails open)."""
+    try:
+        return Severity.of(severity)
+    except TypeError:
+        return Severity.ERROR
+
+
+def _is_severity(value: object) -> bool:
+    try:
+        Severity.of(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _argument_findings(arguments: Mapping[str, Any]) -> list[Finding]:
+    """Wrong types among :class:`HyperPodPolicy`'s arguments (``HP-ARG-TYPE``)."""
+    severity_text = "Severity.ERROR / Severity.WARNING (or 'error' / 'warning')"
+    severities = arguments["severities"]
+    return [
+        *check("name", arguments["name"], is_str, "a str"),
+        *check(
+            "max_instance_count",
+            arguments["max_instance_count"],
+            is_int,
+            "an int >= 0 or None",
+            optional=True,
+        ),
+        *check(
+            "min_instance_fraction",
+            arguments["min_instance_fraction"],
+            is_number,
+            "a number in (0, 1] or None",
+            optional=True,
+        ),
+        *check(
+            "required_deep_health_checks",
+            arguments["required_deep_health_checks"],
+            lambda v: is_bool(v) or is_sequence(v) or isinstance(v, frozenset | set),
+            "True / False or a list of DeepHealthCheck",
+        ),
+        *check(
+            "require_customer_managed_key",
+            arguments["require_customer_managed_key"],
+            is_bool,
+            "True or False (a bool)",
+        ),
+        *check("require_vpc", arguments["require_vpc"], is_bool, "True or False (a bool)"),
+        *check("severity", arguments["severity"], _is_severity, severity_text),
+        *check(
+            "severities",
+            severities,
+            lambda v: isinstance(v, Mapping) and all(_is_severity(x) for x in v.values()),
+            f"a dict of rule id to {severity_text}",
+            optional=True,
+        ),
+        *check("rules", arguments["rules"], is_sequence, "a list of PolicyRule"),
+    ]
 
 
 @jsii.implements(IValidation)
@@ -121,7 +193,10 @@ class HyperPodPolicy:
         severities: Mapping[str, PolicySeverity] | None = None,
         rules: Sequence[PolicyRule] = (),
     ) -> None:
-        overrides = {str(key): value for key, value in (severities or {}).items()}
+        raise_if_any("HyperPodPolicy", _argument_findings(locals()))
+        # Strings ("error", "warning") work; anything else was rejected above.
+        severity = Severity.of(severity)
+        overrides = {str(key): Severity.of(value) for key, value in (severities or {}).items()}
         unknown = sorted(set(overrides) - {str(rule_id) for rule_id in PolicyRuleId})
         if unknown:
             raise ValueError(
@@ -166,9 +241,19 @@ class HyperPodPolicy:
             built.append(EbsCustomerManagedKey(severity=level(PolicyRuleId.EBS_CUSTOMER_KEY)))
         if require_vpc:
             built.append(VpcRequired(severity=level(PolicyRuleId.VPC_REQUIRED)))
-        for rule in rules:
-            if not isinstance(rule, PolicyRule):
-                raise TypeError(f"HyperPodPolicy: {rule!r} is not a PolicyRule")
+        raise_if_any(
+            "HyperPodPolicy",
+            [
+                finding
+                for index, rule in enumerate(rules)
+                for finding in check(
+                    f"rules[{index}]",
+                    rule,
+                    lambda v: isinstance(v, PolicyRule),
+                    "a PolicyRule (rule_id, severity, check)",
+                )
+            ],
+        )
         self._name = name
         self._rules: tuple[PolicyRule, ...] = (*built, *rules)
         # Keyed by id(); the values keep the clusters alive so an id is never reused.
@@ -247,7 +332,7 @@ class HyperPodPolicy:
             message = violation.message()
             if violation.exemption is not None:
                 annotations.add_info(message)
-            elif violation.severity is PolicySeverity.ERROR:
+            elif _fails_closed(violation.severity) is PolicySeverity.ERROR:
                 annotations.add_error(message)
             else:
                 annotations.add_warning_v2(f"{WARNING_ID_PREFIX}{violation.rule_id}", message)

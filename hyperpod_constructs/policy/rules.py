@@ -19,22 +19,22 @@ from aws_cdk import TagManager, Token
 from ..enums import DeepHealthCheck, NodeProvisioningMode, NodeType
 from ..instance_group import InstanceGroup
 from ..instance_type import HyperPodInstanceType
+from ..validation.finding import Severity
 
 if TYPE_CHECKING:
     from ..cluster import HyperPodSlurmCluster
 
 
-class PolicySeverity(enum.Enum):
-    """What a broken policy rule does.
+PolicySeverity = Severity
+"""What a broken policy rule does: the library's one :class:`Severity` enum.
 
-    ``ERROR`` adds an error annotation: ``cdk synth`` and ``cdk deploy`` fail.
-    ``WARNING`` adds a warning annotation (id ``hyperpod-policy:<rule id>``): reported, and
-    fatal only with ``cdk synth --strict``; acknowledge it with
-    ``Annotations.of(cluster).acknowledge_warning("hyperpod-policy:<rule id>", reason)``.
-    """
-
-    ERROR = "error"
-    WARNING = "warning"
+``ERROR`` adds an error annotation: ``cdk synth`` and ``cdk deploy`` fail.
+``WARNING`` adds a warning annotation (id ``hyperpod-policy:<rule id>``): reported, and
+fatal only with ``cdk synth --strict``; acknowledge it with
+``Annotations.of(cluster).acknowledge_warning("hyperpod-policy:<rule id>", reason)``.
+A string (``"error"`` / ``"warning"``, any case) is accepted wherever a severity is; anything
+else is rejected, so a policy never fails open.
+"""
 
 
 class PolicyRuleId(enum.StrEnum):
@@ -131,7 +131,11 @@ class PolicyRule(Protocol):
 class _Rule:
     RULE_ID: ClassVar[str]
     severity: PolicySeverity = PolicySeverity.ERROR
-    """ERROR (default: fails synth) or WARNING."""
+    """ERROR (default: fails synth) or WARNING (or its value as a string)."""
+
+    def __post_init__(self) -> None:
+        # Severity.of raises TypeError for anything that is not a severity: never fail open.
+        object.__setattr__(self, "severity", Severity.of(self.severity))
 
     @property
     def rule_id(self) -> str:
@@ -163,6 +167,7 @@ class AllowedInstanceTypes(_Rule):
     instance_types: Collection[HyperPodInstanceType | str]
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if isinstance(self.instance_types, str) or not self.instance_types:
             raise ValueError("AllowedInstanceTypes: give a non-empty list of instance types")
 
@@ -194,6 +199,7 @@ class MaxInstanceCount(_Rule):
     maximum: int
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if isinstance(self.maximum, bool) or not isinstance(self.maximum, int) or self.maximum < 0:
             raise ValueError(f"MaxInstanceCount: maximum={self.maximum!r} must be an int >= 0")
 
@@ -226,7 +232,12 @@ class MinInstanceFloor(_Rule):
     fraction: float
 
     def __post_init__(self) -> None:
-        if isinstance(self.fraction, bool) or not 0 < self.fraction <= 1:
+        super().__post_init__()
+        if (
+            isinstance(self.fraction, bool)
+            or not isinstance(self.fraction, int | float)
+            or not 0 < self.fraction <= 1
+        ):
             raise ValueError(f"MinInstanceFloor: fraction={self.fraction!r} must be in (0, 1]")
 
     def required(self, instance_count: int) -> int:
@@ -271,6 +282,7 @@ class RequiredDeepHealthChecks(_Rule):
     checks: Collection[DeepHealthCheck] = _ALL_CHECKS
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if not self.checks:
             raise ValueError("RequiredDeepHealthChecks: give at least one DeepHealthCheck")
 
@@ -306,6 +318,7 @@ class RequiredTags(_Rule):
     tags: Mapping[str, Collection[str] | None] | Collection[str]
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if isinstance(self.tags, str) or not self.tags:
             raise ValueError("RequiredTags: give a non-empty list or mapping of tag keys")
 

@@ -10,6 +10,7 @@ every ``*.template.json`` of the folder is read.
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,11 +21,23 @@ MANIFEST = "manifest.json"
 STACK_ARTIFACT = "aws:cloudformation:stack"
 NESTED_ASSEMBLY_ARTIFACT = "cdk:cloud-assembly"
 _MAX_NESTING = 10
+MAX_FILE_BYTES = 64 * 2**20
+"""The largest manifest or template read (CloudFormation itself takes at most 1 MB)."""
+
+
+def printable(text: str) -> str:
+    """``text`` with control and other unprintable characters escaped as Python does
+    (``\\n``, ``\\x1b``, ...): a name read from a template cannot forge output lines or
+    terminal escapes."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 class AssemblyError(Exception):
     """The folder cannot be summarized: it is missing, or a manifest or a template cannot be
-    read. ``str()`` is a one-line message that names the file."""
+    read. ``str()`` is a one-line message that names the file (control characters escaped)."""
+
+    def __str__(self) -> str:
+        return printable(super().__str__())
 
 
 @dataclass(frozen=True)
@@ -50,21 +63,57 @@ class AssemblySummary:
     clusters: tuple[ClusterSummary, ...]
 
 
-def _read_json(path: Path, what: str) -> object:
+def _resolved(path: Path) -> Path:
+    """``path`` with symlinks resolved where possible (a loop leaves it as it is; reading it
+    reports the loop)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
+
+
+def _regular_file_inside(root: Path, path: Path, what: str) -> Path:
+    """``path`` resolved, when it is a regular file inside ``root`` (symlinks followed);
+    raises :class:`AssemblyError` otherwise (a manifest may name anything: ``/dev/zero``, a
+    FIFO, a symlink loop, ``../../etc/passwd``)."""
+    try:
+        resolved = path.resolve(strict=True)
+        inside = root.resolve(strict=True)
     except FileNotFoundError:
         raise AssemblyError(f"{what} not found: {path}") from None
+    except (OSError, RuntimeError) as error:  # RuntimeError: a symlink loop (Python < 3.13)
+        reason = getattr(error, "strerror", None) or str(error)
+        raise AssemblyError(f"cannot read {what} {path}: {reason}") from None
+    if not resolved.is_relative_to(inside):
+        raise AssemblyError(f"cannot read {what} {path}: it is outside the assembly folder")
+    try:
+        mode = resolved.stat().st_mode
     except OSError as error:
         raise AssemblyError(f"cannot read {what} {path}: {error.strerror or error}") from None
+    if not stat.S_ISREG(mode):
+        raise AssemblyError(f"cannot read {what} {path}: not a regular file")
+    return resolved
+
+
+def _read_json(path: Path, what: str, root: Path) -> object:
+    resolved = _regular_file_inside(root, path, what)
+    try:
+        with resolved.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise AssemblyError(f"cannot read {what} {path}: {error.strerror or error}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise AssemblyError(f"cannot read {what} {path}: larger than {MAX_FILE_BYTES // 2**20} MiB")
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise AssemblyError(f"cannot read {what} {path}: not UTF-8 text ({error.reason})") from None
     try:
         return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise AssemblyError(f"cannot read {what} {path}: invalid JSON: {error}") from None
     except RecursionError:
         raise AssemblyError(f"cannot read {what} {path}: JSON nested too deeply") from None
+    except ValueError as error:  # invalid JSON, or a number too long to convert
+        raise AssemblyError(f"cannot read {what} {path}: invalid JSON: {error}") from None
 
 
 def _stack_name(stem: str) -> str:
@@ -76,7 +125,7 @@ def _stack_name(stem: str) -> str:
 
 def _from_manifest(root: Path, folder: Path, depth: int, seen: set[Path]) -> list[StackTemplate]:
     manifest_path = folder / MANIFEST
-    manifest = _read_json(manifest_path, "manifest")
+    manifest = _read_json(manifest_path, "manifest", root)
     if not isinstance(manifest, Mapping):
         raise AssemblyError(f"cannot read manifest {manifest_path}: the top level is not an object")
     artifacts = manifest.get("artifacts", {})
@@ -106,15 +155,20 @@ def _from_manifest(root: Path, folder: Path, depth: int, seen: set[Path]) -> lis
             )
         elif kind == NESTED_ASSEMBLY_ARTIFACT and depth < _MAX_NESTING:
             directory = properties.get("directoryName")
-            nested = (folder / directory).resolve() if isinstance(directory, str) else None
-            if nested is not None and nested not in seen and (nested / MANIFEST).is_file():
+            nested = _resolved(folder / directory) if isinstance(directory, str) else None
+            if (
+                nested is not None
+                and nested not in seen
+                and nested.is_relative_to(root.resolve())
+                and (nested / MANIFEST).is_file()
+            ):
                 seen.add(nested)
                 templates.extend(_from_manifest(root, folder / str(directory), depth + 1, seen))
-    listed = {t.path.resolve() for t in templates}
+    listed = {_resolved(t.path) for t in templates}
     templates.extend(
         _template(root, path, _stack_name(path.name))
         for path in sorted(folder.glob("*.nested.template.json"))
-        if path.resolve() not in listed
+        if _resolved(path) not in listed
     )
     return templates
 
@@ -153,7 +207,7 @@ def summarize(directory: str | Path) -> AssemblySummary:
     clusters: list[ClusterSummary] = []
     templates = find_templates(directory)
     for stack in templates:
-        document = _read_json(stack.path, "template")
+        document = _read_json(stack.path, "template", Path(directory))
         try:
             clusters.extend(
                 summarize_template(document, stack=stack.stack, template_file=stack.relative_path)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from .assembly import AssemblySummary
+from .assembly import AssemblySummary, printable
 from .model import ClusterSummary, Count, GateRequirement, GateSummary, GroupSummary
 
 JSON_SCHEMA_VERSION = 1
@@ -121,14 +121,16 @@ def render_text(summary: AssemblySummary) -> str:
     instance groups and its gate line. Ends with a newline."""
     stacks = _plural(summary.stacks_read, "stack")
     if not summary.clusters:
-        return f"no HyperPod clusters found in {summary.directory} ({stacks} read)\n"
+        return (
+            printable(f"no HyperPod clusters found in {summary.directory} ({stacks} read)") + "\n"
+        )
     lines = [
         f"{_plural(len(summary.clusters), 'HyperPod cluster')} in {summary.directory} "
         f"({stacks} read)"
     ]
     for cluster in summary.clusters:
         lines += ["", *_cluster_lines(cluster)]
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def _requirement_json(requirement: GateRequirement) -> dict[str, object]:

@@ -6,14 +6,17 @@ import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .._tokens import is_unresolved
 from ..enums import NodeProvisioningMode, NodeRecovery, NodeType, SlurmConfigStrategy, SlurmLayout
-from ..instance_group import InstanceGroup
 from . import limits
+from .arguments import argument_finding
 from .finding import Finding
 from .group_rules import check_name
+
+if TYPE_CHECKING:
+    from ..instance_group import InstanceGroup
 
 
 @dataclass(frozen=True)
@@ -37,11 +40,11 @@ def _group_counts(spec: ClusterSpec) -> list[Finding]:
     if not 1 <= total <= top:
         found.append(
             Finding(
-                "HP-GROUPS-COUNT",
-                "instance_groups (InstanceGroups)",
-                f"{total} groups",
-                f"1..{top} instance groups",
-                "add a controller and at least one compute group"
+                rule="HP-GROUPS-COUNT",
+                field="instance_groups (InstanceGroups)",
+                value=f"{total} groups",
+                allowed=f"1..{top} instance groups",
+                fix="add a controller and at least one compute group"
                 if total == 0
                 else f"merge groups; HyperPod allows at most {top}",
             )
@@ -51,11 +54,11 @@ def _group_counts(spec: ClusterSpec) -> list[Finding]:
     if roles[NodeType.CONTROLLER] != 1:
         found.append(
             Finding(
-                "HP-CONTROLLER-ONE",
-                "instance_groups (SlurmConfig.NodeType=Controller)",
-                names[NodeType.CONTROLLER],
-                "exactly one controller group",
-                "add InstanceGroup.controller(...)"
+                rule="HP-CONTROLLER-ONE",
+                field="instance_groups (SlurmConfig.NodeType=Controller)",
+                value=names[NodeType.CONTROLLER],
+                allowed="exactly one controller group",
+                fix="add InstanceGroup.controller(...)"
                 if not names[NodeType.CONTROLLER]
                 else "keep one controller group and remove the others",
             )
@@ -63,23 +66,26 @@ def _group_counts(spec: ClusterSpec) -> list[Finding]:
     if roles[NodeType.LOGIN] > 1:
         found.append(
             Finding(
-                "HP-LOGIN-MAX",
-                "instance_groups (SlurmConfig.NodeType=Login)",
-                names[NodeType.LOGIN],
-                "at most one login group",
-                "keep one login group; raise its instance_count for more nodes",
+                rule="HP-LOGIN-MAX",
+                field="instance_groups (SlurmConfig.NodeType=Login)",
+                value=names[NodeType.LOGIN],
+                allowed="at most one login group",
+                fix="keep one login group; raise its instance_count for more nodes",
             )
         )
-    counts = Counter(g.name for g in spec.groups if not is_unresolved(g.name))
+    counts = Counter(
+        g.name for g in spec.groups if isinstance(g.name, str) and not is_unresolved(g.name)
+    )
     for name in sorted(name for name, n in counts.items() if n > 1):
         found.append(
             Finding(
-                "HP-GROUP-UNIQUE",
-                "name (InstanceGroupName)",
-                name,
-                f"a name used by one group of the cluster only ({counts[name]} groups use it)",
-                "rename all but one of these groups",
-                name,
+                rule="HP-GROUP-UNIQUE",
+                field="name (InstanceGroupName)",
+                value=name,
+                allowed="a name used by one group of the cluster only "
+                f"({counts[name]} groups use it)",
+                fix="rename all but one of these groups",
+                group=name,
             )
         )
     return found
@@ -93,47 +99,47 @@ def _provisioning(spec: ClusterSpec) -> list[Finding]:
             if group.is_gated:
                 found.append(
                     Finding(
-                        "HP-MIN-NEEDS-CONTINUOUS",
-                        "min_instance_count (MinInstanceCount)",
-                        group.min_instance_count,
-                        f"0 or omitted with {mode} (a minimum needs "
+                        rule="HP-MIN-NEEDS-CONTINUOUS",
+                        field="min_instance_count (MinInstanceCount)",
+                        value=group.min_instance_count,
+                        allowed=f"0 or omitted with {mode} (a minimum needs "
                         "NodeProvisioningMode.CONTINUOUS)",
-                        "use node_provisioning_mode=NodeProvisioningMode.CONTINUOUS (the "
+                        fix="use node_provisioning_mode=NodeProvisioningMode.CONTINUOUS (the "
                         "default), or drop min_instance_count",
-                        group.name,
+                        group=group.name,
                     )
                 )
         if spec.has_accounting_database:
             found.append(
                 Finding(
-                    "HP-ACCOUNTING-NEEDS-CONTINUOUS",
-                    "accounting_database (Orchestrator.Slurm.AccountingDatabase)",
-                    "an AccountingDatabase",
-                    f"none with {mode} (only NodeProvisioningMode.CONTINUOUS supports it)",
-                    "use NodeProvisioningMode.CONTINUOUS or drop accounting_database",
+                    rule="HP-ACCOUNTING-NEEDS-CONTINUOUS",
+                    field="accounting_database (Orchestrator.Slurm.AccountingDatabase)",
+                    value="an AccountingDatabase",
+                    allowed=f"none with {mode} (only NodeProvisioningMode.CONTINUOUS supports it)",
+                    fix="use NodeProvisioningMode.CONTINUOUS or drop accounting_database",
                 )
             )
     elif spec.slurm_layout is SlurmLayout.LIFECYCLE_SCRIPTS:
         found.append(
             Finding(
-                "HP-LAYOUT-NEEDS-STANDARD",
-                "slurm_layout (SlurmConfig)",
-                spec.slurm_layout.name,
-                f"SlurmLayout.API with {mode} (Continuous mode takes node types and "
+                rule="HP-LAYOUT-NEEDS-STANDARD",
+                field="slurm_layout (SlurmConfig)",
+                value=spec.slurm_layout.name,
+                allowed=f"SlurmLayout.API with {mode} (Continuous mode takes node types and "
                 "partitions only from each group's SlurmConfig; provisioning_parameters.json "
                 "is not read)",
-                "use slurm_layout=SlurmLayout.API (the default), or "
+                fix="use slurm_layout=SlurmLayout.API (the default), or "
                 "node_provisioning_mode=NodeProvisioningMode.STANDARD",
             )
         )
     if spec.mode is NodeProvisioningMode.CONTINUOUS and spec.slurm_config_strategy is not None:
         found.append(
             Finding(
-                "HP-STRATEGY-IN-CONTINUOUS",
-                "slurm_config_strategy (Orchestrator.Slurm.SlurmConfigStrategy)",
-                spec.slurm_config_strategy.value,
-                f"None with {mode} (HyperPod rejects any value); only with STANDARD",
-                "remove slurm_config_strategy; Continuous mode takes the Slurm layout "
+                rule="HP-STRATEGY-IN-CONTINUOUS",
+                field="slurm_config_strategy (Orchestrator.Slurm.SlurmConfigStrategy)",
+                value=spec.slurm_config_strategy.value,
+                allowed=f"None with {mode} (HyperPod rejects any value); only with STANDARD",
+                fix="remove slurm_config_strategy; Continuous mode takes the Slurm layout "
                 "from each group's SlurmConfig",
             )
         )
@@ -144,16 +150,17 @@ def _network(spec: ClusterSpec) -> list[Finding]:
     found: list[Finding] = []
     if not spec.has_vpc:
         for group in spec.groups:
-            if any(storage.is_fsx for storage in group.storage):
+            storage = group.storage if isinstance(group.storage, tuple) else ()
+            if any(getattr(item, "is_fsx", False) for item in storage):
                 found.append(
                     Finding(
-                        "HP-FSX-NEEDS-VPC",
-                        "vpc (VpcConfig)",
-                        None,
-                        "a VPC whenever a group mounts FSx storage "
+                        rule="HP-FSX-NEEDS-VPC",
+                        field="vpc (VpcConfig)",
+                        value=None,
+                        allowed="a VPC whenever a group mounts FSx storage "
                         "(FsxLustreConfig / FsxOpenZfsConfig)",
-                        "pass vpc=... to the cluster (the VPC of the file system)",
-                        group.name,
+                        fix="pass vpc=... to the cluster (the VPC of the file system)",
+                        group=group.name,
                     )
                 )
         return found
@@ -161,21 +168,21 @@ def _network(spec: ClusterSpec) -> list[Finding]:
     if spec.security_group_count is not None and not 1 <= spec.security_group_count <= top_sg:
         found.append(
             Finding(
-                "HP-VPC-SECURITY-GROUPS",
-                "security_groups (VpcConfig.SecurityGroupIds)",
-                spec.security_group_count,
-                f"1..{top_sg} security groups",
-                f"pass between 1 and {top_sg} security groups",
+                rule="HP-VPC-SECURITY-GROUPS",
+                field="security_groups (VpcConfig.SecurityGroupIds)",
+                value=spec.security_group_count,
+                allowed=f"1..{top_sg} security groups",
+                fix=f"pass between 1 and {top_sg} security groups",
             )
         )
     if spec.subnet_count is not None and not 1 <= spec.subnet_count <= top_subnets:
         found.append(
             Finding(
-                "HP-VPC-SUBNETS",
-                "vpc_subnets (VpcConfig.Subnets)",
-                spec.subnet_count,
-                f"1..{top_subnets} subnets",
-                f"select between 1 and {top_subnets} subnets with vpc_subnets",
+                rule="HP-VPC-SUBNETS",
+                field="vpc_subnets (VpcConfig.Subnets)",
+                value=spec.subnet_count,
+                allowed=f"1..{top_subnets} subnets",
+                fix=f"select between 1 and {top_subnets} subnets with vpc_subnets",
             )
         )
     return found
@@ -202,16 +209,17 @@ def accounting_findings(database: AccountingDatabaseProps | None) -> list[Findin
     if not is_unresolved(endpoint) and not (
         isinstance(endpoint, str)
         and len(endpoint) <= limits.MAX_DB_ENDPOINT_LENGTH
-        and limits.DB_ENDPOINT.match(endpoint)
+        and limits.DB_ENDPOINT.fullmatch(endpoint)
     ):
         found.append(
             Finding(
-                "HP-ACCOUNTING-DATABASE",
-                f"{prefix}.endpoint (AccountingDatabase.Endpoint)",
-                endpoint,
-                f"a host name of 1..{limits.MAX_DB_ENDPOINT_LENGTH} characters: dot-separated "
+                rule="HP-ACCOUNTING-DATABASE",
+                field=f"{prefix}.endpoint (AccountingDatabase.Endpoint)",
+                value=endpoint,
+                allowed=f"a host name of 1..{limits.MAX_DB_ENDPOINT_LENGTH} characters: "
+                "dot-separated "
                 "labels of letters, digits and inner hyphens",
-                "pass the database's endpoint, e.g. instance.db_instance_endpoint_address",
+                fix="pass the database's endpoint, e.g. instance.db_instance_endpoint_address",
             )
         )
     if (
@@ -220,16 +228,16 @@ def accounting_findings(database: AccountingDatabaseProps | None) -> list[Findin
         and not (
             isinstance(name, str)
             and len(name) <= limits.MAX_DB_NAME_LENGTH
-            and limits.DB_NAME.match(name)
+            and limits.DB_NAME.fullmatch(name)
         )
     ):
         found.append(
             Finding(
-                "HP-ACCOUNTING-DATABASE",
-                f"{prefix}.database_name (AccountingDatabase.Name)",
-                name,
-                f"1..{limits.MAX_DB_NAME_LENGTH} letters, digits, '$' or '_'",
-                "use e.g. 'slurm_acct_db' (the default)",
+                rule="HP-ACCOUNTING-DATABASE",
+                field=f"{prefix}.database_name (AccountingDatabase.Name)",
+                value=name,
+                allowed=f"1..{limits.MAX_DB_NAME_LENGTH} letters, digits, '$' or '_'",
+                fix="use e.g. 'slurm_acct_db' (the default)",
             )
         )
     if (
@@ -243,14 +251,18 @@ def accounting_findings(database: AccountingDatabaseProps | None) -> list[Findin
     ):
         found.append(
             Finding(
-                "HP-ACCOUNTING-DATABASE",
-                f"{prefix}.port (AccountingDatabase.Port)",
-                port,
-                f"a whole number in {limits.MIN_DB_PORT}..{limits.MAX_DB_PORT}",
-                "use the database's port, e.g. 3306 (the default)",
+                rule="HP-ACCOUNTING-DATABASE",
+                field=f"{prefix}.port (AccountingDatabase.Port)",
+                value=port,
+                allowed=f"a whole number in {limits.MIN_DB_PORT}..{limits.MAX_DB_PORT}",
+                fix="use the database's port, e.g. 3306 (the default)",
             )
         )
     return found
+
+
+RESERVED_TAG_PREFIX = "aws:"
+"""Tag keys starting with this (any case) are reserved for AWS."""
 
 
 def _tag_text_ok(text: str) -> bool:
@@ -261,18 +273,20 @@ def _tag_text_ok(text: str) -> bool:
 
 def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
     """The cluster's ``tags`` against the resource schema's ``Tags`` (keys, values, count)."""
-    if not tags:
+    if tags is None:
         return []
+    if not isinstance(tags, Mapping):
+        return [argument_finding("tags", tags, "a dict of str to str")]
     found: list[Finding] = []
     top = limits.MAX_TAGS
     if len(tags) > top:
         found.append(
             Finding(
-                "HP-TAGS",
-                "tags (Tags)",
-                f"{len(tags)} tags",
-                f"0..{top} tags",
-                "drop tags, or tag the stack instead of the cluster",
+                rule="HP-TAGS",
+                field="tags (Tags)",
+                value=f"{len(tags)} tags",
+                allowed=f"0..{top} tags",
+                fix="drop tags, or tag the stack instead of the cluster",
             )
         )
     allowed_text = "Unicode letters, digits, whitespace and _ . : / = + - @"
@@ -281,14 +295,16 @@ def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
             isinstance(key, str)
             and 1 <= len(key) <= limits.MAX_TAG_KEY_LENGTH
             and _tag_text_ok(key)
+            and not key.lower().startswith(RESERVED_TAG_PREFIX)
         ):
             found.append(
                 Finding(
-                    "HP-TAGS",
-                    "tags key (Tags[].Key)",
-                    key,
-                    f"1..{limits.MAX_TAG_KEY_LENGTH} characters: {allowed_text}",
-                    "rename the tag",
+                    rule="HP-TAGS",
+                    field="tags key (Tags[].Key)",
+                    value=key,
+                    allowed=f"1..{limits.MAX_TAG_KEY_LENGTH} characters: {allowed_text}; "
+                    f"not starting with {RESERVED_TAG_PREFIX!r} (reserved for AWS)",
+                    fix="rename the tag",
                 )
             )
         if not is_unresolved(value) and not (
@@ -298,11 +314,11 @@ def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
         ):
             found.append(
                 Finding(
-                    "HP-TAGS",
-                    f"tags[{key!r}] (Tags[].Value)",
-                    value,
-                    f"0..{limits.MAX_TAG_VALUE_LENGTH} characters: {allowed_text}",
-                    "change the tag's value",
+                    rule="HP-TAGS",
+                    field=f"tags[{key!r}] (Tags[].Value)",
+                    value=value,
+                    allowed=f"0..{limits.MAX_TAG_VALUE_LENGTH} characters: {allowed_text}",
+                    fix="change the tag's value",
                 )
             )
     return found
@@ -336,12 +352,12 @@ def network_selection_findings(
     missing = "security_groups" if explicit_subnets else "vpc_subnets=SubnetSelection(subnets=...)"
     return [
         Finding(
-            "HP-VPC-REQUIRED",
-            "security_groups / vpc_subnets (VpcConfig)",
-            "given without vpc",
-            "vpc, or explicit subnets (SubnetSelection(subnets=...), no VPC lookup) together "
-            "with security_groups",
-            f"pass vpc=... or {missing} as well, or drop security_groups / vpc_subnets",
+            rule="HP-VPC-REQUIRED",
+            field="security_groups / vpc_subnets (VpcConfig)",
+            value="given without vpc",
+            allowed="vpc, or explicit subnets (SubnetSelection(subnets=...), no VPC lookup) "
+            "together with security_groups",
+            fix=f"pass vpc=... or {missing} as well, or drop security_groups / vpc_subnets",
         )
     ]
 
@@ -352,11 +368,11 @@ def node_recovery_findings(value: object) -> list[Finding]:
         return []
     return [
         Finding(
-            "HP-NODE-RECOVERY",
-            "node_recovery (NodeRecovery)",
-            value,
-            "NodeRecovery.AUTOMATIC, NodeRecovery.NONE, None, or a string token",
-            "pass NodeRecovery.AUTOMATIC or NodeRecovery.NONE",
+            rule="HP-NODE-RECOVERY",
+            field="node_recovery (NodeRecovery)",
+            value=value,
+            allowed="NodeRecovery.AUTOMATIC, NodeRecovery.NONE, None, or a string token",
+            fix="pass NodeRecovery.AUTOMATIC or NodeRecovery.NONE",
         )
     ]
 
@@ -371,23 +387,24 @@ def override_network_findings(
     if selection is not None and selection.subnets is None and not has_vpc:
         found.append(
             Finding(
-                "HP-OVERRIDE-VPC",
-                "vpc_subnets (OverrideVpcConfig.Subnets)",
-                "a selection without subnets",
-                "explicit subnets (SubnetSelection(subnets=...)) when the cluster has no vpc",
-                "name the subnets, e.g. ec2.Subnet.from_subnet_id(...)",
-                group.name,
+                rule="HP-OVERRIDE-VPC",
+                field="vpc_subnets (OverrideVpcConfig.Subnets)",
+                value="a selection without subnets",
+                allowed="explicit subnets (SubnetSelection(subnets=...)) when the cluster has "
+                "no vpc",
+                fix="name the subnets, e.g. ec2.Subnet.from_subnet_id(...)",
+                group=group.name,
             )
         )
     if selection is not None and group.security_groups is None and cluster_security_groups == 0:
         found.append(
             Finding(
-                "HP-OVERRIDE-VPC",
-                "security_groups (OverrideVpcConfig.SecurityGroupIds)",
-                None,
-                "security groups for the override (the cluster has none to lend)",
-                "pass security_groups=[...] to the group",
-                group.name,
+                rule="HP-OVERRIDE-VPC",
+                field="security_groups (OverrideVpcConfig.SecurityGroupIds)",
+                value=None,
+                allowed="security groups for the override (the cluster has none to lend)",
+                fix="pass security_groups=[...] to the group",
+                group=group.name,
             )
         )
     return found

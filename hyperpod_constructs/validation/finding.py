@@ -1,26 +1,62 @@
-"""What a validation rule reports, and the error raised for it."""
+"""What a validation rule reports, its severity, and the error raised for it."""
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
-
-Severity = Literal["error", "warning"]
 
 _LONG = 64
 """Strings longer than this are shortened in messages (their length is what matters)."""
 
 
-def _shown(value: object) -> str:
+class Severity(enum.StrEnum):
+    """How a broken rule is reported: one vocabulary for the library's rules and the
+    organisation policy (:class:`~hyperpod_constructs.policy.HyperPodPolicy`).
+
+    ``ERROR`` stops the synth (no template is written); ``WARNING`` is a CDK annotation that
+    can be acknowledged. Members compare equal to their values (``Severity.ERROR == "error"``).
+    """
+
+    ERROR = "error"
+    WARNING = "warning"
+
+    @classmethod
+    def of(cls, value: object) -> Severity:
+        """``value`` as a severity: a member, or its value as a string (any case).
+
+        :raises TypeError: anything else (a policy must never fail open on a typo).
+        """
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str):
+            for member in cls:
+                if value.strip().lower() == member.value:
+                    return member
+        raise TypeError(
+            f"severity = {shown(value)} ({type(value).__name__}) is not a severity; expected "
+            "Severity.ERROR / Severity.WARNING (or 'error' / 'warning')"
+        )
+
+
+def shown(value: object) -> str:
+    """How a message shows a value: its repr, shortened when it is a long string, with
+    control characters escaped (``repr`` does that for strings)."""
     if isinstance(value, str) and len(value) > _LONG:
         return f"{value[: _LONG // 2]!r}... ({len(value)} characters)"
-    return repr(value)
+    text = repr(value)
+    if len(text) > 4 * _LONG:
+        return f"{text[: 2 * _LONG]}... ({type(value).__name__})"
+    return text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Finding:
-    """One broken rule: where, which field, what was given, what is allowed, how to fix it."""
+    """One broken rule: where, which field, what was given, what is allowed, how to fix it.
+
+    Build it with keywords; the severity defaults to the rule's severity in the registry
+    (:data:`~hyperpod_constructs.validation.registry.RULES`).
+    """
 
     rule: str
     """Stable rule id, e.g. ``HP-MIN-ABOVE-COUNT``; listed in docs/validation.md."""
@@ -31,24 +67,39 @@ class Finding:
     """What is allowed (an error) or recommended (a warning)."""
     fix: str
     group: str | None = None
-    severity: Severity = "error"
+    severity: Severity | None = None
+    """Default: the registered rule's severity (error for an unregistered id)."""
+
+    def __post_init__(self) -> None:
+        if self.severity is None:
+            from .registry import RULES
+
+            rule = RULES.get(self.rule)
+            object.__setattr__(self, "severity", rule.severity if rule else Severity.ERROR)
+        else:
+            object.__setattr__(self, "severity", Severity.of(self.severity))
+
+    @property
+    def is_error(self) -> bool:
+        """Whether this finding stops the synth."""
+        return self.severity is Severity.ERROR
 
     def message(self) -> str:
         """One line: ``instance group 'gpu': field = value is not allowed; allowed: ...``.
 
         Warnings read ``field = value: recommended: ...`` instead.
         """
-        where = f"instance group {_shown(self.group)}: " if self.group is not None else ""
-        if self.severity == "warning":
+        where = f"instance group {shown(self.group)}: " if self.group is not None else ""
+        if self.severity is Severity.WARNING:
             verdict = f": recommended: {self.allowed}"
         else:
             verdict = f" is not allowed; allowed: {self.allowed}"
-        value = _shown(self.value)
-        return f"{where}{self.field} = {value}{verdict}. Fix: {self.fix} [{self.rule}]"
+        return f"{where}{self.field} = {shown(self.value)}{verdict}. Fix: {self.fix} [{self.rule}]"
 
 
 class HyperPodValidationError(ValueError):
-    """Invalid HyperPod cluster props. Raised before any template is written.
+    """Invalid HyperPod props, raised when the library cannot go on (a wrong type where a
+    construct is needed, a blueprint whose arguments do not fit). No template is written.
 
     ``findings`` holds every problem found, ``path`` the construct path they belong to.
     """
@@ -58,3 +109,8 @@ class HyperPodValidationError(ValueError):
         self.findings = tuple(findings)
         lines = [f"[{path}] {finding.message()}" for finding in self.findings]
         super().__init__("\n".join(lines))
+
+
+class HyperPodArgumentError(HyperPodValidationError, TypeError):
+    """An argument of the wrong type at a public entry point, where the library cannot go on
+    to collect more findings. Also a ``TypeError``."""

@@ -7,17 +7,24 @@ still checks the concrete values next to it.
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from aws_cdk import Size
 
 from .._tokens import is_unresolved
 from ..enums import DeepHealthCheck, NodeType
-from ..instance_group import InstanceGroup
-from ..lifecycle import REQUIRED_BUCKET_PREFIX, LifecycleScripts
-from ..storage import InstanceStorage
 from . import limits
+from .arguments import argument_finding, check, is_bool, is_int, type_name
 from .finding import Finding
+from .group_arguments import group_argument_findings, label
+from .group_warnings import GROUP_WARNINGS
+from .lifecycle_rules import lifecycle_findings
+
+if TYPE_CHECKING:
+    from ..instance_group import InstanceGroup
+    from ..storage import InstanceStorage
 
 
 def _name_allowed(max_length: int) -> str:
@@ -27,8 +34,7 @@ def _name_allowed(max_length: int) -> str:
     )
 
 
-def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+_is_count = is_int
 
 
 def _int_hint(value: object) -> int:
@@ -51,7 +57,7 @@ def check_name(
     """A cluster, group or partition name against HyperPod's pattern and length."""
     if is_unresolved(value):
         return []
-    if isinstance(value, str) and len(value) <= max_length and limits.NAME_PATTERN.match(value):
+    if isinstance(value, str) and len(value) <= max_length and limits.NAME_PATTERN.fullmatch(value):
         return []
     suggestion = re.sub(r"[^a-zA-Z0-9]+", "-", str(value)).strip("-")[:max_length].strip("-")
     if not suggestion:
@@ -60,7 +66,16 @@ def check_name(
         fix = f"shorten it to at most {max_length} characters"
     else:
         fix = f"use e.g. {suggestion!r}"
-    return [Finding(rule, field, value, _name_allowed(max_length), fix, group)]
+    return [
+        Finding(
+            rule=rule,
+            field=field,
+            value=value,
+            allowed=_name_allowed(max_length),
+            fix=fix,
+            group=group,
+        )
+    ]
 
 
 def _counts(group: InstanceGroup) -> list[Finding]:
@@ -75,24 +90,24 @@ def _counts(group: InstanceGroup) -> list[Finding]:
     if count_known and not _is_count(count):
         found.append(
             Finding(
-                "HP-COUNT-INT",
-                count_field,
-                count,
-                f"a whole number (int) in 0..{top}",
-                f"pass an int, e.g. {_int_hint(count)}",
-                name,
+                rule="HP-COUNT-INT",
+                field=count_field,
+                value=count,
+                allowed=f"a whole number (int) in 0..{top} (got {type_name(count)})",
+                fix=f"pass an int, e.g. {_int_hint(count)}",
+                group=name,
             )
         )
         count_known = False
     elif count_known and not 0 <= count <= top:
         found.append(
             Finding(
-                "HP-COUNT-RANGE",
-                count_field,
-                count,
-                f"0..{top}",
-                f"set instance_count between 0 and {top}",
-                name,
+                rule="HP-COUNT-RANGE",
+                field=count_field,
+                value=count,
+                allowed=f"0..{top}",
+                fix=f"set instance_count between 0 and {top}",
+                group=name,
             )
         )
         count_known = False
@@ -102,87 +117,43 @@ def _counts(group: InstanceGroup) -> list[Finding]:
     if not _is_count(minimum):
         found.append(
             Finding(
-                "HP-COUNT-INT",
-                min_field,
-                minimum,
-                f"a whole number (int) in 0..{upper}",
-                f"pass an int, e.g. {_int_hint(minimum)}",
-                name,
+                rule="HP-COUNT-INT",
+                field=min_field,
+                value=minimum,
+                allowed=f"a whole number (int) in 0..{upper} (got {type_name(minimum)})",
+                fix=f"pass an int, e.g. {_int_hint(minimum)}",
+                group=name,
             )
         )
     elif not 0 <= minimum <= top:
         found.append(
             Finding(
-                "HP-MIN-RANGE",
-                min_field,
-                minimum,
-                f"0..{top} and at most {upper}",
-                "set min_instance_count between 0 and instance_count",
-                name,
+                rule="HP-MIN-RANGE",
+                field=min_field,
+                value=minimum,
+                allowed=f"0..{top} and at most {upper}",
+                fix="set min_instance_count between 0 and instance_count",
+                group=name,
             )
         )
     elif count_known and minimum > count:
         found.append(
             Finding(
-                "HP-MIN-ABOVE-COUNT",
-                min_field,
-                minimum,
-                f"0..{upper}",
-                f"lower min_instance_count to at most {count}, or raise instance_count "
+                rule="HP-MIN-ABOVE-COUNT",
+                field=min_field,
+                value=minimum,
+                allowed=f"0..{upper}",
+                fix=f"lower min_instance_count to at most {count}, or raise instance_count "
                 f"to at least {minimum}",
-                name,
+                group=name,
             )
         )
     return found
 
 
 def _sizing(group: InstanceGroup) -> list[Finding]:
-    """Problems :meth:`InstanceGroup.compute` met while sizing from ``min_accelerators``.
-
-    The factory records them as text (``sizing_errors``); the group's fields tell which
-    problem it was, so the finding can name the right field and what is allowed.
-    """
-    if not group.sizing_errors:
-        return []
-    name, wanted = group.name, group.min_accelerators
-    field = "min_accelerators (sizes MinInstanceCount)"
-    if wanted is None:
-        if any("instance_count" in error for error in group.sizing_errors):
-            field, allowed = (
-                "instance_count (InstanceCount)",
-                f"a whole number in 0..{limits.MAX_INSTANCE_COUNT}; required unless "
-                "min_accelerators is given",
-            )
-            fix = (
-                "pass instance_count=..., or min_accelerators=... to size the group from the "
-                "accelerators a job needs"
-            )
-        else:
-            allowed, fix = "; ".join(group.sizing_errors), "fix the group's sizing arguments"
-    elif group.min_instance_count is not None:
-        # The factory sizes only when min_instance_count was not given: both were passed.
-        allowed = (
-            "min_accelerators or min_instance_count, not both "
-            f"(min_instance_count = {group.min_instance_count!r})"
-        )
-        fix = "drop min_instance_count (it is computed from min_accelerators) or min_accelerators"
-    elif not _is_count(wanted) or wanted < 1:
-        allowed = "a whole number of accelerators >= 1"
-        fix = "pass the job's world size, e.g. min_accelerators=64"
-    elif group.instance_type.accelerator_count is None:
-        allowed = (
-            "only on an instance type whose accelerators per instance the library knows "
-            f"({group.instance_type.name} is not one; see ACCELERATORS_PER_INSTANCE)"
-        )
-        fix = (
-            "give min_instance_count and instance_count explicitly, i.e. "
-            "ceil(min_accelerators / accelerators per instance)"
-        )
-    else:  # a problem this rule does not know: show the factory's own words
-        allowed = "; ".join(group.sizing_errors)
-        fix = "fix min_accelerators, or give instance_count and min_instance_count"
-    value = None if field.startswith("instance_count") else wanted
-    return [Finding("HP-SIZING", field, value, allowed, fix, name)]
+    """Problems the factory met while sizing the group from ``min_accelerators``."""
+    return list(group.problems)
 
 
 def _partition(group: InstanceGroup) -> list[Finding]:
@@ -192,12 +163,12 @@ def _partition(group: InstanceGroup) -> list[Finding]:
         if partition is None or partition == "":
             return [
                 Finding(
-                    "HP-PARTITION-REQUIRED",
-                    field,
-                    partition,
-                    "exactly one partition name for a compute group",
-                    "pass partition='gpu' (or another name)",
-                    name,
+                    rule="HP-PARTITION-REQUIRED",
+                    field=field,
+                    value=partition,
+                    allowed="exactly one partition name for a compute group",
+                    fix="pass partition='gpu' (or another name)",
+                    group=name,
                 )
             ]
         return check_name(
@@ -211,12 +182,12 @@ def _partition(group: InstanceGroup) -> list[Finding]:
         role = group.node_type.value.lower()
         return [
             Finding(
-                "HP-PARTITION-FORBIDDEN",
-                field,
-                partition,
-                f"no partition on a {role} group (None)",
-                "remove partition; only compute groups join partitions",
-                name,
+                rule="HP-PARTITION-FORBIDDEN",
+                field=field,
+                value=partition,
+                allowed=f"no partition on a {role} group (None)",
+                fix="remove partition; only compute groups join partitions",
+                group=name,
             )
         ]
     return []
@@ -230,12 +201,12 @@ def _threads(group: InstanceGroup) -> list[Finding]:
         return []
     return [
         Finding(
-            "HP-THREADS",
-            "threads_per_core (ThreadsPerCore)",
-            value,
-            "1 (hyperthreading off) or 2 (on)",
-            "set threads_per_core to 1 or 2",
-            group.name,
+            rule="HP-THREADS",
+            field="threads_per_core (ThreadsPerCore)",
+            value=value,
+            allowed="1 (hyperthreading off) or 2 (on)",
+            fix="set threads_per_core to 1 or 2",
+            group=group.name,
         )
     ]
 
@@ -251,27 +222,27 @@ def _health_checks(group: InstanceGroup) -> list[Finding]:
         hints = [f"DeepHealthCheck.{known[v].name}" for v in unknown if v in known]
         found.append(
             Finding(
-                "HP-DHC-UNKNOWN",
-                field,
-                unknown,
-                "DeepHealthCheck members: "
+                rule="HP-DHC-UNKNOWN",
+                field=field,
+                value=unknown,
+                allowed="DeepHealthCheck members: "
                 + ", ".join(f"DeepHealthCheck.{c.name} ({c.value})" for c in DeepHealthCheck),
-                f"use {', '.join(hints)}"
+                fix=f"use {', '.join(hints)}"
                 if hints
                 else "use DeepHealthCheck.INSTANCE_STRESS / DeepHealthCheck.INSTANCE_CONNECTIVITY",
-                group.name,
+                group=group.name,
             )
         )
     values = [getattr(check, "value", check) for check in checks]
     if len(set(values)) != len(values) or len(values) > limits.MAX_DEEP_HEALTH_CHECKS:
         found.append(
             Finding(
-                "HP-DHC-DISTINCT",
-                field,
-                values,
-                f"1..{limits.MAX_DEEP_HEALTH_CHECKS} distinct checks (or none)",
-                "list each check at most once",
-                group.name,
+                rule="HP-DHC-DISTINCT",
+                field=field,
+                value=values,
+                allowed=f"1..{limits.MAX_DEEP_HEALTH_CHECKS} distinct checks (or none)",
+                fix="list each check at most once",
+                group=group.name,
             )
         )
     return found
@@ -295,11 +266,11 @@ def _pattern(
         return []
     if (
         isinstance(value, str)
-        and pattern.match(value)
+        and pattern.fullmatch(value)
         and (max_length is None or len(value) <= max_length)
     ):
         return []
-    return [Finding(rule, field, value, allowed, fix, group)]
+    return [Finding(rule=rule, field=field, value=value, allowed=allowed, fix=fix, group=group)]
 
 
 def _gib(size: float) -> str:
@@ -311,18 +282,41 @@ def _ebs(storage: InstanceStorage, group: str) -> list[Finding]:
     field = "storage[].volume_size (EbsVolumeConfig.VolumeSizeInGB)"
     allowed = f"a whole number of GiB, {limits.MIN_EBS_GIB}..{limits.MAX_EBS_GIB}"
     volume = storage.volume_size
-    if volume is not None and volume.is_unresolved():
+    found += check(
+        "storage[].root_volume (EbsVolumeConfig.RootVolume)",
+        storage.root_volume,
+        is_bool,
+        "True or False (a bool)",
+        optional=True,
+        group=group,
+    )
+    if volume is None:
+        found.append(
+            Finding(
+                rule="HP-EBS-SIZE",
+                field=field,
+                value=None,
+                allowed=f"{allowed} (required)",
+                fix="pass volume_size=Size.gibibytes(n)",
+                group=group,
+            )
+        )
+    elif not isinstance(volume, Size):
+        found.append(
+            argument_finding(field, volume, "a Size, e.g. Size.gibibytes(500)", group=group)
+        )
+    elif volume.is_unresolved():
         try:
             storage.volume_size_gib()
         except RuntimeError:  # jsii: a token amount cannot be converted between units
             found.append(
                 Finding(
-                    "HP-EBS-SIZE",
-                    field,
-                    "a token in a unit other than GiB",
-                    f"{allowed}; a token amount only as Size.gibibytes(token)",
-                    "use Size.gibibytes(parameter.value_as_number)",
-                    group,
+                    rule="HP-EBS-SIZE",
+                    field=field,
+                    value="a token in a unit other than GiB",
+                    allowed=f"{allowed}; a token amount only as Size.gibibytes(token)",
+                    fix="use Size.gibibytes(parameter.value_as_number)",
+                    group=group,
                 )
             )
     elif volume is not None:
@@ -331,12 +325,12 @@ def _ebs(storage: InstanceStorage, group: str) -> list[Finding]:
         if not size.is_integer() or not limits.MIN_EBS_GIB <= size <= limits.MAX_EBS_GIB:
             found.append(
                 Finding(
-                    "HP-EBS-SIZE",
-                    field,
-                    _gib(size),
-                    allowed,
-                    "use Size.gibibytes(n) with a whole n in range",
-                    group,
+                    rule="HP-EBS-SIZE",
+                    field=field,
+                    value=_gib(size),
+                    allowed=allowed,
+                    fix="use Size.gibibytes(n) with a whole n in range",
+                    group=group,
                 )
             )
     found += _pattern(
@@ -397,16 +391,28 @@ def _storage(group: InstanceGroup) -> list[Finding]:
     if len(group.storage) > limits.MAX_STORAGE_CONFIGS:
         found.append(
             Finding(
-                "HP-STORAGE-COUNT",
-                "storage (InstanceStorageConfigs)",
-                f"{len(group.storage)} configs",
-                f"0..{limits.MAX_STORAGE_CONFIGS} configs",
-                "merge or drop storage configs",
-                group.name,
+                rule="HP-STORAGE-COUNT",
+                field="storage (InstanceStorageConfigs)",
+                value=f"{len(group.storage)} configs",
+                allowed=f"0..{limits.MAX_STORAGE_CONFIGS} configs",
+                fix="merge or drop storage configs",
+                group=group.name,
             )
         )
     for storage in group.storage:
-        found += _ebs(storage, group.name) if storage.kind == "ebs" else _fsx(storage, group.name)
+        if storage.kind == "ebs":
+            found += _ebs(storage, group.name)
+        elif storage.kind in ("fsx_lustre", "fsx_open_zfs"):
+            found += _fsx(storage, group.name)
+        else:
+            found.append(
+                argument_finding(
+                    "storage[].kind",
+                    storage.kind,
+                    "'ebs', 'fsx_lustre' or 'fsx_open_zfs' (use the InstanceStorage factories)",
+                    group=group.name,
+                )
+            )
     return found
 
 
@@ -424,110 +430,34 @@ def _identifiers(group: InstanceGroup) -> list[Finding]:
     if plan is not None and not is_unresolved(plan):
         lo, hi = limits.MIN_TRAINING_PLAN_ARN_LENGTH, limits.MAX_TRAINING_PLAN_ARN_LENGTH
         if not (
-            isinstance(plan, str) and lo <= len(plan) <= hi and limits.TRAINING_PLAN_ARN.match(plan)
+            isinstance(plan, str)
+            and lo <= len(plan) <= hi
+            and limits.TRAINING_PLAN_ARN.fullmatch(plan)
         ):
             found.append(
                 Finding(
-                    "HP-TRAINING-PLAN",
-                    "training_plan_arn (TrainingPlanArn)",
-                    plan,
-                    "arn:<partition>:sagemaker:<region>:<account>:training-plan/<name> "
+                    rule="HP-TRAINING-PLAN",
+                    field="training_plan_arn (TrainingPlanArn)",
+                    value=plan,
+                    allowed="arn:<partition>:sagemaker:<region>:<account>:training-plan/<name> "
                     f"({lo}..{hi} characters)",
-                    "pass the ARN shown by `aws sagemaker list-training-plans`",
-                    group.name,
+                    fix="pass the ARN shown by `aws sagemaker list-training-plans`",
+                    group=group.name,
                 )
             )
     itype = group.instance_type.name
-    if not is_unresolved(itype) and not group.instance_type.is_well_formed:
+    if not is_unresolved(itype) and not limits.INSTANCE_TYPE.fullmatch(itype):
         found.append(
             Finding(
-                "HP-INSTANCE-TYPE",
-                "instance_type (InstanceType)",
-                itype,
-                "ml.<family>.<size>, e.g. ml.p5.48xlarge",
-                "use a HyperPodInstanceType constant or .of('ml.<family>.<size>')",
-                group.name,
+                rule="HP-INSTANCE-TYPE",
+                field="instance_type (InstanceType)",
+                value=itype,
+                allowed="ml.<family>.<size>, e.g. ml.p5.48xlarge",
+                fix="use a HyperPodInstanceType constant or .of('ml.<family>.<size>')",
+                group=group.name,
             )
         )
     return found
-
-
-def _lifecycle_field(field: str) -> tuple[str, str]:
-    """The field name with its CloudFormation name, and how to fix it."""
-    if field == "on_create":
-        return (
-            "lifecycle_scripts.on_create (LifeCycleConfig.OnCreate)",
-            "pass on_create='<file>' naming the entry script at the top of the scripts folder",
-        )
-    if field == "lifecycle_scripts.path":
-        return (
-            "lifecycle_scripts.path (LifeCycleConfig.SourceS3Uri)",
-            f"pass an existing folder (a relative path is read from {os.getcwd()!r})",
-        )
-    if field == "lifecycle_scripts.bucket":
-        return (
-            "lifecycle_scripts.bucket (LifeCycleConfig.SourceS3Uri)",
-            f"use a bucket named {REQUIRED_BUCKET_PREFIX}..., or "
-            "LifecycleScripts.from_directory(...) which creates one",
-        )
-    return (field if "." in field else f"lifecycle_scripts.{field}", "fix lifecycle_scripts")
-
-
-def _source_uri(bucket_name: str, prefix: str) -> str | None:
-    """``SourceS3Uri`` as :meth:`LifecycleScripts.bind` renders it; None when a token."""
-    if is_unresolved(bucket_name) or is_unresolved(prefix):
-        return None
-    return f"s3://{bucket_name}/{prefix + '/' if prefix else ''}"
-
-
-def lifecycle_findings(scripts: LifecycleScripts | None, *, group: str | None) -> list[Finding]:
-    """Problems with lifecycle scripts (given to a group, or to the whole cluster)."""
-    if scripts is None:
-        return []
-    found: list[Finding] = []
-    for field, value, allowed in scripts.problems():
-        name, fix = _lifecycle_field(field)
-        found.append(Finding("HP-LIFECYCLE", name, value, allowed, fix, group))
-    on_create = scripts.on_create
-    if (
-        isinstance(on_create, str)
-        and not is_unresolved(on_create)
-        and len(on_create) > limits.MAX_ON_CREATE_LENGTH
-        and not any(f.field.startswith("lifecycle_scripts.on_create") for f in found)
-    ):
-        name, fix = _lifecycle_field("on_create")
-        allowed = f"a file name (1..{limits.MAX_ON_CREATE_LENGTH} characters, no '/')"
-        found.append(Finding("HP-LIFECYCLE", name, on_create, allowed, fix, group))
-    if scripts.bucket is not None:
-        uri = _source_uri(scripts.bucket.bucket_name, scripts.prefix)
-        if uri is not None and len(uri) > limits.MAX_SOURCE_S3_URI_LENGTH:
-            found.append(
-                Finding(
-                    "HP-LIFECYCLE",
-                    "lifecycle_scripts.prefix (LifeCycleConfig.SourceS3Uri)",
-                    uri,
-                    f"an S3 URI of at most {limits.MAX_SOURCE_S3_URI_LENGTH} characters",
-                    "use a shorter prefix",
-                    group,
-                )
-            )
-    if scripts.source_s3_uri is None and (scripts.directory is None) == (scripts.bucket is None):
-        source = "neither" if scripts.directory is None else "both"
-        found.append(
-            Finding(
-                "HP-LIFECYCLE",
-                "lifecycle_scripts.directory / .bucket (LifeCycleConfig.SourceS3Uri)",
-                f"{source} given",
-                "exactly one of a directory or a bucket",
-                "build it with LifecycleScripts.from_directory(...) or .from_s3(...)",
-                group,
-            )
-        )
-    return found
-
-
-def _lifecycle(group: InstanceGroup) -> list[Finding]:
-    return lifecycle_findings(group.lifecycle_scripts, group=group.name)
 
 
 class _Unresolved:
@@ -553,27 +483,27 @@ def gate_findings(group: InstanceGroup) -> list[Finding]:
     if is_unresolved(minimum):
         return [
             Finding(
-                "HP-WARN-GATE-TOKEN-MIN",
-                "min_instance_count (MinInstanceCount)",
-                TOKEN,
-                "a number, so the readiness gate can wait for the group (HyperPod still "
+                rule="HP-WARN-GATE-TOKEN-MIN",
+                field="min_instance_count (MinInstanceCount)",
+                value=TOKEN,
+                allowed="a number, so the readiness gate can wait for the group (HyperPod still "
                 "enforces the token's value, but min_count_gate will not wait for it)",
-                "pass a concrete min_instance_count if resources must wait for the group",
-                group.name,
-                "warning",
+                fix="pass a concrete min_instance_count if resources must wait for the group",
+                group=group.name,
             )
         ]
     if _is_count(minimum) and minimum > 0 and is_unresolved(count):
         return [
             Finding(
-                "HP-GATE-TOKEN-COUNT",
-                "instance_count (InstanceCount)",
-                TOKEN,
-                "a number when min_instance_count > 0 and the readiness gate is on (the gate "
+                rule="HP-GATE-TOKEN-COUNT",
+                field="instance_count (InstanceCount)",
+                value=TOKEN,
+                allowed="a number when min_instance_count > 0 and the readiness gate is on "
+                "(the gate "
                 "compares the counts and re-arms when they change)",
-                "pass a concrete instance_count, or "
+                fix="pass a concrete instance_count, or "
                 "min_count_gate=MinCountGateOptions(enabled=False)",
-                group.name,
+                group=group.name,
             )
         ]
     return []
@@ -585,15 +515,14 @@ def _warnings(group: InstanceGroup) -> list[Finding]:
     if accelerated and not group.deep_health_checks:
         found.append(
             Finding(
-                "HP-WARN-DHC",
-                "deep_health_checks (OnStartDeepHealthChecks)",
-                [],
-                "InstanceStress and InstanceConnectivity on accelerator groups",
-                "pass deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS, "
+                rule="HP-WARN-DHC",
+                field="deep_health_checks (OnStartDeepHealthChecks)",
+                value=[],
+                allowed="InstanceStress and InstanceConnectivity on accelerator groups",
+                fix="pass deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS, "
                 "DeepHealthCheck.INSTANCE_CONNECTIVITY] so faulty GPUs are caught "
                 "before jobs land on them",
-                group.name,
-                "warning",
+                group=group.name,
             )
         )
     return found
@@ -608,7 +537,16 @@ def _scheduled_update(group: InstanceGroup) -> list[Finding]:
     name, prefix = group.name, "scheduled_update"
 
     def add(field: str, value: object, allowed: str, fix: str) -> None:
-        found.append(Finding("HP-SCHEDULED-UPDATE", f"{prefix}.{field}", value, allowed, fix, name))
+        found.append(
+            Finding(
+                rule="HP-SCHEDULED-UPDATE",
+                field=f"{prefix}.{field}",
+                value=value,
+                allowed=allowed,
+                fix=fix,
+                group=name,
+            )
+        )
 
     expression = update.schedule_expression
     if not is_unresolved(expression) and not (
@@ -673,24 +611,24 @@ def _override_network(group: InstanceGroup) -> list[Finding]:
     if group.security_groups is not None and not 1 <= len(group.security_groups) <= top_sg:
         found.append(
             Finding(
-                "HP-OVERRIDE-VPC",
-                "security_groups (OverrideVpcConfig.SecurityGroupIds)",
-                len(group.security_groups),
-                f"1..{top_sg} security groups",
-                f"pass between 1 and {top_sg} security groups, or None for the cluster's",
-                group.name,
+                rule="HP-OVERRIDE-VPC",
+                field="security_groups (OverrideVpcConfig.SecurityGroupIds)",
+                value=len(group.security_groups),
+                allowed=f"1..{top_sg} security groups",
+                fix=f"pass between 1 and {top_sg} security groups, or None for the cluster's",
+                group=group.name,
             )
         )
     subnets = group.vpc_subnets.subnets if group.vpc_subnets is not None else None
     if subnets is not None and not 1 <= len(subnets) <= top_subnets:
         found.append(
             Finding(
-                "HP-OVERRIDE-VPC",
-                "vpc_subnets (OverrideVpcConfig.Subnets)",
-                len(subnets),
-                f"1..{top_subnets} subnets",
-                f"select between 1 and {top_subnets} subnets, or None for the cluster's",
-                group.name,
+                rule="HP-OVERRIDE-VPC",
+                field="vpc_subnets (OverrideVpcConfig.Subnets)",
+                value=len(subnets),
+                allowed=f"1..{top_subnets} subnets",
+                fix=f"select between 1 and {top_subnets} subnets, or None for the cluster's",
+                group=group.name,
             )
         )
     return found
@@ -704,24 +642,36 @@ GROUP_RULES: tuple[Callable[[InstanceGroup], list[Finding]], ...] = (
     _health_checks,
     _storage,
     _identifiers,
-    _lifecycle,
     _scheduled_update,
     _override_network,
     _warnings,
 )
 
 
-def validate_group(group: InstanceGroup, *, gate: bool = False) -> list[Finding]:
+def validate_group(
+    group: InstanceGroup, *, gate: bool = False, role_owned: bool = True
+) -> list[Finding]:
     """Every finding (errors and warnings) for one instance group, in rule order.
+
+    A field of the wrong type (``HP-ARG-TYPE``) that other rules must read stops the group's
+    other rules (they could not read it); its name and the factory's findings are still
+    reported.
 
     :param gate: whether the cluster's readiness gate is enabled; adds
         :func:`gate_findings`. Default: False.
+    :param role_owned: whether the group's execution role is defined in the app (see
+        :func:`lifecycle_findings`). Default: True.
     """
+    name = label(group)
     found = check_name(
-        group.name, rule="HP-NAME-GROUP", field="name (InstanceGroupName)", group=group.name
+        group.name, rule="HP-NAME-GROUP", field="name (InstanceGroupName)", group=name
     )
-    for rule in GROUP_RULES:
+    arguments = group_argument_findings(group)
+    if arguments:
+        return [*found, *arguments, *_sizing(group)]
+    for rule in (*GROUP_RULES, *GROUP_WARNINGS):
         found += rule(group)
+    found += lifecycle_findings(group.lifecycle_scripts, group=name, role_owned=role_owned)
     if gate:
         found += gate_findings(group)
     return found

@@ -25,8 +25,16 @@ MIN_DB_PORT, MAX_DB_PORT = 1, 65535
 MAX_SCHEDULE_EXPRESSION_LENGTH, MAX_UPDATE_WAIT_SECONDS, MAX_ROLLBACK_ALARMS = 256, 3600, 10
 MAX_TAGS, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH = 50, 128, 256
 
-NAME_PATTERN = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
-"""Cluster, instance group and partition names."""
+REQUIRED_BUCKET_PREFIX = "sagemaker-"
+"""HyperPod's managed instance role policy only reads buckets whose name starts with this."""
+SOURCE_S3_URI = re.compile(r"^(https|s3)://([^/]+)/?(.*)$")
+"""``LifeCycleConfig.SourceS3Uri`` (the resource schema's pattern)."""
+
+NAME_PATTERN = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9])*")
+"""Cluster, instance group and partition names; use with ``fullmatch`` (``$`` would accept a
+trailing newline)."""
+INSTANCE_TYPE = re.compile(r"ml\.[a-z0-9-]+\.[a-z0-9]+")
+"""``ml.<family>.<size>`` (full match)."""
 TRAINING_PLAN_ARN = re.compile(
     r"^arn:aws[a-z\-]*:sagemaker:[a-z0-9\-]*:[0-9]{12}:training-plan/.*$"
 )
@@ -35,8 +43,11 @@ IMAGE_ID = re.compile(r"^(ami-([0-9a-f]{8}|[0-9a-f]{17})|default)$")
 cfn-lint's ``AWS::EC2::Image.Id`` format accepts: 8 or 17 lowercase hex digits."""
 FSX_DNS_NAME = re.compile(r"^((fs|fc)i?-[0-9a-f]{8,}\..{4,253})$")
 FSX_MOUNT_NAME = re.compile(r"^([A-Za-z0-9_-]{1,8})$")
-MOUNT_PATH = re.compile(r"^/(?!/)(?!.*/$)[a-zA-Z0-9._-]+(/[a-zA-Z0-9._-]+)*$")
-"""The CloudFormation schema's pattern (stricter than the API's ``/[a-zA-Z0-9._/-]+``)."""
+MOUNT_PATH = re.compile(
+    r"^/(?!/)(?!.*/$)(?!(?:.*/)?\.\.?(?:/|$))[a-zA-Z0-9._-]+(/[a-zA-Z0-9._-]+)*$"
+)
+"""The CloudFormation schema's pattern (stricter than the API's ``/[a-zA-Z0-9._/-]+``), and
+no ``.`` or ``..`` segment (a path trick that would mount outside the named folder)."""
 KMS_KEY_ID = re.compile(r"^[a-zA-Z0-9:/_-]*$")
 _LABEL = r"[a-zA-Z0-9]([a-zA-Z0-9\-]{0,61}[a-zA-Z0-9])?"
 DB_ENDPOINT = re.compile(rf"^({_LABEL})(\.{_LABEL})*$")

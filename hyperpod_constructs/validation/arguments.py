@@ -1,0 +1,116 @@
+"""Argument checks at the public entry points (rule ``HP-ARG-TYPE``): a wrong type becomes a
+finding naming the parameter, the value's type and what is expected, instead of a crash deep
+inside the library or the jsii runtime.
+
+Pure: a value in, findings out. Tokens pass wherever the documented type allows one (a number
+token is a ``float``; a string token is a ``str``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+
+from .finding import Finding, HyperPodArgumentError
+
+RULE = "HP-ARG-TYPE"
+
+Check = Callable[[object], bool]
+
+
+def type_name(value: object) -> str:
+    """``int``, ``str``, ``float nan``, ...: how a message names what was given."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float {value!r}"
+    return type(value).__name__
+
+
+def argument_finding(
+    parameter: str, value: object, expected: str, *, fix: str = "", group: str | None = None
+) -> Finding:
+    """An ``HP-ARG-TYPE`` finding: ``parameter`` got ``value`` of the wrong type."""
+    return Finding(
+        rule=RULE,
+        field=parameter,
+        value=value,
+        allowed=f"{expected} (got {type_name(value)})",
+        fix=fix or f"pass {expected}",
+        group=group,
+    )
+
+
+def is_int(value: object) -> bool:
+    """A whole number: ``int`` but not ``bool``."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: object) -> bool:
+    """An ``int`` or a finite ``float`` (number tokens are finite floats), not a ``bool``."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
+
+
+def is_bool(value: object) -> bool:
+    return isinstance(value, bool)
+
+
+def is_str(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def is_sequence(value: object) -> bool:
+    """A list or tuple (not a string, not ``None``, not a set whose order is random)."""
+    return isinstance(value, list | tuple)
+
+
+def instance_of(*types: type) -> Check:
+    return lambda value: isinstance(value, types)
+
+
+def check(
+    parameter: str,
+    value: object,
+    ok: Check,
+    expected: str,
+    *,
+    optional: bool = False,
+    fix: str = "",
+    group: str | None = None,
+) -> list[Finding]:
+    """``[]`` when ``ok(value)`` (or ``value is None`` and ``optional``), else one finding."""
+    if value is None and optional:
+        return []
+    if ok(value):
+        return []
+    return [argument_finding(parameter, value, expected, fix=fix, group=group)]
+
+
+def check_items(
+    parameter: str,
+    value: object,
+    ok: Check,
+    expected: str,
+    *,
+    fix: str = "",
+    group: str | None = None,
+) -> list[Finding]:
+    """A list or tuple whose every item passes ``ok``."""
+    if not is_sequence(value):
+        return [argument_finding(parameter, value, f"a list of {expected}", fix=fix, group=group)]
+    assert isinstance(value, list | tuple)
+    bad = [item for item in value if not ok(item)]
+    if not bad:
+        return []
+    return [
+        argument_finding(
+            f"{parameter}[{value.index(bad[0])}]", bad[0], expected, fix=fix, group=group
+        )
+    ]
+
+
+def raise_if_any(path: str, findings: Iterable[Finding]) -> None:
+    """Raise :class:`HyperPodArgumentError` for ``findings`` (when the library cannot go on)."""
+    found = list(findings)
+    if found:
+        raise HyperPodArgumentError(path, found)

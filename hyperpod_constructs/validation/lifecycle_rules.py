@@ -1,0 +1,283 @@
+"""Rules for lifecycle scripts (``LifeCycleConfig``). Pure: scripts in, findings out."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from .._tokens import is_unresolved
+from . import limits
+from .arguments import argument_finding
+from .finding import Finding
+
+if TYPE_CHECKING:
+    from ..lifecycle import LifecycleScripts
+    from ..lifecycle_files import Selection
+
+RULE = "HP-LIFECYCLE"
+FILES_RULE = "HP-LIFECYCLE-FILES"
+ON_CREATE = "lifecycle_scripts.on_create (LifeCycleConfig.OnCreate)"
+ON_CREATE_FIX = "pass on_create='<file>' naming the entry script at the top of the scripts folder"
+SOURCE = "LifeCycleConfig.SourceS3Uri"
+
+
+def _on_create(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
+    on_create = scripts.on_create
+    if is_unresolved(on_create):
+        return []
+    if not isinstance(on_create, str):
+        return [argument_finding("lifecycle_scripts.on_create", on_create, "a str", group=group)]
+    allowed = f"a file name (1..{limits.MAX_ON_CREATE_LENGTH} characters, no '/')"
+    if (
+        not on_create
+        or "/" in on_create
+        or len(on_create) > limits.MAX_ON_CREATE_LENGTH
+        or on_create in (".", "..")
+        or not on_create.isprintable()
+    ):
+        return [
+            Finding(
+                rule=RULE,
+                field=ON_CREATE,
+                value=on_create,
+                allowed=allowed,
+                fix=ON_CREATE_FIX,
+                group=group,
+            )
+        ]
+    directory = scripts.directory
+    if (
+        isinstance(directory, str)
+        and os.path.isdir(directory)
+        and not os.path.isfile(os.path.join(directory, on_create))
+    ):
+        return [
+            Finding(
+                rule=RULE,
+                field=ON_CREATE,
+                value=on_create,
+                allowed=f"a file that exists in {directory!r}",
+                fix=ON_CREATE_FIX,
+                group=group,
+            )
+        ]
+    return []
+
+
+def _directory(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
+    directory = scripts.directory
+    if scripts.source == "directory" and not isinstance(directory, str):
+        return [
+            argument_finding(
+                "lifecycle_scripts.path",
+                directory,
+                "a str or os.PathLike naming the scripts folder",
+                group=group,
+            )
+        ]
+    if directory is None or (isinstance(directory, str) and os.path.isdir(directory)):
+        return []
+    if not isinstance(directory, str):
+        return [argument_finding("lifecycle_scripts.path", directory, "a str", group=group)]
+    return [
+        Finding(
+            rule=RULE,
+            field=f"lifecycle_scripts.path ({SOURCE})",
+            value=directory,
+            allowed="an existing directory",
+            fix="pass an existing folder (a relative path is read from the folder the app runs in)",
+            group=group,
+        )
+    ]
+
+
+def prefix_problem(prefix: object) -> str | None:
+    """Why ``prefix`` is not a usable S3 key prefix of the scripts folder; None when it is."""
+    if is_unresolved(prefix):
+        return None
+    if not isinstance(prefix, str):
+        return f"a str (got {type(prefix).__name__})"
+    if not prefix:
+        return None  # the bucket root
+    parts = prefix.split("/")
+    if "s3:" in parts or "://" in prefix:
+        return "a key prefix, not an S3 URI (no 's3://' inside it)"
+    if any(part in (".", "..") for part in parts):
+        return "no '.' or '..' segments"
+    if any(not part for part in parts):
+        return "no empty segments ('//')"
+    if any(char.isspace() or not char.isprintable() for char in prefix):
+        return "no whitespace or control characters"
+    return None
+
+
+def _bucket(scripts: LifecycleScripts, group: str | None, role_owned: bool) -> list[Finding]:
+    bucket = scripts.bucket
+    if bucket is None:
+        return []
+    if not hasattr(bucket, "bucket_name") or not hasattr(bucket, "arn_for_objects"):
+        return [argument_finding("lifecycle_scripts.bucket", bucket, "an s3.IBucket", group=group)]
+    found: list[Finding] = []
+    problem = prefix_problem(scripts.prefix)
+    if problem is not None:
+        found.append(
+            Finding(
+                rule=RULE,
+                field=f"lifecycle_scripts.prefix ({SOURCE})",
+                value=scripts.prefix,
+                allowed=f"a folder of the bucket, e.g. 'lifecycle/v1': {problem}",
+                fix="pass the key prefix of the scripts folder only",
+                group=group,
+            )
+        )
+        return found
+    name = bucket.bucket_name
+    if is_unresolved(name) or is_unresolved(scripts.prefix):
+        return found
+    uri = f"s3://{name}/{scripts.prefix + '/' if scripts.prefix else ''}"
+    if len(uri) > limits.MAX_SOURCE_S3_URI_LENGTH:
+        found.append(
+            Finding(
+                rule=RULE,
+                field=f"lifecycle_scripts.prefix ({SOURCE})",
+                value=uri,
+                allowed=f"an S3 URI of at most {limits.MAX_SOURCE_S3_URI_LENGTH} characters",
+                fix="use a shorter prefix",
+                group=group,
+            )
+        )
+    if not role_owned and not name.startswith(limits.REQUIRED_BUCKET_PREFIX):
+        found.append(
+            Finding(
+                rule="HP-WARN-LIFECYCLE-BUCKET",
+                field=f"lifecycle_scripts.bucket ({SOURCE})",
+                value=name,
+                allowed=f"a bucket named {limits.REQUIRED_BUCKET_PREFIX}* when the execution "
+                "role is imported: AmazonSageMakerClusterInstanceRolePolicy reads only those, "
+                "and the library cannot add a read policy to a role it does not define",
+                fix="give the imported role s3:GetObject and s3:ListBucket on the bucket, or "
+                "use a sagemaker-* bucket",
+                group=group,
+            )
+        )
+    return found
+
+
+def _s3_uri(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
+    """Scripts named by their ``SourceS3Uri`` (``LifecycleScripts.from_s3_uri``)."""
+    found: list[Finding] = []
+    if scripts.entry_field not in ("OnCreate", "OnInitComplete"):
+        found.append(
+            Finding(
+                rule=RULE,
+                field="lifecycle_scripts.on_create / .on_init_complete (LifeCycleConfig)",
+                value="both given",
+                allowed="exactly one of on_create or on_init_complete",
+                fix="pass on_create= (the scripts set the node up) or on_init_complete= "
+                "(they run after HyperPod's own set-up), not both",
+                group=group,
+            )
+        )
+    uri = scripts.source_s3_uri
+    if uri is not None and not is_unresolved(uri):
+        if not isinstance(uri, str):
+            found.append(argument_finding("lifecycle_scripts.source_s3_uri", uri, "a str"))
+        elif not limits.SOURCE_S3_URI.match(uri) or len(uri) > limits.MAX_SOURCE_S3_URI_LENGTH:
+            found.append(
+                Finding(
+                    rule=RULE,
+                    field=f"lifecycle_scripts.source_s3_uri ({SOURCE})",
+                    value=uri,
+                    allowed="an s3://<bucket>/<prefix> URI of at most "
+                    f"{limits.MAX_SOURCE_S3_URI_LENGTH} characters",
+                    fix="pass the URI as HyperPod takes it, e.g. s3://sagemaker-lc-123/scripts/",
+                    group=group,
+                )
+            )
+    return found
+
+
+def selection_findings(
+    scripts: LifecycleScripts, *, group: str | None
+) -> tuple[Selection | None, list[Finding]]:
+    """The files a local folder uploads (``LifecycleScripts.select``) and the
+    ``HP-LIFECYCLE-FILES`` findings: a link leaving the folder, an invalid pattern, or an
+    ``on_create`` script the excludes / include leave out. The selection is None when it
+    cannot be made."""
+    from ..lifecycle_files import LifecycleFileError
+
+    try:
+        selection = scripts.select()
+    except LifecycleFileError as problem:
+        return None, [
+            Finding(
+                rule=FILES_RULE,
+                field=problem.field,
+                value=problem.value,
+                allowed=problem.allowed,
+                fix=problem.fix,
+                group=group,
+            )
+        ]
+    if scripts.on_create in selection.files:
+        return selection, []
+    return selection, [
+        Finding(
+            rule=FILES_RULE,
+            field=ON_CREATE,
+            value=scripts.on_create,
+            allowed="a file the upload keeps (not left out by the excludes, and matched by "
+            "include when include is given)",
+            fix="rename the script, or change exclude / include",
+            group=group,
+        )
+    ]
+
+
+def lifecycle_findings(
+    scripts: object, *, group: str | None, role_owned: bool = True
+) -> list[Finding]:
+    """Problems with lifecycle scripts (given to a group, or to the whole cluster).
+
+    :param role_owned: whether the execution role that reads them is defined in this app
+        (the library then grants it read access to any bucket). Default: True.
+    """
+    from ..lifecycle import LifecycleScripts
+
+    if scripts is None:
+        return []
+    if not isinstance(scripts, LifecycleScripts):
+        return [
+            argument_finding(
+                "lifecycle_scripts",
+                scripts,
+                "LifecycleScripts.from_directory(...) or LifecycleScripts.from_s3(...)",
+                group=group,
+            )
+        ]
+    found = [
+        *_on_create(scripts, group),
+        *_directory(scripts, group),
+        *_bucket(scripts, group, role_owned),
+        *_s3_uri(scripts, group),
+    ]
+    if not found and scripts.source == "directory":
+        # Only for a readable folder and an entry script that exists in it.
+        found += selection_findings(scripts, group=group)[1]
+    if (
+        (scripts.directory is None) == (scripts.bucket is None)
+        and scripts.source is None
+        and scripts.source_s3_uri is None
+    ):
+        source = "neither" if scripts.directory is None else "both"
+        found.append(
+            Finding(
+                rule=RULE,
+                field=f"lifecycle_scripts.directory / .bucket ({SOURCE})",
+                value=f"{source} given",
+                allowed="exactly one of a directory or a bucket",
+                fix="build it with LifecycleScripts.from_directory(...) or .from_s3(...)",
+                group=group,
+            )
+        )
+    return found
