@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import jsii
 from aws_cdk import Annotations, Aws, Names, Resource, Tags
+from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
+from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct, DependencyGroup, IConstruct, IValidation
 
 from ._lazy import lazy_any
@@ -35,10 +37,6 @@ from .validation import (
 )
 
 if TYPE_CHECKING:
-    # aws_ec2 (about 0.15 s of CPU to import) is imported where a VPC is used.
-    from aws_cdk import aws_ec2 as ec2
-    from aws_cdk import aws_secretsmanager as secretsmanager
-
     # Imported when the first group is gated: its aws-cdk-lib modules (Lambda, Step Functions,
     # CloudWatch, ...) cost about 0.2 s of CPU that a cluster without a gated group never needs.
     from .gate.construct import MinCountGate
@@ -351,8 +349,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     @property
     def connections(self) -> ec2.Connections:
         """The cluster's security groups, to allow traffic to file systems or databases."""
-        from aws_cdk import aws_ec2 as ec2
-
         return ec2.Connections(security_groups=self._security_groups)
 
     @property
@@ -436,8 +432,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     ) -> dict[str, Any] | None:
         if vpc is None:
             return None
-        from aws_cdk import aws_ec2 as ec2
-
         if security_groups:
             self._security_groups = list(security_groups)
             # Their rules (EFA, FSx, ...) must exist while nodes run and outlive the cluster.
