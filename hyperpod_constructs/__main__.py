@@ -16,6 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from .convert.cli import add_convert_command, run_convert
 from .summary import AssemblyError, render_json, render_text, summarize
 
 PROG = "python -m hyperpod_constructs"
@@ -54,9 +55,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print one JSON document (schema in docs/cli.md) instead of the table",
     )
-    from .convert.cli import add_parser as add_convert_parser
-
-    add_convert_parser(commands)
+    add_convert_command(commands)
     return parser
 
 
@@ -79,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:  # --help, or a usage error already printed by argparse
         return exit_.code if isinstance(exit_.code, int) else EXIT_ERROR
     if args.command == "convert":
-        return int(args.run(args))
+        return run_convert(args)
     try:
         summary = summarize(args.directory)
     except AssemblyError as error:
