@@ -232,6 +232,14 @@ def test_no_field_is_dropped_silently(change: Any, field: str) -> None:
     assert field in raised.value.field
 
 
+def test_strategy_in_continuous_mode_is_refused() -> None:
+    request = request_of("docs-continuous-slurm")
+    request["Orchestrator"] = {"Slurm": {"SlurmConfigStrategy": "Managed"}}
+    with pytest.raises(ConversionError) as raised:
+        convert_request(request)
+    assert raised.value.field == "Orchestrator.Slurm.SlurmConfigStrategy"
+
+
 def test_minimum_in_standard_mode_is_refused() -> None:
     request = request_of("training-plan-override-vpc")
     request["InstanceGroups"][1]["MinInstanceCount"] = 1
@@ -280,3 +288,12 @@ def test_generated_app_runs_as_a_program(tmp_path: Path) -> None:
     )
     _, cluster = only(template, CLUSTER_TYPE)
     assert comparable(cluster["Properties"]) == comparable(request_of(name))
+
+
+def test_continuous_option_leaves_the_strategy_out_with_a_note() -> None:
+    source, notes = convert_request(
+        request_of("training-plan-override-vpc"), None, Options(continuous=True)
+    )
+    assert "slurm_config_strategy" not in source
+    assert "declare_slurm_orchestrator=True" in source
+    assert any(note.startswith("Orchestrator.Slurm.SlurmConfigStrategy left out") for note in notes)

@@ -199,7 +199,10 @@ def convert_request(
     orchestrator = top.take("Orchestrator")
     orchestrator_kwargs: list[tuple[str, Code]] = []
     if orchestrator is not None:
-        orchestrator_kwargs = _orchestrator(orchestrator, continuous, imports, notes)
+        converting = options.continuous and mode != "Continuous"
+        orchestrator_kwargs = _orchestrator(
+            orchestrator, continuous, imports, notes, converting=converting
+        )
 
     layouts = _layouts(groups, provisioning_parameters)
     legacy = not continuous and all("SlurmConfig" not in g for g in groups)
@@ -389,7 +392,7 @@ def _network(value: object, path: str, imports: _Imports) -> tuple[Code, Code]:
 
 
 def _orchestrator(
-    value: object, continuous: bool, imports: _Imports, notes: list[str]
+    value: object, continuous: bool, imports: _Imports, notes: list[str], *, converting: bool
 ) -> list[tuple[str, Code]]:
     config = _Fields.of(value, "Orchestrator")
     slurm_value = config.take("Slurm")
@@ -403,6 +406,12 @@ def _orchestrator(
         if strategy not in ("Overwrite", "Managed", "Merge"):
             raise ConversionError(
                 "Orchestrator.Slurm.SlurmConfigStrategy", f"unknown value {strategy!r}"
+            )
+        if continuous and not converting:
+            raise ConversionError(
+                "Orchestrator.Slurm.SlurmConfigStrategy",
+                "HyperPod rejects it with NodeProvisioningMode 'Continuous' (the layout comes "
+                "from each group's SlurmConfig)",
             )
         if continuous:
             notes.append(
