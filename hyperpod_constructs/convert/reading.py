@@ -56,7 +56,7 @@ class Options:
 
 @dataclass
 class _Fields:
-    """A JSON object being read: every key must be taken, or :meth:`done` reports it."""
+    """A JSON object being read: every key must be taken, or ``done()`` reports it."""
 
     value: Mapping[str, Any]
     path: str
