@@ -25,7 +25,7 @@ from gate_cost import TRANSITION_USD, lambda_usd  # bench/ is on sys.path when r
 from tests.support.hyperpod_sim import GroupSpec, steps
 from tests.support.world import GateWorld, Requirement
 
-INTERVALS = (30, 60, 120, 300)
+INTERVALS = (30, 60, 120)
 """Poll intervals measured (seconds)."""
 ARRIVALS = 4
 """Capacity arrival times per interval, spread evenly over one interval."""
@@ -40,7 +40,7 @@ def latency(poll_interval: int, offset: float, *, event_bridge: bool) -> float:
     capacity = steps((0, 0), (BASE_ARRIVAL + offset, 16))
     groups = [
         GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge"),
-        GroupSpec("gpu", 16, 16, capacity=capacity),
+        GroupSpec("gpu", 16, 16, capacity=capacity, retry_seconds=10.0),
     ]
     with pytest.MonkeyPatch.context() as mp:
         world = GateWorld(mp, groups, poll_interval=poll_interval, event_bridge=event_bridge)

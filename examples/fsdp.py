@@ -26,9 +26,9 @@ class FsdpTrainingStack(Stack):
     """A 128-GPU FSDP cluster in its own VPC, gated at its full world size."""
 
     def __init__(
-        self, scope: Construct, id: str, *, min_count_gate: MinCountGateOptions | None = None
+        self, scope: Construct, id: str, *, readiness_gate: MinCountGateOptions | None = None
     ) -> None:
-        """:param min_count_gate: the gate's options. Default: the library's defaults."""
+        """:param readiness_gate: the gate's options. Default: the library's defaults."""
         super().__init__(scope, id, description="HyperPod FSDP training cluster (example)")
         vpc = ec2.Vpc(self, "Vpc", max_azs=1, nat_gateways=1)
         vpc.add_flow_log("FlowLog")
@@ -58,7 +58,7 @@ class FsdpTrainingStack(Stack):
                 ),
             ],
             tags={"project": "llm-pretraining"},
-            readiness_gate=min_count_gate,
+            readiness_gate=readiness_gate,
         )
         # Anything that must not start before the full world size is up depends on the gate.
         ready = ssm.StringParameter(

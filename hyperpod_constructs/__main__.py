@@ -16,6 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from .convert.cli import add_convert_command, run_convert
 from .summary import AssemblyError, render_json, render_text, summarize
 from .watch.cli import add_watch_command, run_watch
 
@@ -56,9 +57,7 @@ def _parser() -> argparse.ArgumentParser:
         help="print one JSON document (schema in docs/cli.md) instead of the table",
     )
     add_watch_command(commands)
-    from .convert.cli import add_parser as add_convert_parser
-
-    add_convert_parser(commands)
+    add_convert_command(commands)
     return parser
 
 
@@ -83,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "watch":
         return run_watch(args)
     if args.command == "convert":
-        return int(args.run(args))
+        return run_convert(args)
     try:
         summary = summarize(args.directory)
     except AssemblyError as error:

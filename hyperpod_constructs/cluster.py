@@ -95,7 +95,7 @@ class IHyperPodCluster(IConstruct, Protocol):
 
 class HyperPodClusterBase(Resource, metaclass=jsii.JSIIAbstractClass):
     """What every HyperPod cluster construct, defined or imported, can do (abstract: a
-    subclass provides :attr:`cluster_arn` and :attr:`cluster_name`)."""
+    subclass provides ``cluster_arn`` and ``cluster_name``)."""
 
     @property
     @abstractmethod

@@ -39,7 +39,8 @@ class _Entry:
     efa: bool
 
     def __get__(self, instance: object, owner: type | None = None) -> HyperPodInstanceType:
-        # Class attribute access (``HyperPodInstanceType.ML_P5_48XLARGE``) gives the type.
+        # For type checkers: ``HyperPodInstanceType.ML_P5_48XLARGE`` is a HyperPodInstanceType.
+        # At run time the entries are replaced by instances once the class exists (below).
         return HyperPodInstanceType(self.name)
 
 
@@ -363,6 +364,10 @@ def _series(name: str) -> str:
 _CATALOGUE: dict[str, _Entry] = {
     entry.name: entry for entry in vars(HyperPodInstanceType).values() if isinstance(entry, _Entry)
 }
+for _attribute, _value in list(vars(HyperPodInstanceType).items()):
+    if isinstance(_value, _Entry):
+        setattr(HyperPodInstanceType, _attribute, HyperPodInstanceType(_value.name))
+
 _FAMILY_KINDS: dict[str, AcceleratorKind] = {
     _family(entry.name): entry.kind for entry in _CATALOGUE.values() if entry.kind is not None
 }

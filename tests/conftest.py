@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 # Must be set before aws_cdk is imported: skips aws-cdk-lib's built-in template validator
 # (cfn-lint runs on every template in tests/test_lint.py instead).
 os.environ.setdefault("CDK_VALIDATION", "false")
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -53,3 +54,14 @@ def synth_template(define: Callable[[Stack], Any]) -> Template:
     stack = Stack(app, "Test")
     define(stack)
     return Template.from_stack(stack)
+
+
+@pytest.fixture(autouse=True)
+def _close_gate_worlds() -> Iterator[None]:
+    """Every test that builds a GateWorld (gate and watch tests) gets it closed afterwards:
+    moto stopped, so no Step Functions state leaks into the next test."""
+    yield
+    world = sys.modules.get("tests.support.world")
+    if world is not None:
+        while world.LIVE:
+            world.LIVE.pop().close()

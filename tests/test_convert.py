@@ -232,6 +232,14 @@ def test_no_field_is_dropped_silently(change: Any, field: str) -> None:
     assert field in raised.value.field
 
 
+def test_strategy_in_continuous_mode_is_refused() -> None:
+    request = request_of("docs-continuous-slurm")
+    request["Orchestrator"] = {"Slurm": {"SlurmConfigStrategy": "Managed"}}
+    with pytest.raises(ConversionError) as raised:
+        convert_request(request)
+    assert raised.value.field == "Orchestrator.Slurm.SlurmConfigStrategy"
+
+
 def test_minimum_in_standard_mode_is_refused() -> None:
     request = request_of("training-plan-override-vpc")
     request["InstanceGroups"][1]["MinInstanceCount"] = 1
@@ -278,5 +286,40 @@ def test_generated_app_runs_as_a_program(tmp_path: Path) -> None:
     template = json.loads(
         (tmp_path / "cdk.out" / "patched-slurm-cluster.template.json").read_text()
     )
+    _, cluster = only(template, CLUSTER_TYPE)
+    assert comparable(cluster["Properties"]) == comparable(request_of(name))
+
+
+def test_continuous_option_leaves_the_strategy_out_with_a_note() -> None:
+    source, notes = convert_request(
+        request_of("training-plan-override-vpc"), None, Options(continuous=True)
+    )
+    assert "slurm_config_strategy" not in source
+    assert "declare_slurm_orchestrator=True" in source
+    assert any(note.startswith("Orchestrator.Slurm.SlurmConfigStrategy left out") for note in notes)
+
+
+def test_real_cdk_synth_strict_takes_the_generated_app(tmp_path: Path) -> None:
+    """The pinned ``cdk`` CLI synthesizes a converted app with ``--strict`` (warnings fail
+    it): the imports' warnings are acknowledged, nothing else warns, the output stays empty."""
+    cdk = ROOT / "node_modules" / ".bin" / "cdk"
+    if not cdk.exists():
+        pytest.skip("the cdk CLI is not installed (run `make setup`)")
+    name = "training-plan-override-vpc"
+    source, _ = convert_request(request_of(name), parameters_of(name))
+    (tmp_path / "app.py").write_text(source)
+    context = json.loads((ROOT / "cdk.json").read_text())["context"]
+    app = {"app": f"{sys.executable} app.py", "context": context}
+    (tmp_path / "cdk.json").write_text(json.dumps(app))
+    env = {**os.environ, "CDK_DISABLE_CLI_TELEMETRY": "true"}
+    env["PATH"] = f"{cdk.parent}{os.pathsep}{env.get('PATH', '')}"
+    for variable in ("CDK_OUTDIR", "CDK_CONTEXT_JSON", "PYTEST_CURRENT_TEST", "PYTEST_VERSION"):
+        env.pop(variable, None)
+    command = [str(cdk), "synth", "--strict", "--quiet", "--no-notices", "--no-version-reporting"]
+    result = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout + result.stderr == ""
+    stack = request_of(name)["ClusterName"]  # the stack is named after the cluster
+    template = json.loads((tmp_path / "cdk.out" / f"{stack}.template.json").read_text())
     _, cluster = only(template, CLUSTER_TYPE)
     assert comparable(cluster["Properties"]) == comparable(request_of(name))

@@ -132,12 +132,28 @@ def test_failed_cluster_exits_1_with_its_failure_message(
     assert len(run.refreshes) <= 12, "noticed within a refresh of the failure (600 s)"
 
 
+@pytest.fixture(scope="module")
+def one_hour_gate(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
+    """The example stack synthesized with a 1-hour gate: its cdk.out and template."""
+    from aws_cdk import Duration
+
+    from examples.fsdp import FsdpTrainingStack
+    from hyperpod_constructs import MinCountGateOptions
+    from tests.conftest import new_app
+
+    app = new_app(outdir=str(tmp_path_factory.mktemp("one-hour-gate")))
+    FsdpTrainingStack(app, STACK, readiness_gate=MinCountGateOptions(timeout=Duration.hours(1)))
+    assembly = app.synth()
+    return str(assembly.directory), assembly.get_stack_by_name(STACK).template
+
+
 def test_the_gate_failing_by_its_deadline_exits_1_with_the_gate_reason(
-    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any]
+    monkeypatch: pytest.MonkeyPatch, one_hour_gate: tuple[str, dict[str, Any]]
 ) -> None:
     """A gate timeout of 1 h (shorter than HyperPod's window): the gate's loop fails the wait
     condition, the stack rolls back, and watch reports the reason CloudFormation shows."""
-    deployment = Deployment(monkeypatch, template, constant(12), gate_timeout=3600)
+    cdk_out, template = one_hour_gate
+    deployment = Deployment(monkeypatch, template, constant(12))
     run = watch(deployment, cdk_out)
 
     assert run.code == 1

@@ -20,7 +20,7 @@ from hyperpod_constructs import MinCountGateOptions  # noqa: E402
 def define(app: Any) -> None:
     """Add the FSDP stack to ``app``."""
     gate = MinCountGateOptions(enabled=False) if "--no-gate" in sys.argv[1:] else None
-    FsdpTrainingStack(app, "FsdpTraining", min_count_gate=gate)
+    FsdpTrainingStack(app, "FsdpTraining", readiness_gate=gate)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from .translate import ConversionError, Options, convert_request
 EXIT_OK, EXIT_ERROR = 0, 2
 
 
-def add_parser(commands: Any) -> None:
+def add_convert_command(commands: Any) -> None:
     """Register ``convert`` on the ``python -m hyperpod_constructs`` subcommands."""
     convert = commands.add_parser(
         "convert",
@@ -48,7 +48,6 @@ def add_parser(commands: Any) -> None:
         "accelerator compute groups (with the readiness gate) and SlurmConfig on every group",
     )
     convert.add_argument("--stack-name", help="the stack name (default: the cluster name)")
-    convert.set_defaults(run=run)
 
 
 def _read(path: str, what: str) -> object:
@@ -61,7 +60,7 @@ def _read(path: str, what: str) -> object:
         raise ConversionError(what, f"{path!r} is not JSON: {error}") from None
 
 
-def run(args: argparse.Namespace) -> int:
+def run_convert(args: argparse.Namespace) -> int:
     """Convert; print ``error: <field>: <problem>`` and return 2 on failure."""
     try:
         request = _read(args.request, "REQUEST_JSON")

@@ -1,6 +1,24 @@
-"""The MinCount readiness gate: the pure decision, its options and the CDK construct."""
+"""The MinCount readiness gate: the pure decision, its options and the CDK construct.
 
-from .options import MinCountGateOptions
+The pure parts (the decision, the arm properties' contract) import without aws_cdk, so the
+template summary CLI can use them; ``MinCountGateOptions`` loads aws_cdk on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from .runtime.hyperpod_gate.decision import GateDecision, GroupRequirement, evaluate_gate
 
+if TYPE_CHECKING:
+    from .options import MinCountGateOptions
+
 __all__ = ["GateDecision", "GroupRequirement", "MinCountGateOptions", "evaluate_gate"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MinCountGateOptions":
+        from .options import MinCountGateOptions
+
+        return MinCountGateOptions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -41,8 +41,9 @@ GATE_TYPES = (
     "AWS::CloudFormation::WaitConditionHandle",
     "AWS::StepFunctions::StateMachine",
     "AWS::Lambda::Function",
-    "AWS::CloudWatch::Dashboard",
+    "AWS::Events::Rule",
 )
+"""What every gate has (the dashboard and the topic are opt-in)."""
 SAGEMAKER_READ = {
     "sagemaker:DescribeCluster",
     "sagemaker:ListClusterEvents",

@@ -1,6 +1,6 @@
 """A HyperPod (Slurm, Continuous provisioning) control-plane simulator in virtual time.
 
-It follows /work/shared/hyperpod-facts.md:
+It follows the project's HyperPod facts sheet (hyperpod-facts.md):
 
 - the controller group provisions first; once one controller is healthy, the
   login group and the compute groups provision in parallel;

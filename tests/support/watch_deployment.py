@@ -89,7 +89,6 @@ class Deployment:
     monkeypatch: pytest.MonkeyPatch
     template: Mapping[str, Any]
     capacity: CapacityCurve
-    gate_timeout: int = 3 * 3600 + 1800
     controller_failure: str | None = None
     previous_min: int | None = None
     """The gated groups' MinInstanceCount at creation when not the template's (the stack is
@@ -111,9 +110,9 @@ class Deployment:
         self.world = GateWorld(
             self.monkeypatch,
             specs,
-            timeout_seconds=self.gate_timeout,
             topic=False,
             sim_options={"name": cluster["Properties"]["ClusterName"]},
+            template=self.template,
         )
         self.stack = FakeStack(self.world.clock, STACK, self.template)
         if self.arm_after is not None:
@@ -142,17 +141,14 @@ class Deployment:
         if cluster_id not in self.stack.resources:
             self.stack.create(cluster_id, physical_id=self.sim.arn)
         self.stack.create(handle)
-        self.world.cfn.add_wait_handle(handle)
         requirements = [
             Requirement(r["GroupName"], int(r["MinCount"]), int(r["TargetCount"]))
             for r in props["Requirements"]
         ]
-        response = self.world.custom_resource("Create", self.world.properties(requirements, handle))
+        # The world runs this template's gate: its handle, arm resource and wait condition.
+        response = self.world.arm_gate(requirements)
         assert response["Status"] == "SUCCESS", response
         self.stack.create(gate_id)
-        self.world.cfn.add_wait_condition(
-            handle, int(self.template["Resources"][condition_id]["Properties"]["Timeout"])
-        )
         self.stack.link_wait_condition(condition_id, self.world.cfn, handle)
 
     def update_to_template(self) -> None:

@@ -175,7 +175,12 @@ def synthesized_gate(
             create_notification_topic=topic,
         ),
     )
-    template = app.synth().get_stack_by_name("Gate").template
+    return gate_of_template(app.synth().get_stack_by_name("Gate").template, topic=topic)
+
+
+def gate_of_template(template: Mapping[str, Any], *, topic: bool) -> SynthesizedGate:
+    """Read the gate of a synthesized template (one gate per template), resolved as
+    CloudFormation would resolve it in this world."""
     resolve = _resolver(template, topic)
     resources = template["Resources"]
 
@@ -300,6 +305,9 @@ class GateWorld:
     event_bridge: bool = False
     """Deliver the simulator's events to the check function as the synthesized EventBridge
     rule would (the fast path); off, events are lost and only the loop decides."""
+    template: Mapping[str, Any] | None = None
+    """A synthesized template whose gate this world runs (e.g. an example stack); default:
+    a cluster synthesized for the groups' minimums (:func:`synthesized_gate`)."""
 
     def __post_init__(self) -> None:
         mp = self.monkeypatch
@@ -403,6 +411,8 @@ class GateWorld:
     def gate(self, requirements: Sequence[Requirement] | None = None) -> SynthesizedGate:
         """The gate the construct synthesizes for these gated groups (default: the world's
         groups with a minimum)."""
+        if self.template is not None:
+            return gate_of_template(self.template, topic=self.topic)
         if requirements is None:
             requirements = [
                 Requirement(g.name, g.min_instance_count, g.instance_count)
@@ -433,7 +443,13 @@ class GateWorld:
         elif service == "sns":
             client = self.sns.fake.client()
         elif service == "stepfunctions":
-            client = boto3.client("stepfunctions", region_name=REGION, config=aws.CLIENT_CONFIG)
+            # moto answers at the real endpoint, also where a test (watch) sets AWS_ENDPOINT_URL.
+            client = boto3.client(
+                "stepfunctions",
+                region_name=REGION,
+                config=aws.CLIENT_CONFIG,
+                endpoint_url=f"https://states.{REGION}.amazonaws.com",
+            )
             client.meta.events.register("provide-client-params.sfn", self._record_sfn_call)
             client.meta.events.register("before-call.sfn", self._sfn_fault)
             return client
@@ -654,5 +670,6 @@ __all__ = [
     "GateWorld",
     "Requirement",
     "SynthesizedGate",
+    "gate_of_template",
     "synthesized_gate",
 ]

@@ -1,0 +1,421 @@
+"""Instance groups of a CreateCluster request as ``InstanceGroup`` factory calls, with their
+Slurm layout (``SlurmConfig``, or the legacy ``provisioning_parameters.json``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..instance_type import HyperPodInstanceType
+from .reading import ConversionError, _expect, _Fields, _Imports
+from .source import Call, Code, ListOf, Raw, literal
+
+PARTITION_NAME = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """A group's Slurm role: node type and partition."""
+
+    node_type: str
+    partition: str | None
+
+
+def _layouts(groups: list[Any], parameters: object | None) -> list[_Layout]:
+    """Each group's node type and partition: from its SlurmConfig, or (legacy layout) from
+    ``provisioning_parameters.json``."""
+    with_config = [i for i, g in enumerate(groups) if isinstance(g, Mapping) and "SlurmConfig" in g]
+    if with_config:
+        if len(with_config) != len(groups):
+            missing = next(i for i in range(len(groups)) if i not in with_config)
+            raise ConversionError(
+                f"InstanceGroups[{missing}].SlurmConfig",
+                "missing while other groups have one: give every group a SlurmConfig, or none "
+                "(the legacy layout in provisioning_parameters.json)",
+            )
+        return [
+            _slurm_config(groups[i]["SlurmConfig"], f"InstanceGroups[{i}].SlurmConfig")
+            for i in range(len(groups))
+        ]
+    if parameters is None:
+        raise ConversionError(
+            "InstanceGroups[].SlurmConfig",
+            "no group has one, so the Slurm layout lives in the lifecycle scripts' "
+            "provisioning_parameters.json: pass it with --provisioning-parameters",
+        )
+    return _legacy_layouts(groups, parameters)
+
+
+def _slurm_config(value: object, path: str) -> _Layout:
+    config = _Fields.of(value, path)
+    node_type = config.require("NodeType")
+    if node_type not in ("Controller", "Login", "Compute"):
+        raise ConversionError(
+            f"{path}.NodeType", f"expected Controller, Login or Compute, got {node_type!r}"
+        )
+    partitions = config.take("PartitionNames") or []
+    _expect(partitions, list, f"{path}.PartitionNames")
+    if len(partitions) > 1:
+        raise ConversionError(f"{path}.PartitionNames", "at most one partition name")
+    config.done()
+    return _Layout(node_type, partitions[0] if partitions else None)
+
+
+def _legacy_layouts(groups: list[Any], parameters: object) -> list[_Layout]:
+    path = "provisioning_parameters.json"
+    if not isinstance(parameters, Mapping):
+        raise ConversionError(path, "expected a JSON object")
+    roles: dict[str, _Layout] = {}
+    controller = parameters.get("controller_group")
+    if not isinstance(controller, str):
+        raise ConversionError(f"{path}.controller_group", "required: the controller group's name")
+    roles[controller] = _Layout("Controller", None)
+    login = parameters.get("login_group")
+    if isinstance(login, str):
+        roles[login] = _Layout("Login", None)
+    for index, worker in enumerate(parameters.get("worker_groups") or []):
+        where = f"{path}.worker_groups[{index}]"
+        if not isinstance(worker, Mapping) or not isinstance(
+            worker.get("instance_group_name"), str
+        ):
+            raise ConversionError(where, "expected {instance_group_name, partition_name}")
+        partition = worker.get("partition_name") or worker["instance_group_name"]
+        roles[worker["instance_group_name"]] = _Layout("Compute", str(partition))
+    layouts = []
+    for index, group in enumerate(groups):
+        name = group.get("InstanceGroupName") if isinstance(group, Mapping) else None
+        if name not in roles:
+            raise ConversionError(
+                f"InstanceGroups[{index}].InstanceGroupName",
+                f"{name!r} is not the controller, login or a worker group of {path}",
+            )
+        layouts.append(roles[name])
+    return layouts
+
+
+def _instance_type(name: str, imports: _Imports) -> Code:
+    cls = imports.library("HyperPodInstanceType").text
+    attribute = "ML_" + re.sub(r"[.-]", "_", name.removeprefix("ml.")).upper()
+    if name.startswith("ml.") and hasattr(HyperPodInstanceType, attribute):
+        return Raw(f"{cls}.{attribute}")
+    return Call(f"{cls}.of", (literal(name),))
+
+
+def _lifecycle(value: object, path: str, imports: _Imports) -> Code:
+    config = _Fields.of(value, path)
+    uri = _expect(config.require("SourceS3Uri"), str, f"{path}.SourceS3Uri")
+    on_create, on_init = config.take("OnCreate"), config.take("OnInitComplete")
+    config.done()
+    if (on_create is None) == (on_init is None):
+        raise ConversionError(path, "exactly one of OnCreate or OnInitComplete is required")
+    entry = ("on_create", on_create) if on_create is not None else ("on_init_complete", on_init)
+    cls = imports.library("LifecycleScripts").text
+    return Call(f"{cls}.from_s3_uri", (literal(uri),), ((entry[0], literal(entry[1])),))
+
+
+def _network(value: object, path: str, imports: _Imports) -> tuple[Code, Code]:
+    config = _Fields.of(value, path)
+    subnets = _expect(config.require("Subnets"), list, f"{path}.Subnets")
+    groups = _expect(config.require("SecurityGroupIds"), list, f"{path}.SecurityGroupIds")
+    config.done()
+    return (
+        ListOf(
+            tuple(imports.existing("subnet", _expect(s, str, f"{path}.Subnets")) for s in subnets)
+        ),
+        ListOf(
+            tuple(
+                imports.existing("security_group", _expect(g, str, f"{path}.SecurityGroupIds"))
+                for g in groups
+            )
+        ),
+    )
+
+
+_FACTORIES = {"Controller": "controller", "Login": "login", "Compute": "compute"}
+_COMPUTE_ONLY = {
+    "OnStartDeepHealthChecks": "deep_health_checks",
+    "TrainingPlanArn": "training_plan_arn",
+}
+
+
+def _group(
+    value: object,
+    path: str,
+    layout: _Layout,
+    imports: _Imports,
+    *,
+    cluster_role: str | None,
+    shared_lifecycle: bool,
+    continuous: bool,
+    convert_to_continuous: bool,
+    notes: list[str],
+) -> Code:
+    group = _Fields.of(value, path)
+    name = _expect(group.require("InstanceGroupName"), str, f"{path}.InstanceGroupName")
+    instance_type = _expect(group.require("InstanceType"), str, f"{path}.InstanceType")
+    count = _expect(group.require("InstanceCount"), int, f"{path}.InstanceCount")
+    group.take("SlurmConfig")  # read by _layouts
+    kwargs: list[tuple[str, Code]] = [("instance_type", _instance_type(instance_type, imports))]
+    if layout.node_type == "Compute":
+        if layout.partition is None:
+            raise ConversionError(
+                f"{path}.SlurmConfig.PartitionNames", "a Compute group needs one partition"
+            )
+        partition = layout.partition
+        if convert_to_continuous and not PARTITION_NAME.match(partition):
+            partition = re.sub(r"[^a-zA-Z0-9]+", "-", partition).strip("-")
+            notes.append(
+                f"{path}: partition {layout.partition!r} renamed {partition!r} "
+                "(SlurmConfig.PartitionNames takes letters, digits and hyphens)"
+            )
+        kwargs.append(("partition", literal(partition)))
+    elif layout.partition is not None:
+        raise ConversionError(
+            f"{path}.SlurmConfig.PartitionNames", f"a {layout.node_type} group has no partition"
+        )
+    kwargs.append(("instance_count", literal(count)))
+    minimum = group.take("MinInstanceCount")
+    if minimum is not None and not continuous:
+        raise ConversionError(
+            f"{path}.MinInstanceCount", "only valid with NodeProvisioningMode 'Continuous'"
+        )
+    accelerated = bool(HyperPodInstanceType.of(instance_type).accelerator_count)
+    if minimum is None and convert_to_continuous and accelerated and layout.node_type == "Compute":
+        minimum = count
+        notes.append(f"{path}.MinInstanceCount set to InstanceCount ({count}): the group is gated")
+    if minimum is not None:
+        kwargs.append(
+            ("min_instance_count", literal(_expect(minimum, int, f"{path}.MinInstanceCount")))
+        )
+    role = _expect(group.require("ExecutionRole"), str, f"{path}.ExecutionRole")
+    if role != cluster_role:
+        kwargs.append(("execution_role", imports.existing("role", role)))
+    lifecycle = group.take("LifeCycleConfig")
+    if lifecycle is not None and not shared_lifecycle:
+        kwargs.append(
+            ("lifecycle_scripts", _lifecycle(lifecycle, f"{path}.LifeCycleConfig", imports))
+        )
+    kwargs += _group_options(group, path, layout, imports)
+    group.done()
+    factory = f"{imports.library('InstanceGroup').text}.{_FACTORIES[layout.node_type]}"
+    return Call(factory, (literal(name),), tuple(kwargs))
+
+
+def _group_options(
+    group: _Fields, path: str, layout: _Layout, imports: _Imports
+) -> list[tuple[str, Code]]:
+    found: list[tuple[str, Code]] = []
+    for field_name, keyword in _COMPUTE_ONLY.items():
+        if group.value.get(field_name) is not None and layout.node_type != "Compute":
+            raise ConversionError(
+                f"{path}.{field_name}",
+                f"only compute groups take {keyword} in hyperpod_constructs",
+            )
+    threads = group.take("ThreadsPerCore")
+    if threads is not None:
+        found.append(("threads_per_core", literal(_expect(threads, int, f"{path}.ThreadsPerCore"))))
+    checks = group.take("OnStartDeepHealthChecks")
+    if checks is not None:
+        cls = imports.library("DeepHealthCheck").text
+        members = {
+            "InstanceStress": "INSTANCE_STRESS",
+            "InstanceConnectivity": "INSTANCE_CONNECTIVITY",
+        }
+        items = []
+        for check in _expect(checks, list, f"{path}.OnStartDeepHealthChecks"):
+            if check not in members:
+                raise ConversionError(f"{path}.OnStartDeepHealthChecks", f"unknown check {check!r}")
+            items.append(Raw(f"{cls}.{members[check]}"))
+        found.append(("deep_health_checks", ListOf(tuple(items))))
+    storage = group.take("InstanceStorageConfigs")
+    if storage is not None:
+        configs = _expect(storage, list, f"{path}.InstanceStorageConfigs")
+        found.append(
+            (
+                "storage",
+                ListOf(
+                    tuple(
+                        _storage(item, f"{path}.InstanceStorageConfigs[{i}]", imports)
+                        for i, item in enumerate(configs)
+                    )
+                ),
+            )
+        )
+    for key, keyword in (("TrainingPlanArn", "training_plan_arn"), ("ImageId", "image_id")):
+        text = group.take(key)
+        if text is not None:
+            found.append((keyword, literal(_expect(text, str, f"{path}.{key}"))))
+    override = group.take("OverrideVpcConfig")
+    if override is not None:
+        subnets, security_groups = _network(override, f"{path}.OverrideVpcConfig", imports)
+        found.append(("vpc_subnets", Call("ec2.SubnetSelection", (), (("subnets", subnets),))))
+        found.append(("security_groups", security_groups))
+    update = group.take("ScheduledUpdateConfig")
+    if update is not None:
+        found.append(
+            (
+                "scheduled_update",
+                _scheduled_update(update, f"{path}.ScheduledUpdateConfig", imports),
+            )
+        )
+    interface = group.take("NetworkInterface")
+    if interface is not None:
+        config = _Fields.of(interface, f"{path}.NetworkInterface")
+        kind = config.require("InterfaceType")
+        config.done()
+        members = {"efa": "EFA", "efa-only": "EFA_ONLY"}
+        if kind not in members:
+            raise ConversionError(
+                f"{path}.NetworkInterface.InterfaceType", f"unknown value {kind!r}"
+            )
+        found.append(
+            (
+                "network_interface",
+                Raw(f"{imports.library('NetworkInterfaceType').text}.{members[kind]}"),
+            )
+        )
+    capacity = group.take("CapacityRequirements")
+    if capacity is not None:
+        found.append(
+            ("capacity_type", _capacity(capacity, f"{path}.CapacityRequirements", imports))
+        )
+    return found
+
+
+def _capacity(value: object, path: str, imports: _Imports) -> Code:
+    config = _Fields.of(value, path)
+    chosen = [key for key in ("OnDemand", "Spot") if config.take(key) is not None]
+    config.done()
+    if len(chosen) != 1 or config.value[chosen[0]] != {}:
+        raise ConversionError(path, 'expected exactly one of {"OnDemand": {}} or {"Spot": {}}')
+    member = "ON_DEMAND" if chosen[0] == "OnDemand" else "SPOT"
+    return Raw(f"{imports.library('CapacityType').text}.{member}")
+
+
+def _storage(value: object, path: str, imports: _Imports) -> Code:
+    config = _Fields.of(value, path)
+    ebs, lustre, zfs = (
+        config.take("EbsVolumeConfig"),
+        config.take("FsxLustreConfig"),
+        config.take("FsxOpenZfsConfig"),
+    )
+    config.done()
+    cls = imports.library("InstanceStorage").text
+    if [ebs, lustre, zfs].count(None) != 2:
+        raise ConversionError(
+            path, "expected exactly one of EbsVolumeConfig, FsxLustreConfig, FsxOpenZfsConfig"
+        )
+    if ebs is not None:
+        volume = _Fields.of(ebs, f"{path}.EbsVolumeConfig")
+        size = _expect(
+            volume.require("VolumeSizeInGB"), int, f"{path}.EbsVolumeConfig.VolumeSizeInGB"
+        )
+        imports.cdk.add("Size")
+        kwargs: list[tuple[str, Code]] = [("volume_size", Call("Size.gibibytes", (literal(size),)))]
+        root, key = volume.take("RootVolume"), volume.take("VolumeKmsKeyId")
+        if root is not None:
+            kwargs.append(
+                ("root_volume", literal(_expect(root, bool, f"{path}.EbsVolumeConfig.RootVolume")))
+            )
+        if key is not None:
+            kwargs.append(
+                ("kms_key_id", literal(_expect(key, str, f"{path}.EbsVolumeConfig.VolumeKmsKeyId")))
+            )
+        volume.done()
+        return Call(f"{cls}.ebs", (), tuple(kwargs))
+    kind, body = ("FsxLustreConfig", lustre) if lustre is not None else ("FsxOpenZfsConfig", zfs)
+    fsx = _Fields.of(body, f"{path}.{kind}")
+    kwargs = [("dns_name", literal(_expect(fsx.require("DnsName"), str, f"{path}.{kind}.DnsName")))]
+    if kind == "FsxLustreConfig":
+        kwargs.append(
+            (
+                "mount_name",
+                literal(_expect(fsx.require("MountName"), str, f"{path}.{kind}.MountName")),
+            )
+        )
+    mount_path = fsx.take("MountPath")
+    if mount_path is not None:
+        kwargs.append(("mount_path", literal(_expect(mount_path, str, f"{path}.{kind}.MountPath"))))
+    fsx.done()
+    factory = "fsx_lustre" if kind == "FsxLustreConfig" else "fsx_open_zfs"
+    return Call(f"{cls}.{factory}", (), tuple(kwargs))
+
+
+def _batch_size(value: object, path: str, imports: _Imports) -> Code:
+    config = _Fields.of(value, path)
+    kind, number = config.require("Type"), _expect(config.require("Value"), int, f"{path}.Value")
+    config.done()
+    factories = {"INSTANCE_COUNT": "instances", "CAPACITY_PERCENT": "percentage"}
+    if kind not in factories:
+        raise ConversionError(
+            f"{path}.Type", f"expected INSTANCE_COUNT or CAPACITY_PERCENT, got {kind!r}"
+        )
+    return Call(f"{imports.library('BatchSize').text}.{factories[kind]}", (literal(number),))
+
+
+def _scheduled_update(value: object, path: str, imports: _Imports) -> Code:
+    config = _Fields.of(value, path)
+    kwargs: list[tuple[str, Code]] = [
+        (
+            "schedule_expression",
+            literal(
+                _expect(config.require("ScheduleExpression"), str, f"{path}.ScheduleExpression")
+            ),
+        )
+    ]
+    deployment_value = config.take("DeploymentConfig")
+    config.done()
+    if deployment_value is not None:
+        where = f"{path}.DeploymentConfig"
+        deployment = _Fields.of(deployment_value, where)
+        policy_value = deployment.take("RollingUpdatePolicy")
+        if policy_value is not None:
+            policy = _Fields.of(policy_value, f"{where}.RollingUpdatePolicy")
+            for key, keyword in (
+                ("MaximumBatchSize", "maximum_batch_size"),
+                ("RollbackMaximumBatchSize", "rollback_maximum_batch_size"),
+            ):
+                size = policy.take(key)
+                if size is not None:
+                    kwargs.append(
+                        (keyword, _batch_size(size, f"{where}.RollingUpdatePolicy.{key}", imports))
+                    )
+            policy.done()
+        wait = deployment.take("WaitIntervalInSeconds")
+        if wait is not None:
+            imports.cdk.add("Duration")
+            kwargs.append(
+                (
+                    "wait_interval",
+                    Call(
+                        "Duration.seconds",
+                        (literal(_expect(wait, int, f"{where}.WaitIntervalInSeconds")),),
+                    ),
+                )
+            )
+        alarms = deployment.take("AutoRollbackConfiguration")
+        if alarms is not None:
+            names = []
+            for index, alarm in enumerate(
+                _expect(alarms, list, f"{where}.AutoRollbackConfiguration")
+            ):
+                entry = _Fields.of(alarm, f"{where}.AutoRollbackConfiguration[{index}]")
+                names.append(
+                    literal(
+                        _expect(
+                            entry.require("AlarmName"),
+                            str,
+                            f"{where}.AutoRollbackConfiguration[{index}].AlarmName",
+                        )
+                    )
+                )
+                entry.done()
+            kwargs.append(("rollback_alarms", ListOf(tuple(names))))
+        deployment.done()
+        if len(kwargs) == 1:
+            raise ConversionError(
+                where, "an empty DeploymentConfig is not expressed by hyperpod_constructs"
+            )
+    return Call(imports.library("ScheduledUpdate").text, (), tuple(kwargs))
