@@ -13,7 +13,7 @@ synth lists every problem. Three kinds of failure are reported without a Python 
 a jsii (JavaScript) stack, then the process exits with status 1:
 
 1. :class:`~hyperpod_constructs.HyperPodValidationError` (also
-   :class:`~hyperpod_constructs.HyperPodArgumentError`) or
+   :class:`~hyperpod_constructs.validation.HyperPodArgumentError`) or
    :class:`~hyperpod_constructs.sizing.SizingError`, raised while the app is built where the
    library cannot go on (a wrong ``scope``, a blueprint's layout, a sizing helper): one line
    per problem; no template is written.
