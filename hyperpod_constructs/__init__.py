@@ -12,6 +12,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._version import __version__
+
 if TYPE_CHECKING:
     from .blueprints import (
         BlueprintDefaults,
@@ -160,6 +162,7 @@ __all__ = [
     "SlurmConfigStrategy",
     "TrainingClusterBlueprint",
     "VpcRequired",
+    "__version__",
     "accelerator_count_of",
     "evaluate_gate",
     "fsdp_world_size",
