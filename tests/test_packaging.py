@@ -155,21 +155,42 @@ def user_env() -> dict[str, str]:
     return env
 
 
-@pytest.mark.parametrize("tested", ["latest", "lowest"])
-def test_the_wheel_synthesizes_the_readme_example_in_a_fresh_venv(
-    tested: str, dist: Path, tmp_path: Path
-) -> None:
+@pytest.fixture(scope="session")
+def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Tested set -> the python of a fresh venv (outside the repository) where pip installed
+    the wheel under that set's constraints. Both installs run at once; pip's cache is used,
+    byte-compiling is left to the first import."""
     if not (NODE_BIN / "cdk").exists():
         pytest.fail("the cdk CLI is missing: run `make setup`")
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet"]
-    install += ["--disable-pip-version-check", "-c", str(CONSTRAINTS[tested])]
-    installed = subprocess.run(
-        [*install, str(the_wheel(dist))], capture_output=True, text=True, env=user_env()
-    )
-    assert installed.returncode == 0, installed.stderr
+    running: dict[str, tuple[Path, subprocess.Popen[str]]] = {}
+    for tested, constraints in CONSTRAINTS.items():
+        venv = tmp_path_factory.mktemp(f"venv-{tested}")
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        python = venv / "bin" / "python"
+        install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet"]
+        install += ["--disable-pip-version-check", "--no-compile", "-c", str(constraints)]
+        process = subprocess.Popen(
+            [*install, str(the_wheel(dist))],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=user_env(),
+        )
+        running[tested] = (python, process)
+    pythons: dict[str, Path] = {}
+    for tested, (python, process) in running.items():
+        output, _ = process.communicate()
+        assert process.returncode == 0, f"{tested}: {output}"
+        pythons[tested] = python
+    return pythons
+
+
+@pytest.mark.parametrize("tested", ["latest", "lowest"])
+def test_the_wheel_synthesizes_the_readme_example_in_a_fresh_venv(
+    tested: str, installed: dict[str, Path], tmp_path: Path
+) -> None:
+    python = installed[tested]
+    venv = python.parent.parent
 
     app = tmp_path / "app"
     (app / "lifecycle").mkdir(parents=True)
