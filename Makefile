@@ -1,23 +1,36 @@
 # Two commands do all set-up on a fresh clone:  `make synth`  and  `make test`.
 # Everything is installed into this folder: .venv/ (Python) and node_modules/ (cdk CLI, Node 22).
+# The exact Python set is locked in constraints.txt (latest aws-cdk-lib) and
+# constraints-min.txt (lowest supported aws-cdk-lib, .venv-min/, `make test-min`).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 PYTHON ?= python3
 VENV := .venv
+VENV_MIN := .venv-min
 BIN := $(CURDIR)/$(VENV)/bin
 # Node 22 from node_modules first: the cdk CLI and jsii then run on a supported Node.
 export PATH := $(CURDIR)/node_modules/.bin:$(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export CDK_DISABLE_CLI_TELEMETRY := true
+# mkdocs-material's notice about its successor, printed on every build.
+export NO_MKDOCS_2_WARNING := 1
+CDK_FLAGS := --quiet --no-notices --no-version-reporting
+# pip's notes about index locations configured on some machines, not about this project.
+PIP_QUIET := { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: setup synth test docs bench clean
+.PHONY: setup synth test docs package test-min lock bench clean
 
-$(VENV)/.installed: pyproject.toml
+# $(1): venv folder, $(2): constraints file, $(3): extra to install.
+define make_venv
+	@$(PYTHON) -m venv $(1)
+	@$(1)/bin/pip install --quiet --no-warn-script-location -c $(2) -e '.[$(3)]' 2>&1 | $(PIP_QUIET)
+	@touch $(1)/.installed
+endef
+
+$(VENV)/.installed: pyproject.toml constraints.txt
 	@echo "Installing Python dependencies into $(VENV)/ ..."
-	@$(PYTHON) -m venv $(VENV)
-	@$(BIN)/pip install --quiet --no-warn-script-location -e '.[dev]' 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
-	@touch $@
+	$(call make_venv,$(VENV),constraints.txt,dev)
 
 node_modules/.installed: package.json package-lock.json
 	@echo "Installing the cdk CLI and Node.js 22 into node_modules/ ..."
@@ -28,21 +41,49 @@ setup: $(VENV)/.installed node_modules/.installed
 
 ## Synthesize the example app into cdk.out/ with the real cdk CLI (no AWS account needed).
 synth: setup
-	cdk synth --quiet --no-notices --no-version-reporting
+	cdk synth $(CDK_FLAGS)
 	@echo "Synthesized: $$(ls cdk.out/*.template.json | tr '\n' ' ')"
 
-## The whole test suite: lint, types, and pytest (snapshots, cfn-lint, cdk-nag, gate simulation).
+## The whole test suite: lint, types, and pytest (snapshots, cfn-lint, cdk-nag, gate simulation,
+## packaging: the wheel installed in fresh venvs with the latest and the lowest aws-cdk-lib).
 test: setup
 	ruff check .
 	ruff format --check .
 	mypy
 	pytest
 
+## The documentation site into site/ (mkdocs, API reference from the docstrings); fails on
+## any warning: broken links or cross-references, an API page missing or left over.
 docs: setup
-	@$(BIN)/python docs/build.py
+	mkdocs build --strict --quiet
+
+## The wheel and sdist into dist/, checked by twine.
+package: setup
+	rm -rf dist
+	python -m build --quiet --outdir dist . 2>&1 | $(PIP_QUIET)
+	twine check --strict dist/*
+
+$(VENV_MIN)/.installed: pyproject.toml constraints-min.txt
+	@echo "Installing the lowest supported aws-cdk-lib into $(VENV_MIN)/ ..."
+	$(call make_venv,$(VENV_MIN),constraints-min.txt,test)
+
+## The lowest supported aws-cdk-lib (constraints-min.txt): synthesize the examples with the
+## real cdk CLI and run the tests that do not compare snapshots taken with the latest.
+MIN_TESTS := tests/test_validation_rules.py tests/test_tokens.py tests/test_sizing.py \
+  tests/test_policy.py tests/test_readme.py tests/test_templates.py tests/gate
+test-min: $(VENV_MIN)/.installed node_modules/.installed
+	cdk synth $(CDK_FLAGS) --app "$(VENV_MIN)/bin/python examples/app.py" --output cdk.out-min
+	$(VENV_MIN)/bin/python -c "import aws_cdk, importlib.metadata as m; print('aws-cdk-lib', m.version('aws-cdk-lib'))"
+	$(VENV_MIN)/bin/pytest $(MIN_TESTS)
+
+## Rewrite constraints.txt from the current .venv/ (after changing a dependency).
+lock: setup
+	{ sed -n '/^#/p' constraints.txt; $(BIN)/pip freeze --exclude-editable 2>/dev/null \
+	  | grep -vE '^(pip|setuptools)=='; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
 
 bench: setup
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf cdk.out site .pytest_cache .mypy_cache .ruff_cache
+	rm -rf cdk.out cdk.out-min site dist .pytest_cache .mypy_cache .ruff_cache

@@ -20,6 +20,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._version import __version__
+
 _EXPORTS: dict[str, str] = {
     # constructs and their interface
     "HyperPodSlurmCluster": ".cluster",
@@ -53,7 +55,7 @@ _EXPORTS: dict[str, str] = {
 }
 """The public names and the module each one comes from: the one list of the top level."""
 
-__all__ = sorted(_EXPORTS)
+__all__ = [*sorted(_EXPORTS), "__version__"]
 
 if TYPE_CHECKING:  # for type checkers only; tests/test_api.py keeps this block and _EXPORTS equal
     from .cluster import AccountingDatabase as AccountingDatabase

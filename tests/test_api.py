@@ -41,7 +41,7 @@ def type_checking_imports() -> dict[str, str]:
 
 
 def test_all_is_the_export_table() -> None:
-    assert hyperpod_constructs.__all__ == sorted(hyperpod_constructs._EXPORTS)
+    assert hyperpod_constructs.__all__ == [*sorted(hyperpod_constructs._EXPORTS), "__version__"]
 
 
 def test_type_checking_imports_match_the_export_table() -> None:
@@ -49,7 +49,7 @@ def test_type_checking_imports_match_the_export_table() -> None:
 
 
 def test_the_top_level_is_small_and_holds_what_an_app_writes() -> None:
-    names = set(hyperpod_constructs.__all__)
+    names = set(hyperpod_constructs._EXPORTS)
     assert len(names) <= 24  # the constructs, their props/options and enums; nothing else
     assert {"HyperPodSlurmCluster", "InstanceGroup", "HyperPodInstanceType"} <= names
     internals = {"evaluate_gate", "GateDecision", "GroupRequirement", "HyperPodPolicy"}
