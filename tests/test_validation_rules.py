@@ -951,3 +951,31 @@ def test_docs_rule_table_is_generated_from_the_registry() -> None:
     table = docs.split(TABLE_BEGIN, 1)[1].split(TABLE_END, 1)[0]
     listed = re.findall(r"^\| `(HP-[A-Z0-9-]+)` \|", table, flags=re.MULTILINE)
     assert listed == list(RULES)
+
+
+def test_readiness_gate_and_its_deprecated_spelling_together_are_one_finding() -> None:
+    """``readiness_gate=`` and ``min_count_gate=`` both given: reported at synth with the
+    other findings (not raised while the app is built), naming the deprecated parameter."""
+    app = App()
+    stack = Stack(app, "Test")
+    options = MinCountGateOptions(timeout=Duration.hours(4))
+    built = cluster(
+        stack,
+        [controller(), compute(min_instance_count=2)],
+        readiness_gate=options,
+        min_count_gate=options,
+    )
+    (finding,) = built.findings()
+    assert (finding.rule, finding.field) == ("HP-ARG-TYPE", "min_count_gate")
+    assert "None when readiness_gate is given" in finding.message()
+    with pytest.raises(RuntimeError, match=r"min_count_gate = .* \[HP-ARG-TYPE\]"):
+        app.synth()
+
+
+def test_gate_option_findings_name_the_parameter_given() -> None:
+    """The deprecated spelling keeps its field names; ``readiness_gate=`` gets its own."""
+    late = MinCountGateOptions(poll_interval=Duration.seconds(5))
+    for parameter in ("readiness_gate", "min_count_gate"):
+        stack = Stack(App(), "Test")
+        built = cluster(stack, [controller(), compute(min_instance_count=2)], **{parameter: late})
+        assert [f.field for f in built.findings()] == [f"{parameter}.poll_interval"]
