@@ -23,7 +23,7 @@ from constructs import Construct, Dependable
 
 from .._dependable import DependencyRoots
 from .._lazy import lazy_any, lazy_string
-from .._nag import acknowledge, arn_placeholder, ref_placeholder
+from .._nag import acknowledge, acknowledge_compliance, arn_placeholder, ref_placeholder
 from .._tokens import is_unresolved
 from ..validation.finding import HyperPodValidationError
 from ..validation.gate_rules import gate_option_findings
@@ -136,6 +136,7 @@ class MinCountGate(Construct):
         self._add_arm()
         self._add_wait()
         self._add_fast_path()
+        self._acknowledge_compliance()
         self.dashboard: cloudwatch.Dashboard | None = None
         """The opt-in dashboard (``MinCountGateOptions.dashboard``): one graph per gated
         group, built from :meth:`metric_current_count` and its siblings."""
@@ -143,6 +144,40 @@ class MinCountGate(Construct):
             self.dashboard = cloudwatch.Dashboard(self, "Dashboard")
 
     # -- the steps of the constructor, in order ---------------------------------------------
+    def _acknowledge_compliance(self) -> None:
+        """The HIPAA Security and NIST 800-53 R5 findings on the gate's own resources, each
+        with why it does not apply to a wait that lives for one deployment."""
+        for reason, rule in (
+            (
+                "The gate's functions are invoked synchronously by Step Functions and "
+                "CloudFormation, which retry or report a failed invocation; the EventBridge "
+                "fast path is only a shortcut that the poll loop covers, so no event is lost",
+                "LambdaDLQ",
+            ),
+            (
+                "One check runs per poll of one deployment (a few hundred invocations over "
+                "hours); reserved concurrency would take capacity from the account for nothing",
+                "LambdaConcurrency",
+            ),
+            (
+                "The functions call only AWS APIs (SageMaker, CloudFormation, Step Functions, "
+                "the wait condition's S3 URL) and no resource inside a VPC; a VPC would need "
+                "NAT or endpoints for each and protect nothing",
+                "LambdaInsideVPC",
+            ),
+            (
+                "The log groups hold the gate's progress lines (group counts and HyperPod's "
+                "event text, never a secret: tested), kept for a limited retention and "
+                "encrypted at rest by CloudWatch Logs",
+                "CloudWatchLogGroupEncrypted",
+            ),
+            (
+                "Each policy names only this gate's own cluster, state machine and wait "
+                "handle; inline, it cannot be attached to any other principal",
+                "IAMNoInlinePolicy",
+            ),
+        ):
+            acknowledge_compliance(self, reason, rule)
 
     def _add_functions(self) -> None:
         """The check function (reads the cluster, signals the handle) and the arm function
