@@ -10,7 +10,6 @@ tests/test_reporting.py covers them in-process.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -19,9 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-NODE_BIN = ROOT / "node_modules" / ".bin"
-CDK = NODE_BIN / "cdk"
+from tests.support.cdk_cli import SYNTH, cdk_env
 
 APP = '''\
 """A tiny invalid HyperPod app ({case})."""
@@ -78,24 +75,14 @@ class Synth:
 @pytest.fixture(scope="module")
 def synths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Synth]:
     """Run ``cdk synth`` on every case at once; wait for all of them."""
-    if not CDK.exists():
-        pytest.skip("the cdk CLI is not installed (run `make setup`)")
-    env = dict(os.environ)
-    env.update(
-        PATH=f"{NODE_BIN}{os.pathsep}{env.get('PATH', '')}",
-        PYTHONPATH=str(ROOT),
-        CDK_DISABLE_CLI_TELEMETRY="true",
-    )
-    for name in ("CDK_OUTDIR", "CDK_CONTEXT_JSON", "PYTEST_CURRENT_TEST", "PYTEST_VERSION"):
-        env.pop(name, None)
+    env = cdk_env()
     running: dict[str, tuple[subprocess.Popen[str], Path]] = {}
     for case, (groups, _) in CASES.items():
         folder = tmp_path_factory.mktemp(f"cdk-{case}")
         (folder / "app.py").write_text(APP.format(case=case, groups=groups))
         (folder / "cdk.json").write_text(f'{{"app": "{sys.executable} app.py"}}\n')
-        command = [str(CDK), "synth", "--quiet", "--no-notices", "--no-version-reporting"]
         process = subprocess.Popen(
-            command,
+            SYNTH,
             cwd=folder,
             env=env,
             stdout=subprocess.PIPE,

@@ -7,7 +7,6 @@ printed once, no Python or jsii stack, no JavaScript file prefix, exit status 1)
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -15,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-NODE_BIN = ROOT / "node_modules" / ".bin"
-CDK = NODE_BIN / "cdk"
+from tests.support.cdk_cli import SYNTH, cdk_env
 
 APP = '''\
 """An app with six mistakes, one per stage."""
@@ -110,18 +107,9 @@ def test_one_synth_in_process_reports_all_six(app_file: Path, tmp_path: Path) ->
 
 
 def test_one_cdk_synth_reports_all_six_cleanly(app_file: Path) -> None:
-    if not CDK.exists():
-        pytest.skip("the cdk CLI is not installed (run `make setup`)")
-    env = dict(os.environ)
-    env.update(
-        PATH=f"{NODE_BIN}{os.pathsep}{env.get('PATH', '')}",
-        PYTHONPATH=str(ROOT),
-        CDK_DISABLE_CLI_TELEMETRY="true",
-    )
-    for name in ("CDK_OUTDIR", "CDK_CONTEXT_JSON", "PYTEST_CURRENT_TEST", "PYTEST_VERSION"):
-        env.pop(name, None)
+    env = cdk_env()
     result = subprocess.run(
-        [str(CDK), "synth", "--quiet", "--no-notices", "--no-version-reporting"],
+        SYNTH,
         cwd=app_file.parent,
         env=env,
         capture_output=True,
