@@ -6,18 +6,23 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
-from aws_cdk import Annotations, ArnFormat, Aws, CustomResource, Duration, RemovalPolicy, Stack
+from aws_cdk import (
+    Annotations,
+    ArnFormat,
+    Aws,
+    CustomResource,
+    Duration,
+    Names,
+    RemovalPolicy,
+    Stack,
+)
 from aws_cdk import aws_cloudformation as cfn
-from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_events as events
-from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
-from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
-from aws_cdk import aws_sns as sns
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct, Dependable
 
@@ -28,8 +33,8 @@ from .._tokens import is_unresolved
 from ..validation.finding import HyperPodValidationError
 from ..validation.gate_rules import gate_option_findings
 from .definition import build_definition
-from .metrics import gate_metric
 from .options import HYPERPOD_MIN_COUNT_WINDOW, MAX_GATE_TIMEOUT, MinCountGateOptions
+from .resources import LambdaCode
 from .runtime.hyperpod_gate.contract import (
     ARM_PROPERTY_KEYS,
     RESOURCE_TYPE,
@@ -40,16 +45,41 @@ from .runtime.hyperpod_gate.decision import GroupRequirement
 from .runtime.hyperpod_gate.fastpath import FAST_PATH_DETAIL_TYPES, fast_path_input
 
 if TYPE_CHECKING:
+    from aws_cdk import aws_cloudwatch as cloudwatch
+    from aws_cdk import aws_sns as sns
+
     from ..cluster import HyperPodSlurmCluster
 
 RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
-RUNTIME = lambda_.Runtime.PYTHON_3_14
+RUNTIME = "python3.14"
+"""The Lambda runtime of the gate's functions (``lambda.Runtime.PYTHON_3_14``)."""
 LOOP_BACKSTOP_MARGIN = Duration.minutes(30)
 """The poll loop's own Step Functions timeout exceeds the gate deadline by one poll interval
 plus this much, so the deadline check always runs before the backstop."""
 _ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
 FUNCTION_TIMEOUT = Duration.seconds(100)
 """Below the state machine's 120-second task timeout, above botocore's bounded retries."""
+LOG_DELIVERY_ACTIONS = (
+    "logs:CreateLogDelivery",
+    "logs:GetLogDelivery",
+    "logs:UpdateLogDelivery",
+    "logs:DeleteLogDelivery",
+    "logs:ListLogDeliveries",
+    "logs:PutResourcePolicy",
+    "logs:DescribeResourcePolicies",
+    "logs:DescribeLogGroups",
+)
+"""What a state machine's role needs to deliver its logs (as ``sfn.StateMachine`` grants)."""
+XRAY_ACTIONS = (
+    "xray:PutTraceSegments",
+    "xray:PutTelemetryRecords",
+    "xray:GetSamplingRules",
+    "xray:GetSamplingTargets",
+)
+"""What a state machine's role needs for X-Ray tracing (as ``sfn.StateMachine`` grants)."""
+_View = TypeVar("_View")
+LOG_RETENTION_DAYS = 30
+"""How long the gate's log groups keep its progress lines (``logs.RetentionDays.ONE_MONTH``)."""
 
 
 def gate_fingerprint(cluster_name: str, requirements: Mapping[str, GroupRequirement]) -> str:
@@ -130,6 +160,9 @@ class MinCountGate(Construct):
             - int(LOOP_BACKSTOP_MARGIN.to_seconds()),
         )
 
+        self._rendered_arm_properties: dict[str, object] | None = None
+        self._views: dict[str, object] = {}
+        self._code: LambdaCode | None = None
         self._add_functions()
         self._add_topic()
         self._add_loop()
@@ -141,6 +174,8 @@ class MinCountGate(Construct):
         """The opt-in dashboard (``MinCountGateOptions.dashboard``): one graph per gated
         group, built from :meth:`metric_current_count` and its siblings."""
         if options.dashboard:
+            from aws_cdk import aws_cloudwatch as cloudwatch  # only for the opt-in dashboard
+
             self.dashboard = cloudwatch.Dashboard(self, "Dashboard")
 
     # -- the steps of the constructor, in order ---------------------------------------------
@@ -182,27 +217,26 @@ class MinCountGate(Construct):
     def _add_functions(self) -> None:
         """The check function (reads the cluster, signals the handle) and the arm function
         (starts and stops the loop; signals the handle when the check function cannot)."""
-        code = lambda_.Code.from_asset(RUNTIME_DIR, exclude=_ASSET_EXCLUDES)
-        self.check_function = self._function(
+        self._check_role, self._check_function = self._function(
             "CheckFunction",
             "hyperpod_gate.poll.handler",
-            code,
             "Checks whether the gated HyperPod groups reached their minimum",
         )
-        self.arm_function = self._function(
+        self._arm_role, self._arm_function = self._function(
             "ArmFunction",
             "hyperpod_gate.arm.handler",
-            code,
             "Arms the HyperPod MinCount gate (starts or stops its poll loop)",
         )
+        self._check_function_arn = self._check_function.attr_arn
+        self._arm_function_arn = self._arm_function.attr_arn
         self._cluster.grant(
-            self.check_function, "sagemaker:DescribeCluster", "sagemaker:ListClusterEvents"
+            self._check_role, "sagemaker:DescribeCluster", "sagemaker:ListClusterEvents"
         )
-        for function, sid in (
-            (self.check_function, "ReadWaitHandleOfThisStack"),
-            (self.arm_function, "ReadWaitConditionOfThisStack"),
+        for role, sid in (
+            (self._check_role, "ReadWaitHandleOfThisStack"),
+            (self._arm_role, "ReadWaitConditionOfThisStack"),
         ):
-            function.add_to_role_policy(
+            role.add_to_policy(
                 iam.PolicyStatement(
                     sid=sid,
                     actions=["cloudformation:DescribeStackResource"],
@@ -213,8 +247,12 @@ class MinCountGate(Construct):
     def _add_topic(self) -> None:
         """The SNS topic of the gate's messages: given, created on request, or none."""
         options = self._options
-        self.topic = options.notification_topic
+        self.topic: sns.ITopic | None = options.notification_topic
+        """The SNS topic of the gate's messages (``None`` without one)."""
         if self.topic is None and options.create_notification_topic:
+            from aws_cdk import aws_kms as kms  # only for a topic the gate creates
+            from aws_cdk import aws_sns as sns
+
             self.topic = sns.Topic(
                 self,
                 "Topic",
@@ -224,10 +262,10 @@ class MinCountGate(Construct):
             )
         if self.topic is None:
             return
-        self.topic.grant_publish(self.check_function)
+        self.topic.grant_publish(self._check_role)
         if options.notification_topic is None:
             acknowledge(
-                self.check_function.role or self.check_function,
+                self._check_role,
                 "The topic is encrypted with the AWS managed key alias/aws/sns, whose key id "
                 "is only known at deploy time",
                 "AwsSolutions-IAM5[Action::kms:GenerateDataKey*]",
@@ -238,49 +276,78 @@ class MinCountGate(Construct):
     def _add_loop(self) -> None:
         """The Step Functions Standard workflow: check -> Choice -> Wait, until a decision."""
         options = self._options
-        log_group = logs.LogGroup(
-            self,
-            "PollLoopLogs",
-            retention=logs.RetentionDays.ONE_MONTH,
-            removal_policy=RemovalPolicy.DESTROY,
+        log_group = self._log_group("PollLoopLogs")
+        loop = Construct(self, "PollLoop")
+        # The role and policy a `sfn.StateMachine` with logging and tracing creates.
+        role = iam.Role(
+            loop,
+            "Role",
+            assumed_by=iam.ServicePrincipal(
+                "states.amazonaws.com",
+                conditions={
+                    "ArnLike": {
+                        "aws:SourceArn": f"arn:{Aws.PARTITION}:states:{Aws.REGION}:"
+                        f"{Aws.ACCOUNT_ID}:stateMachine:*"
+                    },
+                    "StringEquals": {"aws:SourceAccount": Aws.ACCOUNT_ID},
+                },
+            ),
         )
-        self.state_machine = sfn.StateMachine(
-            self,
-            "PollLoop",
-            definition_body=sfn.DefinitionBody.from_string(
-                json.dumps(
-                    build_definition(
-                        poll_function_arn=self.check_function.function_arn,
-                        fallback_function_arn=self.arm_function.function_arn,
-                        timeout_seconds=self._timeout_seconds
-                        + int(options.poll_interval.to_seconds())
-                        + int(LOOP_BACKSTOP_MARGIN.to_seconds()),
-                    )
+        for actions in (LOG_DELIVERY_ACTIONS, XRAY_ACTIONS):
+            role.add_to_policy(iam.PolicyStatement(actions=list(actions), resources=["*"]))
+        for function_arn in (self._check_function_arn, self._arm_function_arn):
+            # What `function.grant_invoke(state_machine)` grants: the function and its versions.
+            role.add_to_policy(
+                iam.PolicyStatement(
+                    actions=["lambda:InvokeFunction"],
+                    resources=[function_arn, f"{function_arn}:*"],
                 )
-            ),
-            state_machine_type=sfn.StateMachineType.STANDARD,
-            logs=sfn.LogOptions(
-                destination=log_group, level=sfn.LogLevel.ALL, include_execution_data=True
-            ),
-            tracing_enabled=True,
+            )
+        definition = build_definition(
+            poll_function_arn=self._check_function_arn,
+            fallback_function_arn=self._arm_function_arn,
+            timeout_seconds=self._timeout_seconds
+            + int(options.poll_interval.to_seconds())
+            + int(LOOP_BACKSTOP_MARGIN.to_seconds()),
         )
-        self.check_function.grant_invoke(self.state_machine)
-        self.arm_function.grant_invoke(self.state_machine)
+        state_machine = sfn.CfnStateMachine
+        self._state_machine = state_machine(
+            loop,
+            "Resource",
+            definition_string=json.dumps(definition),
+            logging_configuration=state_machine.LoggingConfigurationProperty(
+                destinations=[
+                    state_machine.LogDestinationProperty(
+                        cloud_watch_logs_log_group=state_machine.CloudWatchLogsLogGroupProperty(
+                            log_group_arn=log_group.attr_arn
+                        )
+                    )
+                ],
+                include_execution_data=True,
+                level="ALL",
+            ),
+            role_arn=role.role_arn,
+            state_machine_type="STANDARD",
+            tracing_configuration=state_machine.TracingConfigurationProperty(enabled=True),
+        )
+        self._state_machine.apply_removal_policy(RemovalPolicy.DESTROY)
+        self._state_machine.node.add_dependency(role)
+        self._state_machine_arn = self._state_machine.ref
         # The arm function's rights on the loop are a policy of their own: in its role's
         # default policy they would close a cycle (the loop's definition names the arm
         # function, which depends on that default policy). The arm resource waits for it.
         stack = Stack.of(self)
         machine_name = stack.split_arn(
-            self.state_machine.state_machine_arn, ArnFormat.COLON_RESOURCE_NAME
+            self._state_machine_arn, ArnFormat.COLON_RESOURCE_NAME
         ).resource_name
         self._arm_policy = iam.Policy(
             self,
             "ArmStartsLoop",
-            roles=[self.arm_function.role] if self.arm_function.role else [],
+            roles=[self._arm_role],
             statements=[
                 iam.PolicyStatement(
                     actions=["states:StartExecution"],
-                    resources=[self.state_machine.state_machine_arn],
+                    resources=[self._state_machine_arn],
                 ),
                 iam.PolicyStatement(
                     actions=["states:StopExecution"],
@@ -296,14 +363,14 @@ class MinCountGate(Construct):
             ],
         )
         acknowledge(
-            self.state_machine.role,
+            role,
             "X-Ray tracing and CloudWatch Logs delivery take no resource scope; the invoke "
             "grants cover the gate functions' versions",
             "AwsSolutions-IAM5[Resource::*]",
-            f"AwsSolutions-IAM5[Resource::{arn_placeholder(self.check_function)}:*]",
-            f"AwsSolutions-IAM5[Resource::{arn_placeholder(self.arm_function)}:*]",
+            f"AwsSolutions-IAM5[Resource::{arn_placeholder(self._check_function)}:*]",
+            f"AwsSolutions-IAM5[Resource::{arn_placeholder(self._arm_function)}:*]",
         )
-        sm_ref = ref_placeholder(self.state_machine)
+        sm_ref = ref_placeholder(self._state_machine)
         acknowledge(
             self._arm_policy,
             "Executions are named at run time; the grant is limited to this state machine's",
@@ -318,11 +385,12 @@ class MinCountGate(Construct):
         self.arm = CustomResource(
             self,
             "Arm",
-            service_token=self.arm_function.function_arn,
+            service_token=self._arm_function_arn,
             resource_type=RESOURCE_TYPE,
             properties=properties,
             service_timeout=Duration.minutes(5),
         )
+        """The custom resource that arms the gate (starts its poll loop)."""
         self.arm.node.add_dependency(self._cluster.node.default_child, self._arm_policy)
 
     def _add_wait(self) -> None:
@@ -361,28 +429,90 @@ class MinCountGate(Construct):
         to one poll interval. That check may only signal SUCCESS (same UniqueId as the loop's,
         so a repeat is harmless) and only while the wait condition is in progress; the loop
         stays the authority for failures and the fallback when an event is lost."""
-        self.fast_path = events.Rule(
-            self,
-            "FastPath",
+        rule = Construct(self, "FastPath")
+        check_function = self.node.find_child("CheckFunction")
+        self._fast_path = events.CfnRule(
+            rule,
+            "Resource",
             description="Checks the HyperPod MinCount gate when the cluster reports a change",
-            event_pattern=events.EventPattern(
-                source=["aws.sagemaker"],
-                detail_type=list(FAST_PATH_DETAIL_TYPES),
-                resources=[self._cluster.cluster_arn],
-            ),
+            event_pattern={
+                "detail-type": list(FAST_PATH_DETAIL_TYPES),
+                "resources": [self._cluster.cluster_arn],
+                "source": ["aws.sagemaker"],
+            },
+            state="ENABLED",
+            # What `targets.LambdaFunction(check_function, event=..., retry_attempts=2,
+            # max_event_age=Duration.minutes(15))` renders.
+            targets=[
+                events.CfnRule.TargetProperty(
+                    arn=self._check_function_arn,
+                    id="Target0",
+                    input=Stack.of(self).to_json_string(lazy_any(self._fast_path_input)),
+                    retry_policy=events.CfnRule.RetryPolicyProperty(
+                        maximum_event_age_in_seconds=900, maximum_retry_attempts=2
+                    ),
+                )
+            ],
         )
-        self.fast_path.add_target(
-            targets.LambdaFunction(
-                self.check_function,
-                event=events.RuleTargetInput.from_object(lazy_any(self._fast_path_input)),
-                retry_attempts=2,
-                max_event_age=Duration.minutes(15),
-            )
+        # The permission `targets.LambdaFunction` adds, at the same path (its logical id).
+        lambda_.CfnPermission(
+            rule,
+            f"AllowEventRule{Names.node_unique_id(check_function.node)}",
+            action="lambda:InvokeFunction",
+            function_name=self._check_function_arn,
+            principal="events.amazonaws.com",
+            source_arn=self._fast_path.attr_arn,
         )
 
     def _fast_path_input(self) -> dict[str, object]:
         props = self._arm_properties()
         return fast_path_input(props, stack_id=Aws.STACK_ID)
+
+    # -- the gate's resources as aws-cdk-lib interfaces (built on first use) ----------------
+    @property
+    def check_function(self) -> lambda_.IFunction:
+        """The check function (reads the cluster, signals the wait handle)."""
+        return self._function_view("CheckFunction", self._check_function_arn, self._check_role)
+
+    @property
+    def arm_function(self) -> lambda_.IFunction:
+        """The arm function (the custom resource's handler; starts and stops the loop)."""
+        return self._function_view("ArmFunction", self._arm_function_arn, self._arm_role)
+
+    @property
+    def state_machine(self) -> sfn.IStateMachine:
+        """The Step Functions Standard workflow that polls the cluster."""
+
+        def build() -> sfn.IStateMachine:
+            return sfn.StateMachine.from_state_machine_arn(
+                self, "PollLoopRef", self._state_machine_arn
+            )
+
+        return self._view("PollLoop", build)
+
+    @property
+    def fast_path(self) -> events.IRule:
+        """The EventBridge rule that runs a check when HyperPod reports a change."""
+
+        def build() -> events.IRule:
+            return events.Rule.from_event_rule_arn(self, "FastPathRef", self._fast_path.attr_arn)
+
+        return self._view("FastPath", build)
+
+    def _function_view(self, id: str, arn: str, role: iam.IRole) -> lambda_.IFunction:
+        def build() -> lambda_.IFunction:
+            return lambda_.Function.from_function_attributes(
+                self, f"{id}Ref", function_arn=arn, role=role, same_environment=True
+            )
+
+        return self._view(id, build)
+
+    def _view(self, key: str, build: Callable[[], _View]) -> _View:
+        """``build()`` once: an aws-cdk-lib interface of one of the gate's resources, whose
+        module is imported only by those who use it."""
+        if key not in self._views:
+            self._views[key] = build()
+        return cast(_View, self._views[key])
 
     @property
     def requirements(self) -> Mapping[str, GroupRequirement]:
@@ -405,6 +535,8 @@ class MinCountGate(Construct):
         first = group_name not in self._requirements
         self._requirements[group_name] = requirement
         if self.dashboard is not None and first:
+            from aws_cdk import aws_cloudwatch as cloudwatch
+
             self.dashboard.add_widgets(
                 cloudwatch.GraphWidget(
                     title=f"{group_name}: instances (minimum {requirement.min_count}, "
@@ -441,6 +573,8 @@ class MinCountGate(Construct):
     def _metric(
         self, name: str, group_name: str, props: cloudwatch.MetricOptions | None
     ) -> cloudwatch.Metric:
+        from .metrics import gate_metric  # the CloudWatch module only when asked for
+
         return gate_metric(
             name,
             namespace=self._options.metrics_namespace,
@@ -467,15 +601,22 @@ class MinCountGate(Construct):
             )
         return self._fingerprint_value
 
-    def _function(
-        self, id: str, handler: str, code: lambda_.Code, description: str
-    ) -> lambda_.Function:
-        log_group = logs.LogGroup(
-            self,
-            f"{id}Logs",
-            retention=logs.RetentionDays.ONE_MONTH,
-            removal_policy=RemovalPolicy.DESTROY,
+    def _log_group(self, id: str) -> logs.CfnLogGroup:
+        """A log group kept a month and deleted with the stack (what ``logs.LogGroup`` with
+        ``retention=ONE_MONTH, removal_policy=DESTROY`` writes)."""
+        log_group = logs.CfnLogGroup(
+            Construct(self, id), "Resource", retention_in_days=LOG_RETENTION_DAYS
         )
+        log_group.apply_removal_policy(RemovalPolicy.DESTROY)
+        return log_group
+
+    def _function(
+        self, id: str, handler: str, description: str
+    ) -> tuple[iam.Role, lambda_.CfnFunction]:
+        """A Python function on ARM with its own log group and role (what
+        ``lambda.Function(..., log_group=..., role=...)`` writes), running the runtime
+        package (staged once, under the first function); its role and function."""
+        log_group = self._log_group(f"{id}Logs")
         # An explicit role with write access to its own log group only, instead of the
         # AWSLambdaBasicExecutionRole managed policy.
         role = iam.Role(
@@ -484,29 +625,48 @@ class MinCountGate(Construct):
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             description=description,
         )
-        log_group.grant_write(role)
-        return lambda_.Function(
-            self,
-            id,
-            runtime=RUNTIME,
-            architecture=lambda_.Architecture.ARM_64,
-            handler=handler,
-            code=code,
-            timeout=FUNCTION_TIMEOUT,
-            memory_size=128,
-            description=description,
-            log_group=log_group,
-            role=role,
+        role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                resources=[log_group.attr_arn],
+            )
         )
+        function = Construct(self, id)
+        if self._code is None:
+            self._code = LambdaCode(function, RUNTIME_DIR, exclude=_ASSET_EXCLUDES)
+        code = self._code
+        resource = lambda_.CfnFunction(
+            function,
+            "Resource",
+            architectures=["arm64"],
+            code=code.code,
+            description=description,
+            handler=handler,
+            logging_config=lambda_.CfnFunction.LoggingConfigProperty(log_group=log_group.ref),
+            memory_size=128,
+            role=role.role_arn,
+            runtime=RUNTIME,
+            timeout=int(FUNCTION_TIMEOUT.to_seconds()),
+        )
+        code.bind(resource)
+        resource.node.add_dependency(role)
+        return role, resource
 
     def _arm_property(self, key: str) -> Callable[[], object]:
         """One rendered property, at synth (None, so left out, for an absent TopicArn)."""
-        return lambda: self._arm_properties().render().get(key)
+
+        def produce() -> object:
+            # Rendered once, when the template is written (every group has been added).
+            if self._rendered_arm_properties is None:
+                self._rendered_arm_properties = self._arm_properties().render()
+            return self._rendered_arm_properties.get(key)
+
+        return produce
 
     def _arm_properties(self) -> ArmProperties:
         stack = Stack.of(self)
         return ArmProperties(
-            state_machine_arn=self.state_machine.state_machine_arn,
+            state_machine_arn=self._state_machine_arn,
             cluster_name=self._cluster.cluster_name,
             requirements=tuple(
                 Requirement(name, r.min_count, r.target_count)
