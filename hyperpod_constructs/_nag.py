@@ -24,11 +24,17 @@ COMPLIANCE_PACKS = ("HIPAA.Security", "NIST.800.53.R5")
 def acknowledge_compliance(scope: IConstruct, reason: str, *rules: str) -> None:
     """Acknowledge ``rules`` (names the packs share, e.g. ``"IAMNoInlinePolicy"``) in every
     pack of :data:`COMPLIANCE_PACKS`."""
+    acknowledge_compliance_each(scope, *((reason, rule) for rule in rules))
+
+
+def acknowledge_compliance_each(scope: IConstruct, *reasons: tuple[str, str]) -> None:
+    """Acknowledge each ``(reason, rule)`` as :func:`acknowledge_compliance` does, in one
+    call (each call into aws-cdk-lib is a round trip to its Node process)."""
     Validations.of(scope).acknowledge(
         *(
             Acknowledgment(id=f"{pack}::{pack}-{rule}", reason=reason)
+            for reason, rule in reasons
             for pack in COMPLIANCE_PACKS
-            for rule in rules
         )
     )
 

@@ -12,7 +12,6 @@ from aws_cdk import Annotations, Names, Resource, Tags
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
-from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct, DependencyGroup, IConstruct, IDependable, IValidation
 
 from ._dependable import LazyDependable
@@ -52,6 +51,7 @@ if TYPE_CHECKING:
     # Imported when the first group is gated: its aws-cdk-lib modules (Lambda, Step Functions,
     # CloudWatch, ...) cost about 0.2 s of CPU that a cluster without a gated group never needs.
     from aws_cdk import aws_cloudwatch as cloudwatch
+    from aws_cdk import aws_secretsmanager as secretsmanager  # annotations only
 
     from .gate.construct import MinCountGate
 

@@ -6,11 +6,10 @@ import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from aws_cdk import Aws, Fn, IgnoreMode, RemovalPolicy, SymlinkFollowMode
 from aws_cdk import aws_iam as iam
-from aws_cdk import aws_s3 as s3
-from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct, IDependable
 
 from ._lazy import lazy_any
@@ -18,6 +17,10 @@ from ._nag import acknowledge, acknowledge_compliance, arn_placeholder
 from ._roles import statements_land
 from .lifecycle_files import Selection, ignore_lines, select_files
 from .validation.limits import REQUIRED_BUCKET_PREFIX
+
+if TYPE_CHECKING:  # imported where scripts are bound: a cluster without them loads neither
+    from aws_cdk import aws_s3 as s3
+    from aws_cdk import aws_s3_deployment as s3deploy
 
 __all__ = ["REQUIRED_BUCKET_PREFIX", "BoundLifecycle", "LifecycleScripts"]
 
@@ -200,6 +203,9 @@ class LifecycleScripts:
         return self._granted.get((scope.node.path, id(role)), True)
 
     def _bind(self, scope: Construct) -> tuple[BoundLifecycle, s3.IBucket, str]:
+        from aws_cdk import aws_s3 as s3
+        from aws_cdk import aws_s3_deployment as s3deploy
+
         if self.source_s3_uri is not None:
             bucket_name, _, prefix = self.source_s3_uri.partition("://")[2].partition("/")
             bucket = s3.Bucket.from_bucket_name(

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_cdk import Size, SizeRoundingBehavior
-from aws_cdk import aws_fsx as fsx
+
+if TYPE_CHECKING:  # annotations only: a cluster without FSx does not load the module
+    from aws_cdk import aws_fsx as fsx
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -28,7 +28,12 @@ from constructs import Construct, Dependable
 
 from .._dependable import DependencyRoots
 from .._lazy import lazy_any, lazy_string
-from .._nag import acknowledge, acknowledge_compliance, arn_placeholder, ref_placeholder
+from .._nag import (
+    acknowledge,
+    acknowledge_compliance_each,
+    arn_placeholder,
+    ref_placeholder,
+)
 from .._tokens import is_unresolved
 from ..validation.finding import HyperPodValidationError
 from ..validation.gate_rules import gate_option_findings
@@ -57,8 +62,10 @@ LOOP_BACKSTOP_MARGIN = Duration.minutes(30)
 """The poll loop's own Step Functions timeout exceeds the gate deadline by one poll interval
 plus this much, so the deadline check always runs before the backstop."""
 _ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
-FUNCTION_TIMEOUT = Duration.seconds(100)
+FUNCTION_TIMEOUT_SECONDS = 100
 """Below the state machine's 120-second task timeout, above botocore's bounded retries."""
+FUNCTION_TIMEOUT = Duration.seconds(FUNCTION_TIMEOUT_SECONDS)
+"""The gate functions' timeout (:data:`FUNCTION_TIMEOUT_SECONDS`)."""
 LOG_DELIVERY_ACTIONS = (
     "logs:CreateLogDelivery",
     "logs:GetLogDelivery",
@@ -139,7 +146,11 @@ class MinCountGate(Construct):
         findings = gate_option_findings(options)
         if findings:
             raise HyperPodValidationError(scope.node.path, findings)
-        if options.timeout.to_seconds() < HYPERPOD_MIN_COUNT_WINDOW.to_seconds():
+        # Durations are jsii objects: read each once (every read is a round trip to Node).
+        timeout_seconds = int(options.timeout.to_seconds())
+        self._poll_seconds = int(options.poll_interval.to_seconds())
+        margin_seconds = int(LOOP_BACKSTOP_MARGIN.to_seconds())
+        if timeout_seconds < HYPERPOD_MIN_COUNT_WINDOW.to_seconds():
             Annotations.of(self).add_warning_v2(
                 "hyperpod:HP-WARN-GATE-TIMEOUT",
                 f"min_count_gate.timeout = {options.timeout.to_human_string()} is shorter than "
@@ -153,12 +164,12 @@ class MinCountGate(Construct):
         self._fingerprint_value: str | None = None
         # The loop's deadline, capped so that its "deadline reached" reason always arrives
         # before the wait condition's own 12-hour limit could end the wait without a reason.
+        self._max_wait_seconds = int(MAX_GATE_TIMEOUT.to_seconds())
         self._timeout_seconds = min(
-            int(options.timeout.to_seconds()),
-            int(MAX_GATE_TIMEOUT.to_seconds())
-            - int(options.poll_interval.to_seconds())
-            - int(LOOP_BACKSTOP_MARGIN.to_seconds()),
+            timeout_seconds, self._max_wait_seconds - self._poll_seconds - margin_seconds
         )
+        self._loop_timeout_seconds = self._timeout_seconds + self._poll_seconds + margin_seconds
+        self._stack = Stack.of(self)
 
         self._rendered_arm_properties: dict[str, object] | None = None
         self._views: dict[str, object] = {}
@@ -182,7 +193,8 @@ class MinCountGate(Construct):
     def _acknowledge_compliance(self) -> None:
         """The HIPAA Security and NIST 800-53 R5 findings on the gate's own resources, each
         with why it does not apply to a wait that lives for one deployment."""
-        for reason, rule in (
+        acknowledge_compliance_each(
+            self,
             (
                 "The gate's functions are invoked synchronously by Step Functions and "
                 "CloudFormation, which retry or report a failed invocation; the EventBridge "
@@ -211,8 +223,7 @@ class MinCountGate(Construct):
                 "handle; inline, it cannot be attached to any other principal",
                 "IAMNoInlinePolicy",
             ),
-        ):
-            acknowledge_compliance(self, reason, rule)
+        )
 
     def _add_functions(self) -> None:
         """The check function (reads the cluster, signals the handle) and the arm function
@@ -275,7 +286,6 @@ class MinCountGate(Construct):
 
     def _add_loop(self) -> None:
         """The Step Functions Standard workflow: check -> Choice -> Wait, until a decision."""
-        options = self._options
         log_group = self._log_group("PollLoopLogs")
         loop = Construct(self, "PollLoop")
         # The role and policy a `sfn.StateMachine` with logging and tracing creates.
@@ -306,9 +316,7 @@ class MinCountGate(Construct):
         definition = build_definition(
             poll_function_arn=self._check_function_arn,
             fallback_function_arn=self._arm_function_arn,
-            timeout_seconds=self._timeout_seconds
-            + int(options.poll_interval.to_seconds())
-            + int(LOOP_BACKSTOP_MARGIN.to_seconds()),
+            timeout_seconds=self._loop_timeout_seconds,
         )
         state_machine = sfn.CfnStateMachine
         self._state_machine = state_machine(
@@ -336,7 +344,7 @@ class MinCountGate(Construct):
         # The arm function's rights on the loop are a policy of their own: in its role's
         # default policy they would close a cycle (the loop's definition names the arm
         # function, which depends on that default policy). The arm resource waits for it.
-        stack = Stack.of(self)
+        stack = self._stack
         machine_name = stack.split_arn(
             self._state_machine_arn, ArnFormat.COLON_RESOURCE_NAME
         ).resource_name
@@ -406,13 +414,13 @@ class MinCountGate(Construct):
             # (the maximum); the gate's configurable deadline is enforced by the poll loop,
             # which signals FAILURE with a reason when it passes. Changing `timeout` therefore
             # updates the arm resource in place and never forces a new wait.
-            timeout=str(int(MAX_GATE_TIMEOUT.to_seconds())),
+            timeout=str(self._max_wait_seconds),
         )
         # The handle exists before the loop starts (it may signal on its first check); the
         # condition starts counting once the arm resource has started the loop.
         self.arm.node.add_dependency(self._handle)
         self._condition.node.add_dependency(self.arm)
-        path = [scope.node.id for scope in self.node.scopes[len(Stack.of(self).node.scopes) :]]
+        path = [scope.node.id for scope in self.node.scopes[len(self._stack.node.scopes) :]]
         self._handle.override_logical_id(
             lazy_string(lambda: gate_logical_id(path, "Handle", self._fingerprint()))
         )
@@ -447,7 +455,7 @@ class MinCountGate(Construct):
                 events.CfnRule.TargetProperty(
                     arn=self._check_function_arn,
                     id="Target0",
-                    input=Stack.of(self).to_json_string(lazy_any(self._fast_path_input)),
+                    input=self._stack.to_json_string(lazy_any(self._fast_path_input)),
                     retry_policy=events.CfnRule.RetryPolicyProperty(
                         maximum_event_age_in_seconds=900, maximum_retry_attempts=2
                     ),
@@ -589,7 +597,7 @@ class MinCountGate(Construct):
         CloudFormation create a new pair (a new wait) and delete the old one; other changes
         keep them. Computed once, when the template is written."""
         if self._fingerprint_value is None:
-            stack = Stack.of(self)
+            stack = self._stack
 
             def stable(value: str) -> str:
                 # A token's text depends on creation order; its resolved form does not.
@@ -646,7 +654,7 @@ class MinCountGate(Construct):
             memory_size=128,
             role=role.role_arn,
             runtime=RUNTIME,
-            timeout=int(FUNCTION_TIMEOUT.to_seconds()),
+            timeout=FUNCTION_TIMEOUT_SECONDS,
         )
         code.bind(resource)
         resource.node.add_dependency(role)
@@ -664,7 +672,7 @@ class MinCountGate(Construct):
         return produce
 
     def _arm_properties(self) -> ArmProperties:
-        stack = Stack.of(self)
+        stack = self._stack
         return ArmProperties(
             state_machine_arn=self._state_machine_arn,
             cluster_name=self._cluster.cluster_name,
@@ -675,7 +683,7 @@ class MinCountGate(Construct):
             wait_handle_logical_id=str(stack.resolve(self._handle.logical_id)),
             wait_condition_logical_id=str(stack.resolve(self._condition.logical_id)),
             timeout_seconds=self._timeout_seconds,
-            poll_interval_seconds=int(self._options.poll_interval.to_seconds()),
+            poll_interval_seconds=self._poll_seconds,
             topic_arn=None if self.topic is None else self.topic.topic_arn,
             metrics_namespace=self._options.metrics_namespace,
         )

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from aws_cdk import Duration
-from aws_cdk import aws_sns as sns
 
 from .runtime.hyperpod_gate.decision import DEFAULT_METRICS_NAMESPACE
+
+if TYPE_CHECKING:  # annotations only: a gate without a topic does not load the module
+    from aws_cdk import aws_sns as sns
 
 HYPERPOD_MIN_COUNT_WINDOW = Duration.hours(3)
 """HyperPod rolls a group back if its minimum is not met within this window (fixed)."""

@@ -713,3 +713,96 @@ def test_arm_properties_follow_the_one_contract(two_gated: dict[str, Any]) -> No
     assert sent == set(ARM_PROPERTY_KEYS) - {"TopicArn"}  # no topic in this stack
     (condition_id, _) = only(two_gated, "AWS::CloudFormation::WaitCondition")
     assert gate["Properties"]["WaitConditionLogicalId"] == condition_id
+
+
+# -- the gate's resources, written as L1 classes ------------------------------------------------
+
+
+def test_the_gates_resources_are_reachable_as_cdk_interfaces() -> None:
+    """``check_function``, ``arm_function``, ``state_machine`` and ``fast_path`` are the
+    aws-cdk-lib interfaces of the resources in the template: grants name them."""
+    from aws_cdk import aws_iam as iam
+
+    def grant(stack: Stack, cluster: HyperPodSlurmCluster) -> None:
+        gate = cluster.min_count_gate
+        assert gate is not None
+        user = iam.Role(stack, "Operator", assumed_by=iam.AccountRootPrincipal())
+        gate.check_function.grant_invoke(user)
+        gate.arm_function.grant_invoke(user)
+        gate.state_machine.grant_read(user)
+        assert gate.check_function is gate.check_function  # built once
+        user.add_to_policy(
+            iam.PolicyStatement(
+                actions=["events:DescribeRule"], resources=[gate.fast_path.rule_arn]
+            )
+        )
+
+    stack, _ = build([controller(), compute("gpu", 4, 2)], after=grant)
+    template = as_dict(Template.from_stack(stack))
+    check_id, _ = function_by_handler(template, "hyperpod_gate.poll.handler")
+    arm_id, _ = function_by_handler(template, "hyperpod_gate.arm.handler")
+    machine_id, _ = only(template, "AWS::StepFunctions::StateMachine")
+    rule_id, _ = only(template, "AWS::Events::Rule")
+    (operator_id,) = [i for i in resources(template, "AWS::IAM::Role") if i.startswith("Operator")]
+    granted = statements(template, operator_id)
+    invoked = [
+        r
+        for s in granted
+        if actions(s) == {"lambda:InvokeFunction"}
+        for r in statement_resources(s)
+    ]
+    for function_id in (check_id, arm_id):
+        assert {"Fn::GetAtt": [function_id, "Arn"]} in invoked
+    assert any(
+        {"Ref": machine_id} in statement_resources(s)
+        for s in granted
+        if "states:ListExecutions" in actions(s)
+    )
+    assert any(statement_resources(s) == [{"Fn::GetAtt": [rule_id, "Arn"]}] for s in granted)
+    # Interfaces of existing resources: the gate defines no resource for them.
+    assert len(resources(template, "AWS::Lambda::Function")) == 2
+
+
+def test_tags_reach_every_taggable_resource_of_the_gate() -> None:
+    from aws_cdk import Tags
+
+    stack, _ = build(
+        [controller(), compute("gpu", 4, 2)],
+        after=lambda stack, _: Tags.of(stack).add("team", "nlp"),
+    )
+    template = as_dict(Template.from_stack(stack))
+    for type_name in (
+        "AWS::Lambda::Function",
+        "AWS::Logs::LogGroup",
+        "AWS::StepFunctions::StateMachine",
+        "AWS::Events::Rule",
+        "AWS::IAM::Role",
+    ):
+        found = resources(template, type_name)
+        assert found, type_name
+        for logical_id, resource in found.items():
+            assert {"Key": "team", "Value": "nlp"} in resource["Properties"]["Tags"], logical_id
+
+
+def test_gate_functions_record_their_asset_when_the_cli_asks_for_it() -> None:
+    """The cdk CLI sets ``aws:cdk:enable-asset-metadata``; tools such as SAM local then find
+    a function's code through its metadata, as for any ``lambda.Code.from_asset``."""
+    app = new_app()
+    app.node.set_context("aws:cdk:enable-asset-metadata", True)
+    stack = Stack(app, "Gate")
+    HyperPodSlurmCluster(
+        stack, "Cluster", cluster_name="train", instance_groups=[controller(), compute("g", 2, 2)]
+    )
+    template = as_dict(Template.from_stack(stack))
+    functions = resources(template, "AWS::Lambda::Function")
+    assert len(functions) == 2
+    for function in functions.values():
+        digest = function["Properties"]["Code"]["S3Key"].removesuffix(".zip")
+        assert function["Metadata"] == {
+            "aws:asset:path": f"asset.{digest}",
+            "aws:asset:is-bundled": False,
+            "aws:asset:property": "Code",
+        }
+    without = as_dict(Template.from_stack(build([controller(), compute("g", 2, 2)])[0]))
+    for function in resources(without, "AWS::Lambda::Function").values():
+        assert "Metadata" not in function
