@@ -3,10 +3,13 @@ library with itself plus the library's import)."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -44,3 +47,25 @@ def test_the_l1_scale_app_imports_nothing_of_the_library() -> None:
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["library_modules"] == 0
+
+
+def test_the_apps_load_the_library_from_bytecode_as_an_installed_package_does(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """pip compiles an installed package; a checkout run with PYTHONDONTWRITEBYTECODE=1
+    would compile the library in every measured process (and aws-cdk-lib never)."""
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    bench = importlib.import_module("run")
+    monkeypatch.setattr(bench, "BYTECODE_DIR", tmp_path / "bytecode")
+    env = bench.child_env(False)
+    assert "PYTHONDONTWRITEBYTECODE" not in env
+    subprocess.run(
+        [sys.executable, "-c", "import hyperpod_constructs.enums"], env=env, cwd=ROOT, check=True
+    )
+    source = (ROOT / "hyperpod_constructs" / "enums.py").resolve()
+    compiled = importlib.util.cache_from_source(str(source))
+    # cache_from_source honours sys.pycache_prefix; rebuild the path under the bench's prefix.
+    name = Path(compiled).name
+    cached = tmp_path / "bytecode" / source.parent.relative_to(source.anchor) / name
+    assert cached.is_file(), sorted(p.name for p in (tmp_path / "bytecode").rglob("*.pyc"))[:5]
