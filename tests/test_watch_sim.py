@@ -22,6 +22,7 @@ import pytest
 from aws_cdk.cx_api import CloudAssembly
 
 from tests.support.hyperpod_sim import constant, linear, steps
+from tests.support.parameterized import parameterized_assembly
 from tests.support.watch_deployment import STACK, Deployment, WatchRun
 
 WINDOW = 3 * 3600
@@ -400,39 +401,8 @@ def test_an_older_boto3_without_mincount_or_events_still_decides(
 def parameterized(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
     """A stack whose gated group's counts are parameters (defaults: 8 of 4): its cdk.out and
     template."""
-    from aws_cdk import CfnParameter, Stack
-
-    from hyperpod_constructs import (
-        DeepHealthCheck,
-        HyperPodInstanceType,
-        HyperPodSlurmCluster,
-        InstanceGroup,
-    )
-    from tests.conftest import new_app
-
-    app = new_app(outdir=str(tmp_path_factory.mktemp("parameterized")))
-    stack = Stack(app, STACK)
-    HyperPodSlurmCluster(
-        stack,
-        "Cluster",
-        cluster_name="product",
-        instance_groups=[
-            InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
-            InstanceGroup.compute(
-                "gpu",
-                instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
-                instance_count=CfnParameter(
-                    stack, "GpuCount", type="Number", default=8
-                ).value_as_number,
-                min_instance_count=CfnParameter(
-                    stack, "GpuMin", type="Number", default=4
-                ).value_as_number,
-                deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS],
-                partition="gpu",
-            ),
-        ],
-    )
-    assembly = app.synth()
+    outdir = str(tmp_path_factory.mktemp("parameterized"))
+    assembly = parameterized_assembly(STACK, cluster_name="product", outdir=outdir)
     return str(assembly.directory), assembly.get_stack_by_name(STACK).template
 
 

@@ -12,16 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from aws_cdk import CfnParameter, Stack
 
-from hyperpod_constructs import (
-    DeepHealthCheck,
-    HyperPodInstanceType,
-    HyperPodSlurmCluster,
-    InstanceGroup,
-)
-from tests.conftest import new_app
 from tests.support.hyperpod_sim import GroupSpec, steps, unlimited
+from tests.support.parameterized import parameterized_assembly
 from tests.support.world import GateWorld, resolve_value
 
 HOUR = 3600
@@ -31,28 +24,9 @@ LAUNCH = {"GpuCount": "16", "GpuMin": "12"}
 
 @functools.cache
 def parameterized_template() -> dict[str, Any]:
-    """A cluster whose gated group's counts are Number parameters (defaults 8 and 4)."""
-    app = new_app()
-    stack = Stack(app, "Product")
-    count = CfnParameter(stack, "GpuCount", type="Number", default=8)
-    minimum = CfnParameter(stack, "GpuMin", type="Number", default=4)
-    HyperPodSlurmCluster(
-        stack,
-        "Cluster",
-        cluster_name="train",
-        instance_groups=[
-            InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
-            InstanceGroup.compute(
-                "gpu",
-                instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
-                instance_count=count.value_as_number,
-                min_instance_count=minimum.value_as_number,
-                deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS],
-                partition="gpu",
-            ),
-        ],
-    )
-    template: dict[str, Any] = app.synth().get_stack_by_name("Product").template
+    """The cluster ``train`` whose gated group's counts are Number parameters."""
+    assembly = parameterized_assembly("Product", cluster_name="train")
+    template: dict[str, Any] = assembly.get_stack_by_name("Product").template
     return template
 
 
