@@ -1,9 +1,10 @@
 """The CDK integration tests in integ/, in snapshot mode (no AWS account needed).
 
-Each ``integ/integ_*.py`` app is synthesized and compared with its snapshot (asset hashes
-replaced by placeholders, as ``integ-runner`` ignores asset changes by default). The checks
-below also hold the assertions to what the test stack really contains. Deploy mode (deploy,
-assert, destroy with an account) is described in docs/integ.md.
+Each ``integ/integ_*.py`` app is synthesized by the pinned ``cdk`` CLI from the repository
+root, as the deploy commands in docs/integ.md run it, and compared with its snapshot (asset
+hashes replaced by placeholders, as ``integ-runner`` ignores asset changes by default). The
+checks below also hold the assertions to what the test stack really contains. The real
+``integ-runner`` cannot read what aws-cdk-lib 2.275 writes yet: docs/integ.md has the evidence.
 
 Update after an intended change: ``pytest tests/test_integ.py --snapshot-update``.
 """
@@ -11,7 +12,6 @@ Update after an intended change: ``pytest tests/test_integ.py --snapshot-update`
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,21 +22,31 @@ from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.json import JSONSnapshotExtension
 
 from tests.conftest import ROOT
+from tests.support.cdk_cli import SYNTH, cdk_env
 from tests.template_utils import normalize_asset_hashes, only
 
 INTEG = ROOT / "integ"
 APPS = sorted(INTEG.glob("integ_*.py"))
 
 
+SYNTH_LIKE_INTEG_RUNNER = [*SYNTH, "--no-path-metadata", "--no-asset-metadata"]
+"""``cdk synth`` with the options integ-runner synthesizes with (no path, asset or version
+metadata). From the repository root the app gets cdk.json's feature flags, a superset of the
+flags integ-runner passes (its recommended-feature-flags.json, all with the same values)."""
+
+
 @pytest.fixture(scope="module")
 def assemblies(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Every integ app, synthesized once, as integ-runner runs it: ``python <app>``."""
+    """Every integ app, synthesized once by the CLI: ``cdk synth --app "python <app>"``."""
     out: dict[str, Path] = {}
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
+    env = cdk_env()
     for app in APPS:
         outdir = tmp_path_factory.mktemp(app.stem)
-        env.update(CDK_OUTDIR=str(outdir), PYTHONPATH=str(ROOT))
-        subprocess.run([sys.executable, str(app)], env=env, check=True, cwd=outdir)
+        command = [*SYNTH_LIKE_INTEG_RUNNER, "--app", f"{sys.executable} {app.relative_to(ROOT)}"]
+        done = subprocess.run(
+            [*command, "--output", str(outdir)], env=env, cwd=ROOT, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
         out[app.stem] = outdir
     return out
 
