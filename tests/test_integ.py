@@ -12,15 +12,19 @@ Update after an intended change: ``pytest tests/test_integ.py --snapshot-update`
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from aws_cdk import integ_tests_alpha
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.json import JSONSnapshotExtension
 
+from integ import assertion_results
 from tests.conftest import ROOT
 from tests.support.cdk_cli import SYNTH, cdk_env
 from tests.template_utils import normalize_asset_hashes, only
@@ -120,3 +124,106 @@ def test_gated_cluster_assertions_name_what_the_test_stack_deploys(
     resource = by_api[("CloudFormation", "describeStackResource")]
     assert resource["parameters"]["LogicalResourceId"] == f'"{wait_id}"'
     assert "CREATE_COMPLETE" in resource["expected"]
+
+
+# -- deploy mode without integ-runner: integ/assertion_results.py ---------------------------
+
+HANDLER = "package/lib/assertions/providers/lambda-handler/assertion.js"
+"""The integ-tests-alpha Lambda code that writes each assertion's result."""
+
+
+def _handler_results() -> dict[str, str]:
+    """Status -> the JSON the installed integ-tests-alpha assertion handler writes for it,
+    read from the handler's own source (its ``JSON.stringify({status: ...})`` calls)."""
+    package = Path(integ_tests_alpha.__file__).parent / "_jsii"
+    (tarball,) = package.glob("*.jsii.tgz")
+    with tarfile.open(tarball) as tar:
+        member = tar.extractfile(HANDLER)
+        assert member is not None
+        source = member.read().decode()
+    statuses = re.findall(r"status: '(\w+)'", source)
+    return {status: json.dumps({"status": status, "message": "mismatch"}) for status in statuses}
+
+
+def _deploy_outputs(assemblies: dict[str, Path], status: str) -> dict[str, dict[str, str]]:
+    """What ``cdk deploy --outputs-file`` writes for the assertion stack of the gated-cluster
+    test (its real output names), with every assertion's result in ``status``."""
+    outdir = assemblies["integ_gated_cluster"]
+    (case,) = json.loads((outdir / "integ.json").read_text())["testCases"].values()
+    name = case["assertionStackName"]
+    outputs = _templates(outdir)[name]["Outputs"]
+    return {name: dict.fromkeys(outputs, _handler_results()[status])}
+
+
+def test_the_checker_knows_what_the_assertion_handler_writes() -> None:
+    assert set(_handler_results()) == {"success", "fail"}
+
+
+def test_the_checker_passes_only_when_every_assertion_succeeded(
+    assemblies: dict[str, Path],
+) -> None:
+    passed = _deploy_outputs(assemblies, "success")
+    (stack,) = passed.values()
+    assert len(stack) == 2
+    assert assertion_results.failures(passed) == []
+    for name in stack:
+        one_failed = {
+            key: {**values, name: _handler_results()["fail"]} for key, values in passed.items()
+        }
+        (line,) = assertion_results.failures(one_failed)
+        assert name in line and line.endswith(": mismatch")
+
+
+@pytest.mark.parametrize(
+    "outputs",
+    [
+        {},
+        {"HyperPodGatedCluster": {"ClusterName": "x"}},
+        {"Asserts": {"AssertionResultsX": "not json"}},
+        {"Asserts": {"AssertionResultsX": '"success"'}},
+        {"Asserts": {"AssertionResultsX": '{"status": "pending"}'}},
+    ],
+    ids=["nothing", "no-assertion-output", "not-json", "not-an-object", "unknown-status"],
+)
+def test_the_checker_never_passes_without_a_success(outputs: dict[str, dict[str, str]]) -> None:
+    assert assertion_results.failures(outputs)
+
+
+def test_the_checker_command_exits_non_zero_on_a_failed_assertion(
+    assemblies: dict[str, Path], tmp_path: Path
+) -> None:
+    script = [sys.executable, str(INTEG / "assertion_results.py")]
+    runs = {}
+    for status in ("success", "fail"):
+        path = tmp_path / f"{status}.json"
+        path.write_text(json.dumps(_deploy_outputs(assemblies, status)))
+        runs[status] = subprocess.run([*script, str(path)], capture_output=True, text=True)
+    assert (runs["success"].returncode, runs["success"].stderr) == (0, "")
+    assert "every assertion passed" in runs["success"].stdout
+    assert runs["fail"].returncode == 1
+    assert runs["fail"].stderr.count("FAILED ") == 2
+    missing = subprocess.run(
+        [*script, str(tmp_path / "absent.json")], capture_output=True, text=True
+    )
+    assert missing.returncode == 1 and "cannot read the deploy outputs" in missing.stderr
+
+
+def test_the_documented_deploy_commands_deploy_the_test_case_then_its_assertions(
+    assemblies: dict[str, Path],
+) -> None:
+    """docs/integ.md deploys the test stacks, then the assertion stack with its outputs
+    written to the file the checker reads, as integ-runner does."""
+    docs = (ROOT / "docs" / "integ.md").read_text()
+    deploy_mode = docs.split("## Deploy mode", 1)[1].split("\n## ", 1)[0]
+    (commands,) = re.findall(r"```sh\n(.*?)```", deploy_mode, flags=re.DOTALL)
+    deploys = re.findall(r"^cdk deploy (\S+) (.*)$", commands, flags=re.MULTILINE)
+    checks = re.findall(r"^python integ/assertion_results\.py (\S+)$", commands, re.MULTILINE)
+    (case,) = json.loads((assemblies["integ_gated_cluster"] / "integ.json").read_text())[
+        "testCases"
+    ].values()
+    assert [stack for stack, _ in deploys] == [*case["stacks"], case["assertionStack"]]
+    assertion_options = deploys[-1][1].split()
+    assert "--no-rollback" in assertion_options
+    outputs_file = assertion_options[assertion_options.index("--outputs-file") + 1]
+    assert checks == [outputs_file]
+    assert re.search(r"^cdk destroy --all --force ", commands, flags=re.MULTILINE)
