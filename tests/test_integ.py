@@ -11,14 +11,20 @@ Update after an intended change: ``pytest tests/test_integ.py --snapshot-update`
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import json
 import re
 import subprocess
 import sys
 import tarfile
+import threading
+from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import botocore
 import pytest
 from aws_cdk import integ_tests_alpha
 from syrupy.assertion import SnapshotAssertion
@@ -26,7 +32,9 @@ from syrupy.extensions.json import JSONSnapshotExtension
 
 from integ import assertion_results
 from tests.conftest import ROOT
-from tests.support.cdk_cli import SYNTH, cdk_env
+from tests.support.cdk_cli import NODE_BIN, SYNTH, cdk_env
+from tests.support.clock import VirtualClock
+from tests.support.hyperpod_sim import GroupSpec, HyperPodSimulator, constant, unlimited
 from tests.template_utils import normalize_asset_hashes, only
 
 INTEG = ROOT / "integ"
@@ -62,6 +70,12 @@ def _templates(outdir: Path) -> dict[str, dict[str, Any]]:
     }
 
 
+def _case(outdir: Path) -> dict[str, Any]:
+    """The test case of an integ app's manifest (``integ.json``); each app has one."""
+    (case,) = json.loads((outdir / "integ.json").read_text())["testCases"].values()
+    return case  # type: ignore[no-any-return]
+
+
 def _without_salt(template: dict[str, Any]) -> dict[str, Any]:
     """The template with each assertion's ``salt`` (the synth time, so that the assertion
     runs again on every deployment) replaced by a placeholder."""
@@ -92,8 +106,7 @@ def test_gated_cluster_assertions_name_what_the_test_stack_deploys(
     assemblies: dict[str, Path],
 ) -> None:
     outdir = assemblies["integ_gated_cluster"]
-    test_cases = json.loads((outdir / "integ.json").read_text())["testCases"]
-    (case,) = test_cases.values()
+    case = _case(outdir)
     (stack_name,) = case["stacks"]
     templates = _templates(outdir)
     stack, asserts = templates[stack_name], templates[case["assertionStackName"]]
@@ -149,8 +162,7 @@ def _deploy_outputs(assemblies: dict[str, Path], status: str) -> dict[str, dict[
     """What ``cdk deploy --outputs-file`` writes for the assertion stack of the gated-cluster
     test (its real output names), with every assertion's result in ``status``."""
     outdir = assemblies["integ_gated_cluster"]
-    (case,) = json.loads((outdir / "integ.json").read_text())["testCases"].values()
-    name = case["assertionStackName"]
+    name = _case(outdir)["assertionStackName"]
     outputs = _templates(outdir)[name]["Outputs"]
     return {name: dict.fromkeys(outputs, _handler_results()[status])}
 
@@ -218,12 +230,181 @@ def test_the_documented_deploy_commands_deploy_the_test_case_then_its_assertions
     (commands,) = re.findall(r"```sh\n(.*?)```", deploy_mode, flags=re.DOTALL)
     deploys = re.findall(r"^cdk deploy (\S+) (.*)$", commands, flags=re.MULTILINE)
     checks = re.findall(r"^python integ/assertion_results\.py (\S+)$", commands, re.MULTILINE)
-    (case,) = json.loads((assemblies["integ_gated_cluster"] / "integ.json").read_text())[
-        "testCases"
-    ].values()
+    case = _case(assemblies["integ_gated_cluster"])
     assert [stack for stack, _ in deploys] == [*case["stacks"], case["assertionStack"]]
     assertion_options = deploys[-1][1].split()
     assert "--no-rollback" in assertion_options
     outputs_file = assertion_options[assertion_options.index("--outputs-file") + 1]
     assert checks == [outputs_file]
     assert re.search(r"^cdk destroy --all --force ", commands, flags=re.MULTILINE)
+
+
+# -- the assertions, evaluated by integ-tests-alpha's own Lambda handler --------------------
+
+HANDLER_BUNDLE = "package/lib/assertions/providers/lambda-handler.bundle/index.js"
+"""The assertion provider's Lambda code, as deployed (one file; the AWS SDK for JavaScript
+v3 clients come from the Lambda runtime, here from node_modules)."""
+
+RUN_HANDLER = """
+const https = require("https");
+let response;
+https.request = (options, done) => ({
+  on() {}, write(body) { response = body; }, end() { done({}); },
+});
+console.log = console.info = () => {};
+const { handler } = require(process.argv[1]);
+const context = { getRemainingTimeInMillis: () => 60000, logStreamName: "local" };
+handler(JSON.parse(process.argv[2]), context).then(() => process.stdout.write(response));
+"""
+"""Runs the handler on one CloudFormation ``Create`` event and prints the response it sends
+CloudFormation (the HTTPS PUT to the presigned response URL, captured instead of sent)."""
+
+HOUR = 3600
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.timestamp()
+    raise TypeError(f"not JSON serializable: {value!r}")
+
+
+@contextlib.contextmanager
+def _sagemaker_endpoint(sim: HyperPodSimulator) -> Iterator[str]:
+    """A local HTTP endpoint that answers the SageMaker JSON protocol from the simulator
+    (through a real boto3 client, so each answer is valid for botocore's model)."""
+    client = sim.client()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            operation = self.headers["X-Amz-Target"].removeprefix("SageMaker.")
+            params = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            answer = getattr(client, botocore.xform_name(operation))(**params)
+            answer.pop("ResponseMetadata", None)
+            body = json.dumps(answer, default=_jsonable).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-amz-json-1.1")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def handler_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    package = Path(integ_tests_alpha.__file__).parent / "_jsii"
+    (tarball,) = package.glob("*.jsii.tgz")
+    path = tmp_path_factory.mktemp("handler") / "index.js"
+    with tarfile.open(tarball) as tar:
+        member = tar.extractfile(HANDLER_BUNDLE)
+        assert member is not None
+        path.write_bytes(member.read())
+    return path
+
+
+def _describe_cluster_assertion(assemblies: dict[str, Path]) -> tuple[str, dict[str, Any]]:
+    outdir = assemblies["integ_gated_cluster"]
+    asserts = _templates(outdir)[_case(outdir)["assertionStackName"]]["Resources"]
+    (logical_id,) = [
+        key
+        for key, resource in asserts.items()
+        if resource["Type"].startswith("Custom::DeployAssert@SdkCall")
+        and resource["Properties"]["api"] == "describeCluster"
+    ]
+    return logical_id, asserts[logical_id]
+
+
+def _simulated_cluster(
+    assemblies: dict[str, Path], cluster_name: str, workers_capacity: int | None
+) -> HyperPodSimulator:
+    """The test stack's cluster in the simulator: its groups as the template defines them,
+    each gated group limited to ``workers_capacity`` instances (None: no limit)."""
+    outdir = assemblies["integ_gated_cluster"]
+    (stack_name,) = _case(outdir)["stacks"]
+    _, cluster = only(_templates(outdir)[stack_name], "AWS::SageMaker::Cluster")
+    specs = []
+    for group in cluster["Properties"]["InstanceGroups"]:
+        minimum = group.get("MinInstanceCount", 0)
+        limited = minimum > 0 and workers_capacity is not None
+        specs.append(
+            GroupSpec(
+                group["InstanceGroupName"],
+                group["InstanceCount"],
+                minimum,
+                node_type=group["SlurmConfig"]["NodeType"],
+                instance_type=group["InstanceType"],
+                capacity=constant(workers_capacity) if limited else unlimited(),
+            )
+        )
+    return HyperPodSimulator(VirtualClock(), specs, name=cluster_name)
+
+
+@pytest.mark.parametrize(
+    ("workers_capacity", "hours", "workers_status", "status"),
+    [(None, 2, "InService", "success"), (1, 2, "Creating", "fail"), (1, 4, "InService", "fail")],
+    ids=["minimum-reached", "still-creating-below-minimum", "rolled-back-to-in-service"],
+)
+def test_the_describe_cluster_assertion_passes_only_once_every_gated_group_reached_its_minimum(
+    assemblies: dict[str, Path],
+    handler_bundle: Path,
+    workers_capacity: int | None,
+    hours: int,
+    workers_status: str,
+    status: str,
+) -> None:
+    """The assertion as deployed, run by integ-tests-alpha's handler with the AWS SDK for
+    JavaScript against the simulated cluster. After a rollback the group is ``InService``
+    again (with no instances): the assertion must not take that for success."""
+    logical_id, resource = _describe_cluster_assertion(assemblies)
+    cluster_name = json.loads(resource["Properties"]["parameters"]["ClusterName"])
+    sim = _simulated_cluster(assemblies, cluster_name, workers_capacity)
+    sim.clock.advance(hours * HOUR)
+    event = {
+        "RequestType": "Create",
+        "ResourceType": resource["Type"],
+        "ResourceProperties": {**resource["Properties"], "ServiceToken": "local"},
+        "ResponseURL": "https://cloudformation-custom-resource-response.invalid/local",
+        "StackId": "local",
+        "RequestId": "local",
+        "LogicalResourceId": logical_id,
+    }
+    env = cdk_env()
+    with _sagemaker_endpoint(sim) as endpoint:
+        env.update(
+            AWS_ENDPOINT_URL_SAGEMAKER=endpoint,
+            AWS_REGION="us-east-1",
+            AWS_ACCESS_KEY_ID="local",
+            AWS_SECRET_ACCESS_KEY="local",
+            NODE_PATH=str(ROOT / "node_modules"),
+        )
+        done = subprocess.run(
+            [
+                str(NODE_BIN / "node"),
+                "--no-deprecation",
+                "-e",
+                RUN_HANDLER,
+                str(handler_bundle),
+                json.dumps(event),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    response = json.loads(done.stdout)
+    assert response["Status"] == "SUCCESS"  # a failed assertion does not fail the deployment
+    result = json.loads(response["Data"]["assertion"])
+    assert result["status"] == status, result
+    groups = response["Data"]["apiCallResponse"]["InstanceGroups"]
+    assert [g["Status"] for g in groups if g["InstanceGroupName"] == "workers"] == [workers_status]
