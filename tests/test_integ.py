@@ -145,15 +145,20 @@ HANDLER = "package/lib/assertions/providers/lambda-handler/assertion.js"
 """The integ-tests-alpha Lambda code that writes each assertion's result."""
 
 
-def _handler_results() -> dict[str, str]:
-    """Status -> the JSON the installed integ-tests-alpha assertion handler writes for it,
-    read from the handler's own source (its ``JSON.stringify({status: ...})`` calls)."""
+def _integ_tests_alpha_file(member: str) -> bytes:
+    """A file of the installed aws-cdk.integ-tests-alpha's JavaScript package."""
     package = Path(integ_tests_alpha.__file__).parent / "_jsii"
     (tarball,) = package.glob("*.jsii.tgz")
     with tarfile.open(tarball) as tar:
-        member = tar.extractfile(HANDLER)
-        assert member is not None
-        source = member.read().decode()
+        file = tar.extractfile(member)
+        assert file is not None
+        return file.read()
+
+
+def _handler_results() -> dict[str, str]:
+    """Status -> the JSON the installed integ-tests-alpha assertion handler writes for it,
+    read from the handler's own source (its ``JSON.stringify({status: ...})`` calls)."""
+    source = _integ_tests_alpha_file(HANDLER).decode()
     statuses = re.findall(r"status: '(\w+)'", source)
     return {status: json.dumps({"status": status, "message": "mismatch"}) for status in statuses}
 
@@ -302,13 +307,8 @@ def _sagemaker_endpoint(sim: HyperPodSimulator) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def handler_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    package = Path(integ_tests_alpha.__file__).parent / "_jsii"
-    (tarball,) = package.glob("*.jsii.tgz")
     path = tmp_path_factory.mktemp("handler") / "index.js"
-    with tarfile.open(tarball) as tar:
-        member = tar.extractfile(HANDLER_BUNDLE)
-        assert member is not None
-        path.write_bytes(member.read())
+    path.write_bytes(_integ_tests_alpha_file(HANDLER_BUNDLE))
     return path
 
 
