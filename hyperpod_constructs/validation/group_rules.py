@@ -471,42 +471,37 @@ TOKEN = _Unresolved()
 
 
 def gate_findings(group: InstanceGroup) -> list[Finding]:
-    """Counts the readiness gate cannot wait for: it needs them at synth, as numbers.
-
-    The gate re-arms (a new wait condition) whenever a gated group's minimum or target
-    changes, so both must be known when the template is written. Only for clusters whose
-    gate is enabled.
+    """Counts of a gated group given as tokens (e.g. a ``CfnParameter``): the readiness gate
+    waits for the values CloudFormation resolves at deploy time, but its wait condition is
+    create-only and named after the counts as the template writes them, so an update that
+    changes only a parameter's value does not arm a new wait. Only for clusters whose gate is
+    enabled.
     """
-    count, minimum = group.instance_count, group.min_instance_count
-    if minimum is None:
+    if not group.has_minimum:
         return []
-    if is_unresolved(minimum):
-        return [
-            Finding(
-                rule="HP-WARN-GATE-TOKEN-MIN",
-                field="min_instance_count (MinInstanceCount)",
-                value=TOKEN,
-                allowed="a number, so the readiness gate can wait for the group (HyperPod still "
-                "enforces the token's value, but min_count_gate will not wait for it)",
-                fix="pass a concrete min_instance_count if resources must wait for the group",
-                group=group.name,
-            )
-        ]
-    if _is_count(minimum) and minimum > 0 and is_unresolved(count):
-        return [
-            Finding(
-                rule="HP-GATE-TOKEN-COUNT",
-                field="instance_count (InstanceCount)",
-                value=TOKEN,
-                allowed="a number when min_instance_count > 0 and the readiness gate is on "
-                "(the gate "
-                "compares the counts and re-arms when they change)",
-                fix="pass a concrete instance_count, or "
-                "min_count_gate=MinCountGateOptions(enabled=False)",
-                group=group.name,
-            )
-        ]
-    return []
+    tokens = [
+        field
+        for field, value in (
+            ("min_instance_count (MinInstanceCount)", group.min_instance_count),
+            ("instance_count (InstanceCount)", group.instance_count),
+        )
+        if is_unresolved(value)
+    ]
+    if not tokens:
+        return []
+    return [
+        Finding(
+            rule="HP-WARN-GATE-TOKEN-COUNT",
+            field=" and ".join(tokens),
+            value=TOKEN,
+            allowed="a number, if an update that changes only the parameter's value must "
+            "wait again: the gate waits for the deployed value when the stack is created and "
+            "when another gated count changes, but its wait condition is create-only",
+            fix="nothing, if the value is chosen only when the stack is created (acknowledge "
+            "this warning); otherwise pass a number",
+            group=group.name,
+        )
+    ]
 
 
 def _warnings(group: InstanceGroup) -> list[Finding]:

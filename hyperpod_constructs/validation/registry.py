@@ -195,12 +195,12 @@ _RULES = (
     Rule("HP-GATE-NAMESPACE", E, GT, "`readiness_gate.metrics_namespace`",
          "1..255 characters of letters, digits and `. - _ / # : space`, at least one "
          "non-space, not starting with `:` or `AWS/`"),
-    Rule("HP-GATE-TOKEN-COUNT", E, GT, "`instance_count` of a gated group",
-         "a number (not a token) when `min_instance_count > 0` and the gate is on"),
     Rule("HP-GATE-TOKEN-DURATION", E, GT, "`readiness_gate.timeout` / `poll_interval`",
          "a concrete `Duration`"),
-    Rule("HP-WARN-GATE-TOKEN-MIN", W, GT, "`min_instance_count` / `MinInstanceCount`",
-         "a number when the gate is on (the gate cannot wait for a token)"),
+    Rule("HP-WARN-GATE-TOKEN-COUNT", W, GT,
+         "`instance_count`, `min_instance_count` of a gated group",
+         "numbers, if an update that only changes a parameter's value must wait again (the "
+         "gate waits for a token's deployed value, but does not re-arm when only it changes)"),
     Rule("HP-WARN-GATE-TIMEOUT", W, GT, "`readiness_gate.timeout`",
          "at least 3 h (HyperPod's MinCount window)"),
     # Blueprints
