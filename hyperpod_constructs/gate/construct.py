@@ -172,7 +172,7 @@ class MinCountGate(Construct):
         self._loop_timeout_seconds = self._timeout_seconds + self._poll_seconds + margin_seconds
         self._stack = Stack.of(self)
 
-        self._rendered_arm_properties: dict[str, object] | None = None
+        self._arm_properties_value: ArmProperties | None = None
         self._views: dict[str, object] = {}
         self._code: LambdaCode | None = None
         self._add_functions()
@@ -421,7 +421,8 @@ class MinCountGate(Construct):
         # condition starts counting once the arm resource has started the loop.
         self.arm.node.add_dependency(self._handle)
         self._condition.node.add_dependency(self.arm)
-        path = [scope.node.id for scope in self.node.scopes[len(self._stack.node.scopes) :]]
+        # The construct ids from the stack down (ids never contain the path separator).
+        path = self.node.path.split("/")[len(self._stack.node.path.split("/")) :]
         self._handle.override_logical_id(
             lazy_string(lambda: gate_logical_id(path, "Handle", self._fingerprint()))
         )
@@ -672,16 +673,17 @@ class MinCountGate(Construct):
 
     def _arm_property(self, key: str) -> Callable[[], object]:
         """One rendered property, at synth (None, so left out, for an absent TopicArn)."""
-
-        def produce() -> object:
-            # Rendered once, when the template is written (every group has been added).
-            if self._rendered_arm_properties is None:
-                self._rendered_arm_properties = self._arm_properties().render()
-            return self._rendered_arm_properties.get(key)
-
-        return produce
+        return lambda: self._arm_properties().render().get(key)
 
     def _arm_properties(self) -> ArmProperties:
+        """What the arm resource and the fast path send. Computed once, when the template is
+        written (every group has been added by then), like the fingerprint: aws-cdk-lib
+        resolves each property more than once, and each resolution here costs round trips."""
+        if self._arm_properties_value is None:
+            self._arm_properties_value = self._new_arm_properties()
+        return self._arm_properties_value
+
+    def _new_arm_properties(self) -> ArmProperties:
         stack = self._stack
         return ArmProperties(
             state_machine_arn=self._state_machine_arn,
