@@ -83,9 +83,9 @@ XRAY_ACTIONS = (
     "xray:GetSamplingTargets",
 )
 """What a state machine's role needs for X-Ray tracing (as ``sfn.StateMachine`` grants)."""
-_View = TypeVar("_View")
 LOG_RETENTION_DAYS = 30
 """How long the gate's log groups keep its progress lines (``logs.RetentionDays.ONE_MONTH``)."""
+_View = TypeVar("_View")
 
 
 def gate_fingerprint(cluster_name: str, requirements: Sequence[Requirement]) -> str:
@@ -133,6 +133,11 @@ class MinCountGate(Construct):
     deployment with the group, its counts, the cluster's failure message and HyperPod's latest
     error events when the cluster or a group fails, HyperPod rolls a group back, or the
     timeout passes. Deleting the stack stops the workflow.
+
+    Its functions, log groups, state machine and EventBridge rule are L1 resources at the
+    paths (hence with the logical ids) their L2 constructs would have, for a cheaper synth;
+    :attr:`check_function`, :attr:`arm_function`, :attr:`state_machine` and
+    :attr:`fast_path` offer them as aws-cdk-lib interfaces.
     """
 
     def __init__(
