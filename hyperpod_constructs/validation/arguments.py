@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 
+from .._tokens import is_unresolved
 from .finding import Finding, HyperPodArgumentError
 
 RULE = "HP-ARG-TYPE"
@@ -49,6 +50,17 @@ def is_number(value: object) -> bool:
     if isinstance(value, bool):
         return False
     return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
+
+
+def is_text_token(value: object) -> bool:
+    """A string token (``CfnParameter.value_as_string``, ``Fn.import_value``, ...)."""
+    return isinstance(value, str) and is_unresolved(value)
+
+
+def is_number_token(value: object) -> bool:
+    """A number token (``CfnParameter.value_as_number``, ``Token.as_number``): CDK encodes
+    it as a float."""
+    return isinstance(value, float) and is_unresolved(value)
 
 
 def is_bool(value: object) -> bool:

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Protocol
 from .._tokens import is_unresolved
 from ..enums import NodeProvisioningMode, NodeRecovery, NodeType, SlurmConfigStrategy, SlurmLayout
 from . import limits
-from .arguments import argument_finding
+from .arguments import argument_finding, is_text_token
 from .finding import Finding
-from .group_rules import check_name
+from .group_rules import TOKEN, check_name
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -324,6 +324,19 @@ def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
     return found
 
 
+def _mode(spec: ClusterSpec) -> list[Finding]:
+    """The provisioning mode the other rules read (``None`` would render as STANDARD)."""
+    if isinstance(spec.mode, NodeProvisioningMode):
+        return _provisioning(spec)
+    return [
+        argument_finding(
+            "node_provisioning_mode",
+            spec.mode,
+            "a NodeProvisioningMode, e.g. NodeProvisioningMode.CONTINUOUS (the default)",
+        )
+    ]
+
+
 def validate_cluster(spec: ClusterSpec) -> list[Finding]:
     """Every finding that involves the cluster as a whole or several of its groups."""
     return [
@@ -331,7 +344,7 @@ def validate_cluster(spec: ClusterSpec) -> list[Finding]:
             spec.name, rule="HP-NAME-CLUSTER", field="cluster_name (ClusterName)", group=None
         ),
         *_group_counts(spec),
-        *_provisioning(spec),
+        *_mode(spec),
         *_network(spec),
     ]
 
@@ -364,13 +377,13 @@ def network_selection_findings(
 
 def node_recovery_findings(value: object) -> list[Finding]:
     """``NodeRecovery``: a :class:`NodeRecovery`, ``None`` (omitted) or a string token."""
-    if value is None or isinstance(value, NodeRecovery) or is_unresolved(value):
+    if value is None or isinstance(value, NodeRecovery) or is_text_token(value):
         return []
     return [
         Finding(
             rule="HP-NODE-RECOVERY",
             field="node_recovery (NodeRecovery)",
-            value=value,
+            value=TOKEN if is_unresolved(value) else value,
             allowed="NodeRecovery.AUTOMATIC, NodeRecovery.NONE, None, or a string token",
             fix="pass NodeRecovery.AUTOMATIC or NodeRecovery.NONE",
         )
@@ -381,7 +394,8 @@ def override_network_findings(
     group: InstanceGroup, *, has_vpc: bool, cluster_security_groups: int
 ) -> list[Finding]:
     """A group's network override that the cluster cannot complete: a subnet selection that
-    needs a VPC lookup without ``vpc``, or no security group to pair the subnets with."""
+    needs a VPC lookup without ``vpc``, no security group to pair the subnets with, or no
+    subnet to pair the security groups with."""
     found: list[Finding] = []
     selection = group.vpc_subnets
     if selection is not None and selection.subnets is None and not has_vpc:
@@ -402,8 +416,22 @@ def override_network_findings(
                 rule="HP-OVERRIDE-VPC",
                 field="security_groups (OverrideVpcConfig.SecurityGroupIds)",
                 value=None,
-                allowed="security groups for the override (the cluster has none to lend)",
+                allowed="security groups to pair with the group's vpc_subnets (OverrideVpcConfig "
+                "takes both; the cluster has none to lend)",
                 fix="pass security_groups=[...] to the group",
+                group=group.name,
+            )
+        )
+    if selection is None and group.security_groups and cluster_security_groups == 0:
+        found.append(
+            Finding(
+                rule="HP-OVERRIDE-VPC",
+                field="vpc_subnets (OverrideVpcConfig.Subnets)",
+                value=None,
+                allowed="subnets to pair with the group's security_groups (OverrideVpcConfig "
+                "takes both; the cluster has no network to lend)",
+                fix="pass vpc_subnets=ec2.SubnetSelection(subnets=[...]) to the group, or give "
+                "the cluster a network",
                 group=group.name,
             )
         )

@@ -11,12 +11,20 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from aws_cdk import Size
+from aws_cdk import Duration, Size
 
 from .._tokens import is_unresolved
 from ..enums import DeepHealthCheck, NodeType
 from . import limits
-from .arguments import argument_finding, check, is_bool, is_int, type_name
+from .arguments import (
+    argument_finding,
+    check,
+    is_bool,
+    is_int,
+    is_number_token,
+    is_text_token,
+    type_name,
+)
 from .finding import Finding
 from .group_arguments import group_argument_findings, label
 from .group_warnings import GROUP_WARNINGS
@@ -25,6 +33,16 @@ from .lifecycle_rules import lifecycle_findings
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
     from ..storage import InstanceStorage
+
+
+class _Unresolved:
+    """Shown for a token value in messages (its encoded form means nothing to a reader)."""
+
+    def __repr__(self) -> str:
+        return "<token>"
+
+
+TOKEN = _Unresolved()
 
 
 def _name_allowed(max_length: int) -> str:
@@ -54,9 +72,21 @@ def check_name(
     group: str | None,
     max_length: int = limits.MAX_NAME_LENGTH,
 ) -> list[Finding]:
-    """A cluster, group or partition name against HyperPod's pattern and length."""
-    if is_unresolved(value):
+    """A cluster, group or partition name against HyperPod's pattern and length (a string
+    token passes; a number token is not a name)."""
+    if is_text_token(value):
         return []
+    if is_unresolved(value):
+        return [
+            Finding(
+                rule=rule,
+                field=field,
+                value=TOKEN,
+                allowed=f"{_name_allowed(max_length)}; a string token, not a number token",
+                fix="pass a string parameter (value_as_string) or Token.as_string(...)",
+                group=group,
+            )
+        ]
     if isinstance(value, str) and len(value) <= max_length and limits.NAME_PATTERN.fullmatch(value):
         return []
     suggestion = re.sub(r"[^a-zA-Z0-9]+", "-", str(value)).strip("-")[:max_length].strip("-")
@@ -78,6 +108,23 @@ def check_name(
     ]
 
 
+def _text_token_count(value: object, field: str, group: str) -> list[Finding]:
+    """A count given as a string token: CloudFormation would pass the parameter's text where
+    HyperPod takes an integer."""
+    if not is_text_token(value):
+        return []
+    return [
+        Finding(
+            rule="HP-COUNT-INT",
+            field=field,
+            value=TOKEN,
+            allowed="a whole number (int) or a number token, not a string token",
+            fix="use CfnParameter(type='Number').value_as_number or Token.as_number(...)",
+            group=group,
+        )
+    ]
+
+
 def _counts(group: InstanceGroup) -> list[Finding]:
     found: list[Finding] = []
     name, top = group.name, limits.MAX_INSTANCE_COUNT
@@ -86,6 +133,7 @@ def _counts(group: InstanceGroup) -> list[Finding]:
         "instance_count (InstanceCount)",
         "min_instance_count (MinInstanceCount)",
     )
+    found += _text_token_count(count, count_field, name)
     count_known = not is_unresolved(count)
     if count_known and not _is_count(count):
         found.append(
@@ -111,6 +159,7 @@ def _counts(group: InstanceGroup) -> list[Finding]:
             )
         )
         count_known = False
+    found += _text_token_count(minimum, min_field, name)
     if minimum is None or is_unresolved(minimum):
         return found
     upper = f"instance_count ({count})" if count_known else "instance_count"
@@ -195,7 +244,7 @@ def _partition(group: InstanceGroup) -> list[Finding]:
 
 def _threads(group: InstanceGroup) -> list[Finding]:
     value = group.threads_per_core
-    if value is None or is_unresolved(value):
+    if value is None or is_number_token(value):
         return []
     if _is_count(value) and limits.MIN_THREADS_PER_CORE <= value <= limits.MAX_THREADS_PER_CORE:
         return []
@@ -262,7 +311,7 @@ def _pattern(
 ) -> list[Finding]:
     if value is None and not required:
         return []
-    if is_unresolved(value):
+    if is_text_token(value):
         return []
     if (
         isinstance(value, str)
@@ -427,7 +476,7 @@ def _identifiers(group: InstanceGroup) -> list[Finding]:
         group=group.name,
     )
     plan = group.training_plan_arn
-    if plan is not None and not is_unresolved(plan):
+    if plan is not None and not is_text_token(plan):
         lo, hi = limits.MIN_TRAINING_PLAN_ARN_LENGTH, limits.MAX_TRAINING_PLAN_ARN_LENGTH
         if not (
             isinstance(plan, str)
@@ -460,16 +509,6 @@ def _identifiers(group: InstanceGroup) -> list[Finding]:
     return found
 
 
-class _Unresolved:
-    """Shown for a token value in messages (its encoded form means nothing to a reader)."""
-
-    def __repr__(self) -> str:
-        return "<token>"
-
-
-TOKEN = _Unresolved()
-
-
 def gate_findings(group: InstanceGroup) -> list[Finding]:
     """Counts the readiness gate cannot wait for: it needs them at synth, as numbers.
 
@@ -478,7 +517,7 @@ def gate_findings(group: InstanceGroup) -> list[Finding]:
     gate is enabled.
     """
     count, minimum = group.instance_count, group.min_instance_count
-    if minimum is None:
+    if minimum is None or is_text_token(minimum):  # a string token is HP-COUNT-INT
         return []
     if is_unresolved(minimum):
         return [
@@ -528,8 +567,21 @@ def _warnings(group: InstanceGroup) -> list[Finding]:
     return found
 
 
+def _wait_seconds(interval: Duration) -> float:
+    """A wait interval in seconds, fractions included (``to_seconds`` refuses them)."""
+    return float(interval.to_milliseconds()) / 1000
+
+
+def _alarm_name_ok(name: str) -> bool:
+    """``AlarmName``: 1..255 characters, not only whitespace (a string token passes)."""
+    if is_text_token(name):
+        return True
+    return len(name) <= limits.MAX_ALARM_NAME_LENGTH and bool(name.strip())
+
+
 def _scheduled_update(group: InstanceGroup) -> list[Finding]:
-    """``ScheduledUpdateConfig`` against the resource schema (cron pattern, ranges)."""
+    """``ScheduledUpdateConfig`` against the API model and the resource schema (cron pattern,
+    ranges, alarm names). Its fields have the right types (``group_arguments``)."""
     update = group.scheduled_update
     if update is None:
         return []
@@ -549,14 +601,14 @@ def _scheduled_update(group: InstanceGroup) -> list[Finding]:
         )
 
     expression = update.schedule_expression
-    if not is_unresolved(expression) and not (
+    if not is_text_token(expression) and not (
         isinstance(expression, str)
         and len(expression) <= limits.MAX_SCHEDULE_EXPRESSION_LENGTH
         and limits.SCHEDULE_EXPRESSION.search(expression)
     ):
         add(
             "schedule_expression (ScheduleExpression)",
-            expression,
+            TOKEN if is_unresolved(expression) else expression,
             "cron(minute hour day-of-month month day-of-week year), e.g. cron(0 3 ? * SUN *)",
             "write a 6-field cron(...) expression",
         )
@@ -569,11 +621,14 @@ def _scheduled_update(group: InstanceGroup) -> list[Finding]:
     ):
         if (
             size is not None
-            and not is_unresolved(size.value)
+            and not is_number_token(size.value)
             and not (_is_count(size.value) and size.value >= 1)
         ):
             add(
-                field, size.value, "a whole number of at least 1", "use e.g. BatchSize.instances(1)"
+                field,
+                TOKEN if is_unresolved(size.value) else size.value,
+                "a whole number of at least 1",
+                "use e.g. BatchSize.instances(1)",
             )
     if update.rollback_maximum_batch_size is not None and update.maximum_batch_size is None:
         add(
@@ -582,18 +637,16 @@ def _scheduled_update(group: InstanceGroup) -> list[Finding]:
             "set whenever rollback_maximum_batch_size is",
             "pass maximum_batch_size as well",
         )
-    seconds = update.wait_interval_seconds()
-    if (
-        seconds is not None
-        and not is_unresolved(seconds)
-        and not (seconds == int(seconds) and 0 <= seconds <= limits.MAX_UPDATE_WAIT_SECONDS)
-    ):
-        add(
-            "wait_interval (WaitIntervalInSeconds)",
-            seconds,
-            f"0..{limits.MAX_UPDATE_WAIT_SECONDS} whole seconds",
-            "use e.g. Duration.minutes(5)",
-        )
+    interval = update.wait_interval
+    if interval is not None and not interval.is_unresolved():
+        seconds = _wait_seconds(interval)
+        if not (seconds.is_integer() and 0 <= seconds <= limits.MAX_UPDATE_WAIT_SECONDS):
+            add(
+                "wait_interval (WaitIntervalInSeconds)",
+                seconds,
+                f"0..{limits.MAX_UPDATE_WAIT_SECONDS} whole seconds",
+                "use e.g. Duration.minutes(5)",
+            )
     if len(update.rollback_alarms) > limits.MAX_ROLLBACK_ALARMS:
         add(
             "rollback_alarms (AutoRollbackConfiguration)",
@@ -601,6 +654,14 @@ def _scheduled_update(group: InstanceGroup) -> list[Finding]:
             f"at most {limits.MAX_ROLLBACK_ALARMS} alarm names",
             "keep the alarms that matter most",
         )
+    for alarm in update.rollback_alarms:
+        if not _alarm_name_ok(alarm):
+            add(
+                "rollback_alarms[] (AlarmName)",
+                alarm,
+                f"1..{limits.MAX_ALARM_NAME_LENGTH} characters, not only whitespace",
+                "pass the alarm's name, e.g. alarm.alarm_name",
+            )
     return found
 
 

@@ -150,7 +150,8 @@ _RULES = (
     Rule("HP-SCHEDULED-UPDATE", E, G, "`scheduled_update` / `ScheduledUpdateConfig`",
          "a 6-field `cron(...)` expression (at most 256 characters); batch sizes >= 1, "
          "`maximum_batch_size` whenever `rollback_maximum_batch_size`; `wait_interval` "
-         "0..3600 whole seconds; at most 10 rollback alarms"),
+         "0..3600 whole seconds; at most 10 rollback alarms, named with 1..255 characters, "
+         "not only whitespace"),
     Rule("HP-OVERRIDE-VPC", E, G, "`vpc_subnets`, `security_groups` / `OverrideVpcConfig`",
          "1..5 security groups, 1..16 explicit subnets; a subnet selection without "
          "`subnets` only when the cluster has a `vpc`; security groups of the group or the "
