@@ -1,21 +1,99 @@
-"""Rules for the readiness gate's options (``MinCountGateOptions``). Pure: options in,
-findings out; the cluster runs them when the gate is enabled and builds no gate when one
-fails."""
+"""Rules for the readiness gate: its options (``MinCountGateOptions``) and the counts of the
+groups it waits for. Pure: options or a group in, findings out; the cluster runs them when the
+gate is enabled and builds no gate when one fails."""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from aws_cdk import Duration
 
+from .._tokens import is_unresolved
 from ..gate.options import MAX_GATE_TIMEOUT, MAX_POLL, MIN_POLL, MinCountGateOptions
-from .arguments import check, instance_of, is_bool
-from .finding import Finding
+from .arguments import TOKEN, check, instance_of, is_bool, is_int, is_text_token
+from .finding import Finding, Severity
+from .rule import Rule, Scope, reports
+
+if TYPE_CHECKING:
+    from ..instance_group import InstanceGroup
 
 MAX_NAMESPACE_LENGTH = 255
 NAMESPACE = re.compile(r"[A-Za-z0-9.\-_/#: ]+")
 """CloudWatch ``PutMetricData`` Namespace: 1..255 characters of these (full match), not
 starting with ``:`` and not in the reserved ``AWS/`` namespaces."""
+
+
+E, W = Severity.ERROR, Severity.WARNING
+
+GATE_TIMEOUT = Rule(
+    "HP-GATE-TIMEOUT",
+    E,
+    Scope.GATE,
+    "`readiness_gate.timeout`",
+    "more than 0, at most 12 h",
+)
+
+GATE_POLL = Rule(
+    "HP-GATE-POLL",
+    E,
+    Scope.GATE,
+    "`readiness_gate.poll_interval`",
+    "10 s .. 15 min, and shorter than the timeout",
+)
+
+GATE_NAMESPACE = Rule(
+    "HP-GATE-NAMESPACE",
+    E,
+    Scope.GATE,
+    "`readiness_gate.metrics_namespace`",
+    "1..255 characters of letters, digits and `. - _ / # : space`, at least one non-space, not "
+    "starting with `:` or `AWS/`",
+)
+
+GATE_TOKEN_COUNT = Rule(
+    "HP-GATE-TOKEN-COUNT",
+    E,
+    Scope.GATE,
+    "`instance_count` of a gated group",
+    "a number (not a token) when `min_instance_count > 0` and the gate is on",
+)
+
+GATE_TOKEN_DURATION = Rule(
+    "HP-GATE-TOKEN-DURATION",
+    E,
+    Scope.GATE,
+    "`readiness_gate.timeout` / `poll_interval`",
+    "a concrete `Duration`",
+)
+
+WARN_GATE_TOKEN_MIN = Rule(
+    "HP-WARN-GATE-TOKEN-MIN",
+    W,
+    Scope.GATE,
+    "`min_instance_count` / `MinInstanceCount`",
+    "a number when the gate is on (the gate cannot wait for a token)",
+)
+
+WARN_GATE_TIMEOUT = Rule(
+    "HP-WARN-GATE-TIMEOUT",
+    W,
+    Scope.GATE,
+    "`readiness_gate.timeout`",
+    "at least 3 h (HyperPod's MinCount window)",
+    checked_by="hyperpod_constructs.gate.construct (MinCountGate)",
+)
+
+RULES = (
+    GATE_TIMEOUT,
+    GATE_POLL,
+    GATE_NAMESPACE,
+    GATE_TOKEN_COUNT,
+    GATE_TOKEN_DURATION,
+    WARN_GATE_TOKEN_MIN,
+    WARN_GATE_TIMEOUT,
+)
+"""This family's rules, in documentation order."""
 
 
 def _booleans(options: MinCountGateOptions, parameter: str) -> list[Finding]:
@@ -31,6 +109,7 @@ def _booleans(options: MinCountGateOptions, parameter: str) -> list[Finding]:
     return found
 
 
+@reports(GATE_NAMESPACE)
 def _namespace(value: object, parameter: str) -> list[Finding]:
     field = f"{parameter}.metrics_namespace"
     found = check(field, value, lambda v: isinstance(v, str), "a str")
@@ -47,7 +126,7 @@ def _namespace(value: object, parameter: str) -> list[Finding]:
         return []
     return [
         Finding(
-            rule="HP-GATE-NAMESPACE",
+            rule=GATE_NAMESPACE.id,
             field=field,
             value=value,
             allowed=f"1..{MAX_NAMESPACE_LENGTH} characters of letters, digits and . - _ / # : "
@@ -57,6 +136,7 @@ def _namespace(value: object, parameter: str) -> list[Finding]:
     ]
 
 
+@reports(GATE_TIMEOUT, GATE_POLL, GATE_TOKEN_DURATION)
 def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
     found: list[Finding] = []
     for name in ("timeout", "poll_interval"):
@@ -76,7 +156,7 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
     if unresolved:
         return [
             Finding(
-                rule="HP-GATE-TOKEN-DURATION",
+                rule=GATE_TOKEN_DURATION.id,
                 field=f"{parameter}.{unresolved[0]}",
                 value="a token",
                 allowed="a concrete Duration (it is built into the state machine and the arm "
@@ -88,7 +168,7 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
     if not 0 < timeout <= MAX_GATE_TIMEOUT.to_seconds():
         found.append(
             Finding(
-                rule="HP-GATE-TIMEOUT",
+                rule=GATE_TIMEOUT.id,
                 field=f"{parameter}.timeout",
                 value=options.timeout.to_human_string(),
                 allowed="more than 0 and at most 12 hours (a wait condition's limit)",
@@ -98,7 +178,7 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
     if not MIN_POLL.to_seconds() <= poll <= MAX_POLL.to_seconds() or poll >= timeout:
         found.append(
             Finding(
-                rule="HP-GATE-POLL",
+                rule=GATE_POLL.id,
                 field=f"{parameter}.poll_interval",
                 value=options.poll_interval.to_human_string(),
                 allowed="10 seconds .. 15 minutes, and shorter than the timeout",
@@ -135,3 +215,43 @@ def gate_option_findings(options: object, *, parameter: str = "min_count_gate") 
             optional=True,
         ),
     ]
+
+
+@reports(GATE_TOKEN_COUNT, WARN_GATE_TOKEN_MIN)
+def gate_findings(group: InstanceGroup) -> list[Finding]:
+    """Counts the readiness gate cannot wait for: it needs them at synth, as numbers.
+
+    The gate re-arms (a new wait condition) whenever a gated group's minimum or target
+    changes, so both must be known when the template is written. Only for clusters whose
+    gate is enabled.
+    """
+    count, minimum = group.instance_count, group.min_instance_count
+    if minimum is None or is_text_token(minimum):  # a string token is HP-COUNT-INT
+        return []
+    if is_unresolved(minimum):
+        return [
+            Finding(
+                rule=WARN_GATE_TOKEN_MIN.id,
+                field="min_instance_count (MinInstanceCount)",
+                value=TOKEN,
+                allowed="a number, so the readiness gate can wait for the group (HyperPod still "
+                "enforces the token's value, but min_count_gate will not wait for it)",
+                fix="pass a concrete min_instance_count if resources must wait for the group",
+                group=group.name,
+            )
+        ]
+    if is_int(minimum) and minimum > 0 and is_unresolved(count):
+        return [
+            Finding(
+                rule=GATE_TOKEN_COUNT.id,
+                field="instance_count (InstanceCount)",
+                value=TOKEN,
+                allowed="a number when min_instance_count > 0 and the readiness gate is on "
+                "(the gate "
+                "compares the counts and re-arms when they change)",
+                fix="pass a concrete instance_count, or "
+                "min_count_gate=MinCountGateOptions(enabled=False)",
+                group=group.name,
+            )
+        ]
+    return []
