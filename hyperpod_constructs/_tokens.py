@@ -42,3 +42,16 @@ def _jsii_can_carry(value: object) -> bool:
         or hasattr(kind, "__jsii_type__")
         or hasattr(kind, "__jsii_ifaces__")
     )
+
+
+def count_or_token(value: object) -> int | str:
+    """A count as the readiness gate renders it: an ``int`` as is, ``None`` as 0, a token
+    (e.g. ``CfnParameter.value_as_number``, which CDK encodes as a float) as its string
+    token, which CloudFormation resolves to the deployed value."""
+    if value is None:
+        return 0
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if is_unresolved(value):
+        return Token.as_string(value)
+    raise TypeError(f"a count must be an int or a token, got {type(value).__name__}")

@@ -19,9 +19,10 @@ from ._dependable import LazyDependable
 from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance
 from ._roles import statements_land
+from ._tokens import count_or_token
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy, SlurmLayout
 from .gate.options import MinCountGateOptions
-from .gate.runtime.hyperpod_gate.decision import GroupRequirement
+from .gate.runtime.hyperpod_gate.contract import Requirement
 from .instance_group import InstanceGroup
 from .lifecycle import BoundLifecycle, LifecycleScripts
 from .permissions import (
@@ -206,8 +207,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     gate's options and of the rules across groups, and its node validation reports them all
     in one ``cdk synth`` (no template is written). Arguments of the wrong type are findings
     too; only a wrong ``scope`` or ``id`` raises :class:`HyperPodArgumentError` at once.
-    Groups with ``min_instance_count > 0`` get a readiness gate
-    (:attr:`min_count_gate`); depend on :attr:`ready` to start only once the cluster is ready.
+    Groups with a minimum (``min_instance_count > 0``, or a token such as a
+    ``CfnParameter``) get a readiness gate (:attr:`min_count_gate`); depend on
+    :attr:`ready` to start only once the cluster is ready.
 
     The cluster is an :class:`aws_cdk.aws_ec2.IConnectable`
     (``file_system.connections.allow_default_port_from(cluster)``), and the L1 escape hatch
@@ -276,7 +278,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         :param accounting_database: Slurm accounting database (CONTINUOUS only). Default: none.
         :param tags: tags for the cluster and the resources the construct creates.
         :param readiness_gate: options of the readiness gate. Default: on, with the defaults
-            of :class:`MinCountGateOptions`, whenever a group has ``min_instance_count > 0``.
+            of :class:`MinCountGateOptions`, whenever a group has a minimum
+            (``min_instance_count > 0``, or a token).
         :param min_count_gate: deprecated spelling of ``readiness_gate`` (it clashed with the
             :attr:`min_count_gate` property); give one or the other.
         """
@@ -554,8 +557,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     def min_count_gate(self) -> MinCountGate | None:
         """The readiness gate (its wait condition, functions, loop and topic).
 
-        ``None`` while no group has ``min_instance_count > 0`` or when the gate is disabled;
-        to make something wait, depend on :attr:`ready`, which always exists.
+        ``None`` while no group has a minimum (above 0, or a token) or when the gate is
+        disabled; to make something wait, depend on :attr:`ready`, which always exists.
         """
         return self._gate
 
@@ -621,7 +624,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._record(findings)
         self._groups.append(group)
         if any(finding.is_error for finding in findings):
-            if group.is_gated:
+            if group.has_minimum:
                 # The app may depend on the gate; the synth fails on the findings anyway.
                 self._sync_gate(None)
             return
@@ -637,7 +640,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._open_file_systems(group)
         if role is not None and self._accounting is not None:
             self._accounting.secret.grant_read(role)
-        if group.is_gated:
+        if group.has_minimum:
             self._sync_gate(group)
 
     def findings(self) -> list[Finding]:
@@ -878,11 +881,11 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         if group is None:
             return
         self._gate.add_requirement(
-            group.name,
-            GroupRequirement(
-                min_count=int(group.min_instance_count or 0),
-                target_count=int(group.instance_count),
-            ),
+            Requirement(
+                group.name,
+                min_count=count_or_token(group.min_instance_count),
+                target_count=count_or_token(group.instance_count),
+            )
         )
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 
+from ._tokens import is_unresolved
 from .enums import CapacityType, DeepHealthCheck, NetworkInterfaceType, NodeType
 from .instance_type import HyperPodInstanceType
 from .sizing import instances_for_accelerators
@@ -203,6 +204,13 @@ class InstanceGroup:
     def is_gated(self) -> bool:
         """Whether HyperPod holds this group out of service until ``min_instance_count``."""
         return is_int(self.min_instance_count) and self.min_instance_count > 0  # type: ignore[operator]
+
+    @property
+    def has_minimum(self) -> bool:
+        """Whether the group declares a minimum: ``min_instance_count`` above 0, or a token
+        (e.g. a ``CfnParameter``) whose value is known only at deploy time. The readiness
+        gate waits for every such group."""
+        return self.is_gated or is_unresolved(self.min_instance_count)
 
 
 def _arguments(scope: dict[str, Any]) -> dict[str, Any]:

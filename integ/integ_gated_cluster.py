@@ -1,9 +1,11 @@
 """Integration test: a Slurm cluster with a gated compute group, and its readiness gate.
 
-Run by ``@aws-cdk/integ-runner`` (``make integ``). Without an AWS account it synthesizes this
-app and compares it with the snapshot in ``integ/integ_gated_cluster.py.snapshot/``; with
-credentials (``make integ INTEG_FLAGS=--force``) it deploys the stack, runs the assertions
-below, and destroys everything. See docs/integ.md.
+Written for ``@aws-cdk/integ-runner``, which cannot read the cloud assembly aws-cdk-lib 2.275
+writes yet (docs/integ.md has the evidence). Until it can: without an AWS account ``make test``
+synthesizes this app with the pinned ``cdk`` CLI and compares it with its snapshot
+(tests/test_integ.py); with one, the ``cdk deploy`` / ``integ/assertion_results.py`` /
+``cdk destroy`` commands in docs/integ.md deploy the stacks, check the assertions below, and
+destroy everything.
 
 Assertions, after the test stack is deployed (that is, after the gate let it finish):
 

@@ -18,6 +18,7 @@ from typing import Any
 from cfnlint.api import lint
 from cfnlint.config import ManualArgs
 
+from tests.support.parameterized import DEFAULTS, parameterized_assembly
 from tests.template_utils import CLUSTER_TYPE, cfn_lint, describe_matches
 
 REGIONS = ["us-east-1"]
@@ -77,6 +78,18 @@ def test_every_example_template_is_lint_clean(
     assert not any(findings.values()), "\n".join(
         f"{name}:\n{describe_matches(found)}" for name, found in findings.items() if found
     )
+
+
+def test_a_template_whose_counts_are_parameters_is_lint_clean() -> None:
+    """The counts as ``Ref``s to Number parameters, in the cluster and in the gate."""
+    template = (
+        parameterized_assembly("Product", cluster_name="train")
+        .get_stack_by_name("Product")
+        .template
+    )
+    assert set(DEFAULTS) <= set(template["Parameters"])
+    found = unaccepted(template)
+    assert not found, describe_matches(found)
 
 
 def test_cfn_lint_checks_the_cluster_against_its_schema(

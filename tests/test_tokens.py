@@ -312,10 +312,76 @@ def _fails_with_rule(build: Build, rule: str) -> None:
         app.synth()
 
 
-def test_token_instance_count_of_a_gated_group_is_rejected_clearly() -> None:
-    _fails_with_rule(
-        group(lambda s: {"instance_count": number(s, "Count"), "min_instance_count": 2}),
-        "HP-GATE-TOKEN-COUNT",
+def _gated_by_parameters(stack: Stack, *, minimum: str = "GpuMin") -> None:
+    count = number(stack, "GpuCount")
+    cluster(
+        stack,
+        controller(),
+        compute(instance_count=count, min_instance_count=number(stack, minimum)),
+        compute(
+            "cpu", instance_type=CPU, partition="cpu", deep_health_checks=(), min_instance_count=1
+        ),
+    )
+
+
+def _gate_of(build: Callable[[Stack], None]) -> tuple[dict[str, Any], str, dict[str, Any]]:
+    """The arm resource's properties, the wait condition's logical id and the synth's
+    warnings (rule ids) of a cluster ``build`` defines."""
+    app = App()
+    stack = Stack(app, "Test")
+    build(stack)
+    template = Template.from_stack(stack).to_json()
+    ((_, arm),) = [
+        (k, v) for k, v in template["Resources"].items() if v["Type"].startswith("Custom::")
+    ]
+    ((condition, _),) = [
+        (k, v)
+        for k, v in template["Resources"].items()
+        if v["Type"] == "AWS::CloudFormation::WaitCondition"
+    ]
+    return arm["Properties"], condition, template
+
+
+def test_token_counts_of_a_gated_group_reach_the_gate_as_references() -> None:
+    properties, condition, template = _gate_of(_gated_by_parameters)
+    assert properties["Requirements"] == [
+        {"GroupName": "cpu", "MinCount": "1", "TargetCount": "4"},
+        {"GroupName": "gpu", "MinCount": {"Ref": "GpuMin"}, "TargetCount": {"Ref": "GpuCount"}},
+    ]
+    (group,) = [
+        g
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::SageMaker::Cluster"
+        for g in r["Properties"]["InstanceGroups"]
+        if g["InstanceGroupName"] == "gpu"
+    ]
+    # The gate waits for exactly what the cluster asks HyperPod for.
+    assert (group["MinInstanceCount"], group["InstanceCount"]) == (
+        properties["Requirements"][1]["MinCount"],
+        properties["Requirements"][1]["TargetCount"],
+    )
+    # The EventBridge fast path carries the same references inside its JSON input.
+    (rule,) = [r for r in template["Resources"].values() if r["Type"] == "AWS::Events::Rule"]
+    joined = rule["Properties"]["Targets"][0]["Input"]["Fn::Join"][1]
+    assert {"Ref": "GpuMin"} in joined and {"Ref": "GpuCount"} in joined
+    # The logical ids depend on which parameters the counts name, not on creation order.
+    assert _gate_of(_gated_by_parameters)[1] == condition
+    assert _gate_of(lambda s: _gated_by_parameters(s, minimum="OtherMin"))[1] != condition
+
+
+def test_token_counts_of_a_gated_group_synthesize_with_one_warning() -> None:
+    app = App()
+    stack = Stack(app, "Test")
+    _gated_by_parameters(stack)
+    warnings = [
+        m.entry.data
+        for m in app.synth().get_stack_by_name("Test").messages
+        if "HP-WARN-GATE-TOKEN-COUNT" in str(m.entry.data)
+    ]
+    assert len(warnings) == 1
+    assert str(warnings[0]).startswith(
+        "instance group 'gpu': min_instance_count (MinInstanceCount) and instance_count "
+        "(InstanceCount) = <token>: recommended: a number, if an update that changes only"
     )
 
 

@@ -553,12 +553,6 @@ BAD = [
         rule="HP-GATE-TIMEOUT", group=None, field="readiness_gate.timeout",
         value="'0 seconds'", allowed="more than 0 and at most 12 hours",
         also=("HP-GATE-POLL",)),
-    bad("gated-group-with-token-instance_count",
-        build=lambda stack, _tmp: cluster(stack, [controller(), compute(
-            instance_count=CfnParameter(stack, "Count", type="Number").value_as_number,
-            min_instance_count=2)]),
-        rule="HP-GATE-TOKEN-COUNT", field=COUNT, value="<token>",
-        allowed="a number when min_instance_count > 0 and the readiness gate is on"),
     bad("gate-timeout-token",
         build=gated(timeout=Duration.seconds(Token.as_number(Fn.ref("GateTimeout")))),
         rule="HP-GATE-TOKEN-DURATION", group=None, field="readiness_gate.timeout",
@@ -820,27 +814,33 @@ def test_tags_rule(tags: dict[str, str], fields: list[str]) -> None:
     assert {f.rule for f in found} <= {"HP-TAGS"}
 
 
-def test_gate_findings_need_concrete_counts_for_a_gated_group() -> None:
+def test_gate_findings_warn_about_token_counts_of_a_gated_group() -> None:
     stack = Stack(App(), "Test")
     count = CfnParameter(stack, "Count", type="Number").value_as_number
     minimum = CfnParameter(stack, "Min", type="Number").value_as_number
     token_count = compute(instance_count=count, min_instance_count=2)
-    assert [(f.rule, f.severity) for f in gate_findings(token_count)] == [
-        ("HP-GATE-TOKEN-COUNT", "error")
-    ]
-    assert "instance_count (InstanceCount) = <token> is not allowed" in (
-        gate_findings(token_count)[0].message()
+    (finding,) = gate_findings(token_count)
+    assert (finding.rule, finding.severity, finding.field) == (
+        "HP-WARN-GATE-TOKEN-COUNT",
+        "warning",
+        "instance_count (InstanceCount)",
     )
-    token_min = compute(min_instance_count=minimum)
-    assert [(f.rule, f.severity) for f in gate_findings(token_min)] == [
-        ("HP-WARN-GATE-TOKEN-MIN", "warning")
-    ]
+    assert "instance_count (InstanceCount) = <token>: recommended: a number, if an update" in (
+        finding.message()
+    )
+    (finding,) = gate_findings(compute(min_instance_count=minimum))
+    assert finding.field == "min_instance_count (MinInstanceCount)"
+    (finding,) = gate_findings(compute(instance_count=count, min_instance_count=minimum))
+    assert (
+        finding.field == "min_instance_count (MinInstanceCount) and instance_count (InstanceCount)"
+    )
+    # Not gated: no minimum, or a minimum of 0.
     assert gate_findings(compute(instance_count=count, min_instance_count=0)) == []
     assert gate_findings(compute(instance_count=count)) == []
     assert gate_findings(compute(min_instance_count=2)) == []
     # Only for clusters whose gate is on: validate_group(..., gate=False) is the default.
     assert validate_group(token_count) == []
-    assert [f.rule for f in validate_group(token_count, gate=True)] == ["HP-GATE-TOKEN-COUNT"]
+    assert [f.rule for f in validate_group(token_count, gate=True)] == ["HP-WARN-GATE-TOKEN-COUNT"]
 
 
 # -- warnings ----------------------------------------------------------------------------
@@ -897,7 +897,7 @@ def test_gate_timeout_under_3_hours_warns(timeout: Duration, shown: str) -> None
     Annotations.from_stack(stack).has_warning(
         f"/{PATH}/MinCountGate",
         Match.string_like_regexp(
-            rf"^min_count_gate\.timeout = {shown} is shorter than HyperPod's 3-hour MinCount "
+            rf"^readiness_gate\.timeout = {shown} is shorter than HyperPod's 3-hour MinCount "
             r"window.*\[HP-WARN-GATE-TIMEOUT\]"
         ),
     )
@@ -914,7 +914,7 @@ def test_gate_timeout_of_3_hours_does_not_warn() -> None:
 WARNINGS = {
     "HP-WARN-DHC",
     "HP-WARN-GATE-TIMEOUT",
-    "HP-WARN-GATE-TOKEN-MIN",
+    "HP-WARN-GATE-TOKEN-COUNT",
     "HP-WARN-DHC-CONNECTIVITY",
     "HP-WARN-PARTITION-DEV",
     "HP-WARN-INSTANCE-TYPE",

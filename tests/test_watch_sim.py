@@ -22,6 +22,7 @@ import pytest
 from aws_cdk.cx_api import CloudAssembly
 
 from tests.support.hyperpod_sim import constant, linear, steps
+from tests.support.parameterized import parameterized_assembly
 from tests.support.watch_deployment import STACK, Deployment, WatchRun
 
 WINDOW = 3 * 3600
@@ -394,3 +395,48 @@ def test_an_older_boto3_without_mincount_or_events_still_decides(
     assert all(gpu(r)["events"] == [] for r in run.refreshes)
     assert ("sagemaker", "DescribeCluster") in endpoint.requests
     assert ("sagemaker", "ListClusterEvents") not in endpoint.requests
+
+
+@pytest.fixture(scope="module")
+def parameterized(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
+    """A stack whose gated group's counts are parameters (defaults: 8 of 4): its cdk.out and
+    template."""
+    outdir = str(tmp_path_factory.mktemp("parameterized"))
+    assembly = parameterized_assembly(STACK, cluster_name="product", outdir=outdir)
+    return str(assembly.directory), assembly.get_stack_by_name(STACK).template
+
+
+def test_counts_given_as_parameters_take_the_stack_s_values(
+    monkeypatch: pytest.MonkeyPatch, parameterized: tuple[str, dict[str, Any]]
+) -> None:
+    cdk_out, template = parameterized
+    parameters = {"GpuCount": "16", "GpuMin": "12"}
+    deployment = Deployment(monkeypatch, template, linear(0, 6, 16), parameters=parameters)
+    run = watch(deployment, cdk_out)
+
+    assert run.code == 0, run.stderr
+    assert all(r["cluster"] == "product" for r in run.refreshes)
+    # The deployed 12 of 16, not the template's defaults (4 of 8).
+    assert all((gpu(r)["min_count"], gpu(r)["target_count"]) == (12, 16) for r in run.refreshes)
+    last = run.refreshes[-1]
+    assert (last["verdict"], last["exit_code"]) == ("ready", 0)
+    assert 12 <= gpu(last)["current_count"] < 16
+    ((_, signals),) = deployment.world.cfn.signals.items()
+    assert [s.json()["Status"] for s in signals] == ["SUCCESS"]
+
+
+def test_a_stack_without_the_counts_parameters_is_exit_2(
+    monkeypatch: pytest.MonkeyPatch, parameterized: tuple[str, dict[str, Any]]
+) -> None:
+    cdk_out, template = parameterized
+    deployment = Deployment(monkeypatch, template, linear(0, 6, 16), arm_after=None)
+    del deployment.stack.parameters["GpuMin"]  # a stack of another template under that name
+    run = watch(deployment, cdk_out)
+
+    assert run.code == 2
+    last = run.refreshes[-1]
+    assert gpu(last)["min_count"] is None and gpu(last)["target_count"] == 8
+    assert last["reason"] == (
+        f"stack {STACK} has no integer value for parameter(s) GpuMin, which the gated counts "
+        "name: the template read does not match the deployed stack"
+    )

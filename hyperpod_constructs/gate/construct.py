@@ -36,7 +36,6 @@ from .runtime.hyperpod_gate.contract import (
     ArmProperties,
     Requirement,
 )
-from .runtime.hyperpod_gate.decision import GroupRequirement
 from .runtime.hyperpod_gate.fastpath import FAST_PATH_DETAIL_TYPES, fast_path_input
 
 if TYPE_CHECKING:
@@ -52,14 +51,16 @@ FUNCTION_TIMEOUT = Duration.seconds(100)
 """Below the state machine's 120-second task timeout, above botocore's bounded retries."""
 
 
-def gate_fingerprint(cluster_name: str, requirements: Mapping[str, GroupRequirement]) -> str:
+def gate_fingerprint(cluster_name: str, requirements: Sequence[Requirement]) -> str:
     """A short hash of what the gate waits for; the wait condition's logical id embeds it,
     so changing a gated minimum or target creates a new wait condition (they are
-    create-only) while any other change leaves the finished wait alone."""
+    create-only) while any other change leaves the finished wait alone. A count given as a
+    token enters as its resolved form (e.g. ``{"Ref": "GpuCount"}``): changing which
+    parameter it names re-arms, changing only the parameter's value cannot."""
     canonical = json.dumps(
         [
             cluster_name,
-            sorted((name, r.min_count, r.target_count) for name, r in requirements.items()),
+            sorted([r.group_name, r.min_count, r.target_count] for r in requirements),
         ]
     )
     return hashlib.sha256(canonical.encode()).hexdigest()[:8]
@@ -85,9 +86,9 @@ def gate_logical_id(path: Sequence[str], kind: str, fingerprint: str) -> str:
 class MinCountGate(Construct):
     """Holds dependants until every gated instance group is in service with its minimum.
 
-    Created by :class:`HyperPodSlurmCluster` when a group has ``min_instance_count > 0``;
-    reach it as ``cluster.min_count_gate`` and make resources wait with
-    ``resource.node.add_dependency(cluster.min_count_gate)``.
+    Created by :class:`HyperPodSlurmCluster` when a group has a minimum (above 0, or a
+    token); reach it as ``cluster.min_count_gate``, and make resources wait with
+    ``resource.node.add_dependency(cluster.ready)``.
 
     How it works: a custom resource arms the gate by starting a Step Functions Standard
     workflow (Wait -> check Lambda -> Choice) that polls DescribeCluster; a CloudFormation
@@ -112,14 +113,14 @@ class MinCountGate(Construct):
         if options.timeout.to_seconds() < HYPERPOD_MIN_COUNT_WINDOW.to_seconds():
             Annotations.of(self).add_warning_v2(
                 "hyperpod:HP-WARN-GATE-TIMEOUT",
-                f"min_count_gate.timeout = {options.timeout.to_human_string()} is shorter than "
+                f"readiness_gate.timeout = {options.timeout.to_human_string()} is shorter than "
                 "HyperPod's 3-hour MinCount window: the deployment may fail while HyperPod "
                 "would still meet the minimum. Fix: use at least Duration.hours(3) "
                 "(the default is 3 h 30 min) [HP-WARN-GATE-TIMEOUT]",
             )
         self._cluster = cluster
         self._options = options
-        self._requirements: dict[str, GroupRequirement] = {}
+        self._requirements: dict[str, Requirement] = {}
         self._fingerprint_value: str | None = None
         # The loop's deadline, capped so that its "deadline reached" reason always arrives
         # before the wait condition's own 12-hour limit could end the wait without a reason.
@@ -385,8 +386,9 @@ class MinCountGate(Construct):
         return fast_path_input(props, stack_id=Aws.STACK_ID)
 
     @property
-    def requirements(self) -> Mapping[str, GroupRequirement]:
-        """What the gate waits for: minimum and target count per gated group."""
+    def requirements(self) -> Mapping[str, Requirement]:
+        """What the gate waits for: minimum and target count per gated group (a count given
+        as a token is its string token, resolved by CloudFormation)."""
         return dict(self._requirements)
 
     @property
@@ -400,8 +402,10 @@ class MinCountGate(Construct):
         """The handle the poll loop signals (its logical id changes with the gated values)."""
         return self._handle
 
-    def add_requirement(self, group_name: str, requirement: GroupRequirement) -> None:
-        """Also wait for ``group_name`` (called by the cluster for each gated group it adds)."""
+    def add_requirement(self, requirement: Requirement) -> None:
+        """Also wait for ``requirement.group_name`` (called by the cluster for each gated
+        group it adds)."""
+        group_name = requirement.group_name
         first = group_name not in self._requirements
         self._requirements[group_name] = requirement
         if self.dashboard is not None and first:
@@ -461,9 +465,15 @@ class MinCountGate(Construct):
                 # A token's text depends on creation order; its resolved form does not.
                 return json.dumps(stack.resolve(value)) if is_unresolved(value) else value
 
+            def count(value: int | str) -> int | str:
+                return value if isinstance(value, int) else stable(value)
+
             self._fingerprint_value = gate_fingerprint(
                 stable(self._cluster.cluster_name),
-                {stable(name): r for name, r in self._requirements.items()},
+                [
+                    Requirement(stable(r.group_name), count(r.min_count), count(r.target_count))
+                    for r in self._requirements.values()
+                ],
             )
         return self._fingerprint_value
 
@@ -508,10 +518,7 @@ class MinCountGate(Construct):
         return ArmProperties(
             state_machine_arn=self.state_machine.state_machine_arn,
             cluster_name=self._cluster.cluster_name,
-            requirements=tuple(
-                Requirement(name, r.min_count, r.target_count)
-                for name, r in sorted(self._requirements.items())
-            ),
+            requirements=tuple(r for _, r in sorted(self._requirements.items())),
             wait_handle_logical_id=str(stack.resolve(self._handle.logical_id)),
             wait_condition_logical_id=str(stack.resolve(self._condition.logical_id)),
             timeout_seconds=self._timeout_seconds,

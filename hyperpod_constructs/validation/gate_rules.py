@@ -11,7 +11,7 @@ from aws_cdk import Duration
 
 from .._tokens import is_unresolved
 from ..gate.options import MAX_GATE_TIMEOUT, MAX_POLL, MIN_POLL, MinCountGateOptions
-from .arguments import TOKEN, check, instance_of, is_bool, is_int, is_text_token
+from .arguments import TOKEN, check, instance_of, is_bool
 from .finding import Finding, Severity
 from .rule import Rule, Scope, reports
 
@@ -51,13 +51,6 @@ GATE_NAMESPACE = Rule(
     "starting with `:` or `AWS/`",
 )
 
-GATE_TOKEN_COUNT = Rule(
-    "HP-GATE-TOKEN-COUNT",
-    E,
-    Scope.GATE,
-    "`instance_count` of a gated group",
-    "a number (not a token) when `min_instance_count > 0` and the gate is on",
-)
 
 GATE_TOKEN_DURATION = Rule(
     "HP-GATE-TOKEN-DURATION",
@@ -67,12 +60,13 @@ GATE_TOKEN_DURATION = Rule(
     "a concrete `Duration`",
 )
 
-WARN_GATE_TOKEN_MIN = Rule(
-    "HP-WARN-GATE-TOKEN-MIN",
+WARN_GATE_TOKEN_COUNT = Rule(
+    "HP-WARN-GATE-TOKEN-COUNT",
     W,
     Scope.GATE,
-    "`min_instance_count` / `MinInstanceCount`",
-    "a number when the gate is on (the gate cannot wait for a token)",
+    "`instance_count`, `min_instance_count` of a gated group",
+    "numbers, if an update that only changes a parameter's value must wait again (the gate "
+    "waits for a token's deployed value, but does not re-arm when only it changes)",
 )
 
 WARN_GATE_TIMEOUT = Rule(
@@ -88,9 +82,8 @@ RULES = (
     GATE_TIMEOUT,
     GATE_POLL,
     GATE_NAMESPACE,
-    GATE_TOKEN_COUNT,
     GATE_TOKEN_DURATION,
-    WARN_GATE_TOKEN_MIN,
+    WARN_GATE_TOKEN_COUNT,
     WARN_GATE_TIMEOUT,
 )
 """This family's rules, in documentation order."""
@@ -217,41 +210,36 @@ def gate_option_findings(options: object, *, parameter: str = "min_count_gate") 
     ]
 
 
-@reports(GATE_TOKEN_COUNT, WARN_GATE_TOKEN_MIN)
+@reports(WARN_GATE_TOKEN_COUNT)
 def gate_findings(group: InstanceGroup) -> list[Finding]:
-    """Counts the readiness gate cannot wait for: it needs them at synth, as numbers.
-
-    The gate re-arms (a new wait condition) whenever a gated group's minimum or target
-    changes, so both must be known when the template is written. Only for clusters whose
-    gate is enabled.
+    """Counts of a gated group given as tokens (e.g. a ``CfnParameter``): the readiness gate
+    waits for the values CloudFormation resolves at deploy time, but its wait condition is
+    create-only and named after the counts as the template writes them, so an update that
+    changes only a parameter's value does not arm a new wait. Only for clusters whose gate is
+    enabled.
     """
-    count, minimum = group.instance_count, group.min_instance_count
-    if minimum is None or is_text_token(minimum):  # a string token is HP-COUNT-INT
+    if not group.has_minimum:
         return []
-    if is_unresolved(minimum):
-        return [
-            Finding(
-                rule=WARN_GATE_TOKEN_MIN.id,
-                field="min_instance_count (MinInstanceCount)",
-                value=TOKEN,
-                allowed="a number, so the readiness gate can wait for the group (HyperPod still "
-                "enforces the token's value, but min_count_gate will not wait for it)",
-                fix="pass a concrete min_instance_count if resources must wait for the group",
-                group=group.name,
-            )
-        ]
-    if is_int(minimum) and minimum > 0 and is_unresolved(count):
-        return [
-            Finding(
-                rule=GATE_TOKEN_COUNT.id,
-                field="instance_count (InstanceCount)",
-                value=TOKEN,
-                allowed="a number when min_instance_count > 0 and the readiness gate is on "
-                "(the gate "
-                "compares the counts and re-arms when they change)",
-                fix="pass a concrete instance_count, or "
-                "min_count_gate=MinCountGateOptions(enabled=False)",
-                group=group.name,
-            )
-        ]
-    return []
+    tokens = [
+        field
+        for field, value in (
+            ("min_instance_count (MinInstanceCount)", group.min_instance_count),
+            ("instance_count (InstanceCount)", group.instance_count),
+        )
+        if is_unresolved(value)
+    ]
+    if not tokens:
+        return []
+    return [
+        Finding(
+            rule=WARN_GATE_TOKEN_COUNT.id,
+            field=" and ".join(tokens),
+            value=TOKEN,
+            allowed="a number, if an update that changes only the parameter's value must "
+            "wait again: the gate waits for the deployed value when the stack is created and "
+            "when another gated count changes, but its wait condition is create-only",
+            fix="nothing, if the value is chosen only when the stack is created (acknowledge "
+            "this warning); otherwise pass a number",
+            group=group.name,
+        )
+    ]

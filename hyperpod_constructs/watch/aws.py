@@ -60,6 +60,17 @@ _TRANSIENT_CODES = frozenset(
 T = TypeVar("T")
 
 
+def _parameters(stack: Mapping[str, Any]) -> dict[str, str]:
+    """A DescribeStacks entry's parameter values (an SSM parameter type's resolved value)."""
+    values: dict[str, str] = {}
+    for parameter in stack.get("Parameters") or []:
+        key = parameter.get("ParameterKey")
+        value = parameter.get("ResolvedValue") or parameter.get("ParameterValue")
+        if isinstance(key, str) and isinstance(value, str):
+            values[key] = value
+    return values
+
+
 class FatalError(Exception):
     """``watch`` cannot go on (exit 2); ``str()`` is one line."""
 
@@ -197,6 +208,7 @@ class Reader:
                 status=str(stack.get("StackStatus") or "UNKNOWN"),
                 reason=stack.get("StackStatusReason"),
                 resources=resources,
+                parameters=_parameters(stack),
             ),
             False,
         )

@@ -10,12 +10,12 @@ the gate's own function (``evaluate_gate``), so ``watch`` and the gate never dis
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from ._decision import GateDecision, GroupProgress, GroupRequirement, evaluate_gate
-from .target import WatchTarget
+from .target import Count, WatchTarget
 
 WINDOW = timedelta(hours=3)
 """HyperPod's fixed window to reach a group's minimum before it rolls the group back."""
@@ -49,6 +49,8 @@ class StackState:
     status: str
     reason: str | None
     resources: Mapping[str, ResourceState]
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    """The stack's parameter values (``ResolvedValue`` for SSM parameter types)."""
 
 
 @dataclass(frozen=True)
@@ -88,10 +90,11 @@ class GroupView:
     status: str
     """Group status from DescribeCluster; ``NotListed``, or ``Unknown`` when not read."""
     current: int
-    min_count: int
-    """The requested minimum (from the template)."""
-    target_count: int
-    """The requested target (from the template)."""
+    min_count: int | None
+    """The requested minimum (from the template, or the stack parameter it names); None while
+    that parameter's value is not known."""
+    target_count: int | None
+    """The requested target, likewise."""
     reported_min: int | None
     reported_target: int | None
     ready: bool
@@ -206,14 +209,18 @@ def _group_view(
     )
 
 
+def _known(count: Count) -> int | None:
+    return count if isinstance(count, int) else None
+
+
 def _unread_group(target: WatchTarget, index: int, status: str) -> GroupView:
     group = target.groups[index]
     return GroupView(
         name=group.name,
         status=status,
         current=0,
-        min_count=group.min_count,
-        target_count=group.target_count,
+        min_count=_known(group.min_count),
+        target_count=_known(group.target_count),
         reported_min=None,
         reported_target=None,
         ready=False,
@@ -286,17 +293,37 @@ def _verdict(
         return "waiting", "waiting for CloudFormation to create the cluster", None
     if decision is not None:
         return "waiting", decision.reason, None
+    if target.parameters and stack is not None:
+        return (
+            "error",
+            f"stack {target.stack_name} has no integer value for parameter(s) "
+            f"{', '.join(target.parameters)}, which the gated counts name: the template read "
+            "does not match the deployed stack",
+            EXIT_ERROR,
+        )
+    if target.parameters:
+        return "waiting", f"waiting for the stack's parameters {', '.join(target.parameters)}", None
     return "waiting", "no answer yet", None
 
 
 def refresh(target: WatchTarget, obs: Observation, *, started_at: datetime) -> Refresh:
-    """The refresh that ``obs`` gives for ``target``; ``started_at`` is when ``watch`` began."""
+    """The refresh that ``obs`` gives for ``target``; ``started_at`` is when ``watch`` began.
+
+    Counts that name stack parameters take the values the stack reports; until it does, the
+    groups are shown unread and the gate's decision waits."""
+    if obs.stack is not None:
+        target = target.resolved(obs.stack.parameters)
     gate = _gate_view(target, obs.stack)
     decision: GateDecision | None = None
-    if obs.cluster is not None:
+    requirements = {
+        g.name: GroupRequirement(g.min_count, g.target_count)
+        for g in target.groups
+        if isinstance(g.min_count, int) and isinstance(g.target_count, int)
+    }
+    if obs.cluster is not None and len(requirements) == len(target.groups):
         decision = evaluate_gate(
             obs.cluster,
-            {g.name: GroupRequirement(g.min_count, g.target_count) for g in target.groups},
+            requirements,
             events=obs.events,
             now=obs.time,
             armed_at=_armed_at(gate, obs.stack, obs.time),

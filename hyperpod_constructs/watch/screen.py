@@ -41,8 +41,11 @@ def clock(span: timedelta | None) -> str:
 
 
 def counts(group: GroupView) -> str:
-    """``"12 / 16 / 16"``: current / minimum / target."""
-    return f"{group.current} / {group.min_count} / {group.target_count}"
+    """``"12 / 16 / 16"``: current / minimum / target (``?`` for a count whose stack
+    parameter is not known yet)."""
+    minimum = "?" if group.min_count is None else group.min_count
+    target = "?" if group.target_count is None else group.target_count
+    return f"{group.current} / {minimum} / {target}"
 
 
 def _group_style(group: GroupView) -> str:
@@ -92,7 +95,7 @@ def render(refresh: Refresh) -> RenderableType:
         table.add_row(
             group.name,
             Text(group.status, style=style),
-            Text(bar(group.current, group.target_count), style=style),
+            Text(bar(group.current, group.target_count or 0), style=style),
             counts(group),
             clock(group.window_left),
         )

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..gate.runtime.hyperpod_gate.contract import Prop
 from ..summary import AssemblyError, StackTemplate, find_templates, summarize_template
 from ..summary.model import WAIT_CONDITION_TYPE, ClusterSummary
 
@@ -20,13 +21,39 @@ class TargetError(Exception):
     """Nothing (or more than one thing) to watch; ``str()`` is a one-line message."""
 
 
+Count = int | str
+"""A count the template requests: a number, or the name of the stack parameter that gives it
+(``{"Ref": "GpuCount"}``), whose value the deployed stack knows."""
+
+
 @dataclass(frozen=True)
 class GatedGroup:
     """One instance group the gate waits for, with the values the template requests."""
 
     name: str
-    min_count: int
-    target_count: int
+    min_count: Count
+    target_count: Count
+
+    def resolved(self, parameters: Mapping[str, str]) -> GatedGroup:
+        """The group with every count that names a parameter replaced by the parameter's
+        integer value, where ``parameters`` has one (pure)."""
+        return GatedGroup(
+            self.name,
+            _parameter_value(self.min_count, parameters),
+            _parameter_value(self.target_count, parameters),
+        )
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The stack parameters whose values the counts still need."""
+        return tuple(c for c in (self.min_count, self.target_count) if isinstance(c, str))
+
+
+def _parameter_value(count: Count, parameters: Mapping[str, str]) -> Count:
+    if isinstance(count, int):
+        return count
+    value = parameters.get(count, "").strip()
+    return int(value) if value.isdigit() else count
 
 
 @dataclass(frozen=True)
@@ -48,6 +75,16 @@ class WatchTarget:
     """Logical id of the gate's ``AWS::CloudFormation::WaitCondition`` (None if not found)."""
     problem: str | None = None
     """Why this cluster cannot be watched (e.g. a minimum that is an unresolved expression)."""
+
+    def resolved(self, parameters: Mapping[str, str]) -> WatchTarget:
+        """The target with the counts that name stack parameters replaced by their values
+        (the deployed stack's ``Parameters``), where known (pure)."""
+        return replace(self, groups=tuple(g.resolved(parameters) for g in self.groups))
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The stack parameters whose values the gated counts still need."""
+        return tuple(dict.fromkeys(p for g in self.groups for p in g.parameters))
 
     @property
     def label(self) -> str:
@@ -87,14 +124,17 @@ def _target(
         return None
     groups: list[GatedGroup] = []
     problems: list[str] = []
+    declared = _mapping(template.get("Parameters"))
     for requirement in gate.requirements:
-        minimum, target = requirement.min_count, requirement.target_count
-        if isinstance(minimum, int) and isinstance(target, int):
+        raw = _gate_counts(template, gate.logical_id, requirement.group)
+        minimum, target = (_count(value, declared) for value in raw)
+        if minimum is not None and target is not None:
             groups.append(GatedGroup(requirement.group, minimum, target))
         else:
             problems.append(
-                f"group {requirement.group}: minimum {minimum} / target {target} is not a number "
-                "in the template"
+                f"group {requirement.group}: minimum {requirement.min_count} / target "
+                f"{requirement.target_count} is neither a number nor a stack parameter in the "
+                "template"
             )
     raw_name = _resource_properties(template, cluster.logical_id).get("ClusterName")
     handle = _resource_properties(template, gate.logical_id).get("WaitHandleLogicalId")
@@ -108,6 +148,32 @@ def _target(
         wait_condition_id=wait_condition_of(template, handle),
         problem="; ".join(problems) or None,
     )
+
+
+def _gate_counts(template: Mapping[str, object], gate_id: str, group: str) -> tuple[object, object]:
+    """(MinCount, TargetCount) of ``group`` as the gate's properties write them."""
+    for item in _items(_resource_properties(template, gate_id).get(Prop.REQUIREMENTS)):
+        item = _mapping(item)
+        if item.get(Prop.GROUP_NAME) == group:
+            return item.get(Prop.MIN_COUNT), item.get(Prop.TARGET_COUNT)
+    return None, None
+
+
+def _items(value: object) -> Sequence[object]:
+    return value if isinstance(value, list) else ()
+
+
+def _count(value: object, declared: Mapping[str, object]) -> Count | None:
+    """A number (as CloudFormation properties write it), or the name of a declared parameter
+    for ``{"Ref": name}``; None for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    reference = _mapping(value).get("Ref")
+    if isinstance(reference, str) and reference in declared and len(_mapping(value)) == 1:
+        return reference
+    return None
 
 
 def targets_from_template(

@@ -37,10 +37,22 @@ class _Resource:
 class FakeStack:
     """One stack: its status and the resources of ``template`` that were created so far."""
 
-    def __init__(self, clock: VirtualClock, name: str, template: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        clock: VirtualClock,
+        name: str,
+        template: Mapping[str, Any],
+        parameters: Mapping[str, str] | None = None,
+    ) -> None:
         self.clock = clock
         self.name = name
         self.template = template
+        declared: Mapping[str, Any] = template.get("Parameters", {})
+        self.parameters = {
+            key: str((parameters or {}).get(key, declaration.get("Default", "")))
+            for key, declaration in declared.items()
+        }
+        """The stack's parameter values (given, else the template's defaults)."""
         self.stack_id = f"arn:aws:cloudformation:{REGION}:{ACCOUNT}:stack/{name}/{_UUID}"
         self.created_at = clock.time()
         self.exists = True
@@ -106,6 +118,11 @@ class FakeStack:
             }
             if self.reason:
                 description["StackStatusReason"] = self.reason
+            if self.parameters:
+                description["Parameters"] = [
+                    {"ParameterKey": key, "ParameterValue": value}
+                    for key, value in self.parameters.items()
+                ]
             return {"Stacks": [description]}
         if operation == "GetTemplate":
             return {"TemplateBody": json.dumps(self.template), "StagesAvailable": ["Original"]}

@@ -25,7 +25,7 @@ from .hyperpod_sim import CapacityCurve, GroupSpec, unlimited
 from .sim_server import SimServer
 from .stack_fake import FakeStack
 from .wire import REGION
-from .world import GateWorld, Requirement
+from .world import GateWorld, Requirement, resolve_value
 
 STACK = "FsdpTraining"
 ARM_AFTER = 900.0
@@ -37,16 +37,21 @@ def resources_of(template: Mapping[str, Any], kind: str) -> list[tuple[str, Mapp
     return [(k, r) for k, r in template["Resources"].items() if r["Type"] == kind]
 
 
-def group_specs(template: Mapping[str, Any], capacity: CapacityCurve) -> list[GroupSpec]:
-    """The simulator's groups: the template's, with ``capacity`` for the gated ones."""
+def group_specs(
+    template: Mapping[str, Any],
+    capacity: CapacityCurve,
+    parameters: Mapping[str, str] | None = None,
+) -> list[GroupSpec]:
+    """The simulator's groups: the template's (counts resolved with the stack's
+    ``parameters``), with ``capacity`` for the gated ones."""
     ((_, cluster),) = resources_of(template, "AWS::SageMaker::Cluster")
     specs = []
     for group in cluster["Properties"]["InstanceGroups"]:
-        minimum = int(group.get("MinInstanceCount", 0))
+        minimum = int(resolve_value(template, group.get("MinInstanceCount", 0), parameters))
         specs.append(
             GroupSpec(
                 name=group["InstanceGroupName"],
-                instance_count=int(group["InstanceCount"]),
+                instance_count=int(resolve_value(template, group["InstanceCount"], parameters)),
                 min_instance_count=minimum,
                 node_type=group["SlurmConfig"]["NodeType"],
                 instance_type=group["InstanceType"],
@@ -95,11 +100,13 @@ class Deployment:
     then updated to the template's values, see :meth:`update_to_template`)."""
     arm_after: float | None = ARM_AFTER
     """When CloudFormation arms the gate (None: never, e.g. a deployed stack of other values)."""
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    """The stack's parameter values (the template's defaults for the others)."""
     world: GateWorld = field(init=False)
     stack: FakeStack = field(init=False)
 
     def __post_init__(self) -> None:
-        specs = group_specs(self.template, self.capacity)
+        specs = group_specs(self.template, self.capacity, self.parameters)
         self.gated = [spec.name for spec in specs if spec.min_instance_count > 0]
         for spec in specs:
             if spec.node_type == "Controller":
@@ -113,8 +120,9 @@ class Deployment:
             topic=False,
             sim_options={"name": cluster["Properties"]["ClusterName"]},
             template=self.template,
+            parameters=self.parameters,
         )
-        self.stack = FakeStack(self.world.clock, STACK, self.template)
+        self.stack = FakeStack(self.world.clock, STACK, self.template, self.parameters)
         if self.arm_after is not None:
             self.world.at(self.arm_after, self._arm)
 
@@ -142,7 +150,11 @@ class Deployment:
             self.stack.create(cluster_id, physical_id=self.sim.arn)
         self.stack.create(handle)
         requirements = [
-            Requirement(r["GroupName"], int(r["MinCount"]), int(r["TargetCount"]))
+            Requirement(
+                r["GroupName"],
+                int(resolve_value(self.template, r["MinCount"], self.parameters)),
+                int(resolve_value(self.template, r["TargetCount"], self.parameters)),
+            )
             for r in props["Requirements"]
         ]
         # The world runs this template's gate: its handle, arm resource and wait condition.

@@ -79,8 +79,13 @@ class SynthesizedGate:
     fast_path_pattern: dict[str, Any]
 
 
-def _resolver(template: Mapping[str, Any], topic: bool) -> Callable[[Any], Any]:
+def _resolver(
+    template: Mapping[str, Any], topic: bool, parameters: Mapping[str, str]
+) -> Callable[[Any], Any]:
     res = template["Resources"]
+    declared: Mapping[str, Any] = template.get("Parameters", {})
+    unknown = set(parameters) - set(declared)
+    assert not unknown, f"the template declares no parameters {sorted(unknown)}"
     by_ref: dict[str, str] = {
         "AWS::Partition": "aws",
         "AWS::Region": REGION,
@@ -88,6 +93,10 @@ def _resolver(template: Mapping[str, Any], topic: bool) -> Callable[[Any], Any]:
         "AWS::URLSuffix": "amazonaws.com",
         "AWS::StackId": STACK_ID,
     }
+    for name, declaration in declared.items():
+        value = parameters.get(name, declaration.get("Default"))
+        if value is not None:  # CloudFormation passes parameter values on as strings
+            by_ref[name] = str(value)
     by_att: dict[tuple[str, str], str] = {}
     for logical_id, resource in res.items():
         kind = resource["Type"]
@@ -122,6 +131,13 @@ def _resolver(template: Mapping[str, Any], topic: bool) -> Callable[[Any], Any]:
         return {k: resolve(v) for k, v in value.items()}
 
     return resolve
+
+
+def resolve_value(
+    template: Mapping[str, Any], value: Any, parameters: Mapping[str, str] | None = None
+) -> Any:
+    """``value`` (a part of ``template``) resolved as CloudFormation would in this world."""
+    return _resolver(template, False, parameters or {})(value)
 
 
 def _as_sent(value: Any) -> Any:
@@ -178,10 +194,13 @@ def synthesized_gate(
     return gate_of_template(app.synth().get_stack_by_name("Gate").template, topic=topic)
 
 
-def gate_of_template(template: Mapping[str, Any], *, topic: bool) -> SynthesizedGate:
+def gate_of_template(
+    template: Mapping[str, Any], *, topic: bool, parameters: Mapping[str, str] | None = None
+) -> SynthesizedGate:
     """Read the gate of a synthesized template (one gate per template), resolved as
-    CloudFormation would resolve it in this world."""
-    resolve = _resolver(template, topic)
+    CloudFormation would resolve it in this world, with these values of the template's
+    parameters (default: their defaults)."""
+    resolve = _resolver(template, topic, parameters or {})
     resources = template["Resources"]
 
     def one(kind: str) -> tuple[str, dict[str, Any]]:
@@ -308,6 +327,8 @@ class GateWorld:
     template: Mapping[str, Any] | None = None
     """A synthesized template whose gate this world runs (e.g. an example stack); default:
     a cluster synthesized for the groups' minimums (:func:`synthesized_gate`)."""
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    """Values of the template's parameters, as a stack deployment would pass them."""
 
     def __post_init__(self) -> None:
         mp = self.monkeypatch
@@ -412,7 +433,7 @@ class GateWorld:
         """The gate the construct synthesizes for these gated groups (default: the world's
         groups with a minimum)."""
         if self.template is not None:
-            return gate_of_template(self.template, topic=self.topic)
+            return gate_of_template(self.template, topic=self.topic, parameters=self.parameters)
         if requirements is None:
             requirements = [
                 Requirement(g.name, g.min_instance_count, g.instance_count)

@@ -179,6 +179,20 @@ def needs_new_wait(event: Mapping[str, Any]) -> bool:
     )
 
 
+def unchanged_wait_reason(event: Mapping[str, Any]) -> str:
+    """Why an Update that keeps the wait handle starts no new wait (pure). The counts can
+    differ under the same handle only when they are parameters whose values changed: the
+    handle's logical id embeds the parameter's name, not its value."""
+    old = (event.get("OldResourceProperties") or {}).get(Prop.REQUIREMENTS)
+    new = (event.get("ResourceProperties") or {}).get(Prop.REQUIREMENTS)
+    if old == new:
+        return "gated values unchanged, no new wait: the wait condition already holds its result"
+    return (
+        "gated counts changed under the same wait condition (a parameter's value), no new "
+        "wait: wait conditions are create-only (HP-WARN-GATE-TOKEN-COUNT)"
+    )
+
+
 def handler(event: Mapping[str, Any], context: Any) -> Any:
     """CloudFormation custom resource entry point (Create, Update, Delete).
 
@@ -198,12 +212,10 @@ def handler(event: Mapping[str, Any], context: Any) -> Any:
                 event, success=True, physical_id=old_id or NOT_STARTED, reason=detail
             )
         elif request_type == "Update" and not needs_new_wait(event):
-            print("hyperpod-min-count-gate arm Update: gated values unchanged, no new wait")
+            reason = unchanged_wait_reason(event)
+            print(f"hyperpod-min-count-gate arm Update: {reason}")
             body = response_document(
-                event,
-                success=True,
-                physical_id=old_id or NOT_STARTED,
-                reason="gated values unchanged; the wait condition already holds its result",
+                event, success=True, physical_id=old_id or NOT_STARTED, reason=reason
             )
         elif request_type == "Update" and wait_already_exists(event):
             # A rollback (or a return to earlier gated values): CloudFormation re-applies old

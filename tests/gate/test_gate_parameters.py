@@ -1,0 +1,124 @@
+"""A gate whose counts are CloudFormation parameters (e.g. a Service Catalog product).
+
+The template is the one the library synthesizes; the world resolves its ``Ref``s with the
+parameter values of a deployment, as CloudFormation does, and runs the real arm and check
+handlers on moto's Step Functions engine against the HyperPod simulator.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from tests.support.hyperpod_sim import GroupSpec, steps, unlimited
+from tests.support.parameterized import parameterized_assembly
+from tests.support.world import GateWorld, resolve_value
+
+HOUR = 3600
+MIN = 60
+LAUNCH = {"GpuCount": "16", "GpuMin": "12"}
+
+
+@functools.cache
+def parameterized_template() -> dict[str, Any]:
+    """The cluster ``train`` whose gated group's counts are Number parameters."""
+    assembly = parameterized_assembly("Product", cluster_name="train")
+    template: dict[str, Any] = assembly.get_stack_by_name("Product").template
+    return template
+
+
+def deployed_groups(parameters: Mapping[str, str], capacity: Any) -> list[GroupSpec]:
+    """The cluster HyperPod is asked for: the template's groups, resolved with ``parameters``."""
+    template = parameterized_template()
+    (cluster,) = [
+        r for r in template["Resources"].values() if r["Type"] == "AWS::SageMaker::Cluster"
+    ]
+    specs = []
+    for group in cluster["Properties"]["InstanceGroups"]:
+        node_type = group["SlurmConfig"]["NodeType"]
+        specs.append(
+            GroupSpec(
+                group["InstanceGroupName"],
+                int(resolve_value(template, group["InstanceCount"], parameters)),
+                int(resolve_value(template, group.get("MinInstanceCount", 0), parameters)),
+                node_type=node_type,
+                instance_type=group["InstanceType"],
+                capacity=capacity if node_type == "Compute" else unlimited(),
+            )
+        )
+    return specs
+
+
+def world(
+    monkeypatch: pytest.MonkeyPatch, parameters: Mapping[str, str], capacity: Any
+) -> GateWorld:
+    return GateWorld(
+        monkeypatch,
+        deployed_groups(parameters, capacity),
+        template=parameterized_template(),
+        parameters=dict(parameters),
+    )
+
+
+def test_the_gate_waits_for_the_deployed_parameter_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    w = world(monkeypatch, LAUNCH, steps((0, 8), (90 * MIN, 16)))
+    assert [(g.name, g.instance_count, g.min_instance_count) for g in w.groups] == [
+        ("controller", 1, 0),
+        ("gpu", 16, 12),
+    ]
+    w.clock.advance(MIN)
+    response = w.arm_gate()
+    assert response["Status"] == "SUCCESS", response
+    execution = w.execution(response)
+    assert execution.input["requirements"] == [
+        {"groupName": "gpu", "minCount": 12, "targetCount": 16}
+    ]
+    w.run(until_elapsed=5 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    # Not at the defaults' 4 of 8: at 12 of the deployed 16, once the capacity is there.
+    reached = w.sim.min_reached_at("gpu")
+    assert reached is not None and reached - w.clock.start >= 90 * MIN
+    (signal,) = w.signals()
+    assert signal.time >= reached
+    assert "gpu 16/12 (target 16, InService)" in signal.json()["Reason"]
+    polls = w.polls()
+    assert any("gpu 8/12 (target 16" in p.result["reason"] for p in polls)
+
+
+def test_the_fast_path_carries_the_deployed_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = world(monkeypatch, LAUNCH, unlimited())
+    requirements = w.gate().fast_path_input["requirements"]
+    # As strings inside the rule's JSON input: the check handler reads them as numbers.
+    assert requirements == [{"groupName": "gpu", "minCount": "12", "targetCount": "16"}]
+
+
+def test_changing_only_a_parameter_value_does_not_wait_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    w = world(monkeypatch, LAUNCH, unlimited())
+    w.clock.advance(MIN)
+    first = w.execution(w.arm_gate())
+    w.run(until_elapsed=2 * HOUR)
+    assert first.status == "SUCCEEDED"
+    old_properties = w.properties()
+    handle = w.handle_id()
+    starts = len(w.calls("StartExecution"))
+    assert starts == 1
+
+    w.parameters = {"GpuCount": "32", "GpuMin": "24"}
+    assert w.handle_id() == handle  # the template's logical ids did not change
+    response = w.custom_resource(
+        "Update", w.properties(), physical_id=first.arn, old_properties=old_properties
+    )
+    assert response["Status"] == "SUCCESS"
+    assert response["PhysicalResourceId"] == first.arn
+    assert response["Reason"].startswith(
+        "gated counts changed under the same wait condition (a parameter's value), no new wait"
+    )
+    assert len(w.calls("StartExecution")) == starts
+    assert len(w.signals()) == 1
