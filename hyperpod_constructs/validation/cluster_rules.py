@@ -14,10 +14,10 @@ from ..enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy, Slu
 from . import limits
 from .arguments import TOKEN, argument_finding, is_text_token
 from .finding import Finding, Severity
-from .layout_rules import _group_counts
+from .layout_rules import group_layout
 from .name_rules import cluster_name
-from .network_rules import _network, network_selection_findings, override_network_findings
-from .provisioning_rules import _mode
+from .network_rules import cluster_network, network_selection_findings, override_network_findings
+from .provisioning_rules import provisioning_mode
 from .rule import Rule, Scope, reports
 
 if TYPE_CHECKING:
@@ -222,9 +222,9 @@ def validate_cluster(spec: ClusterSpec) -> list[Finding]:
     """Every finding that involves the cluster as a whole or several of its groups."""
     return [
         *cluster_name(spec.name),
-        *_group_counts(spec),
-        *_mode(spec),
-        *_network(spec),
+        *group_layout(spec),
+        *provisioning_mode(spec),
+        *cluster_network(spec),
     ]
 
 

@@ -21,7 +21,7 @@ from .rule import Rule, Scope, reports
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
 
-E, W = Severity.ERROR, Severity.WARNING
+E = Severity.ERROR
 
 COUNT_INT = Rule(
     "HP-COUNT-INT",
@@ -110,7 +110,9 @@ def _text_token_count(value: object, field: str, group: str) -> list[Finding]:
 
 
 @reports(COUNT_INT, COUNT_RANGE, MIN_RANGE, MIN_ABOVE_COUNT)
-def _counts(group: InstanceGroup) -> list[Finding]:
+def counts(group: InstanceGroup) -> list[Finding]:
+    """``instance_count`` and ``min_instance_count``: whole numbers in range, the minimum at
+    most the count."""
     found: list[Finding] = []
     name, top = group.name, limits.MAX_INSTANCE_COUNT
     count, minimum = group.instance_count, group.min_instance_count
@@ -186,13 +188,14 @@ def _counts(group: InstanceGroup) -> list[Finding]:
 
 
 @reports(SIZING)
-def _sizing(group: InstanceGroup) -> list[Finding]:
+def sizing(group: InstanceGroup) -> list[Finding]:
     """Problems the factory met while sizing the group from ``min_accelerators``."""
     return list(group.problems)
 
 
 @reports(CONTROLLER_COUNT)
-def _controller_count(group: InstanceGroup) -> list[Finding]:
+def controller_count(group: InstanceGroup) -> list[Finding]:
+    """The controller group has at least one instance."""
     if group.node_type is not NodeType.CONTROLLER or group.instance_count != 0:
         return []
     return [

@@ -104,6 +104,7 @@ def _booleans(options: MinCountGateOptions, parameter: str) -> list[Finding]:
 
 @reports(GATE_NAMESPACE)
 def _namespace(value: object, parameter: str) -> list[Finding]:
+    """The metrics namespace CloudWatch accepts (not the reserved ``AWS/`` ones)."""
     field = f"{parameter}.metrics_namespace"
     found = check(field, value, lambda v: isinstance(v, str), "a str")
     if found:
@@ -131,6 +132,7 @@ def _namespace(value: object, parameter: str) -> list[Finding]:
 
 @reports(GATE_TIMEOUT, GATE_POLL, GATE_TOKEN_DURATION)
 def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
+    """Concrete durations: a timeout up to 12 h, a poll interval of 10 s .. 15 min below it."""
     found: list[Finding] = []
     for name in ("timeout", "poll_interval"):
         found += check(

@@ -12,18 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .count_rules import _controller_count, _counts, _sizing
+from .count_rules import controller_count, counts, sizing
 from .finding import Finding
 from .gate_rules import gate_findings
 from .group_arguments import group_argument_findings, label
-from .health_check_rules import _connectivity, _health_checks, _warnings
+from .health_check_rules import connectivity, health_checks, missing_health_checks
 from .lifecycle_rules import lifecycle_findings
 from .name_rules import check_name, group_name
-from .network_rules import _override_network
-from .node_rules import _identifiers, _threads, _unknown_type
-from .partition_rules import _dev_partition, _partition
-from .storage_rules import _storage
-from .update_rules import _scheduled_update
+from .network_rules import override_network
+from .node_rules import identifiers, threads_per_core, unknown_instance_type
+from .partition_rules import dev_partition, partition_name
+from .storage_rules import storage_configs
+from .update_rules import scheduled_update
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -31,20 +31,20 @@ if TYPE_CHECKING:
 __all__ = ["GROUP_RULES", "check_name", "gate_findings", "validate_group"]
 
 GROUP_RULES: tuple[Callable[[InstanceGroup], list[Finding]], ...] = (
-    _counts,
-    _sizing,
-    _partition,
-    _threads,
-    _health_checks,
-    _storage,
-    _identifiers,
-    _scheduled_update,
-    _override_network,
-    _warnings,
-    _controller_count,
-    _connectivity,
-    _dev_partition,
-    _unknown_type,
+    counts,
+    sizing,
+    partition_name,
+    threads_per_core,
+    health_checks,
+    storage_configs,
+    identifiers,
+    scheduled_update,
+    override_network,
+    missing_health_checks,
+    controller_count,
+    connectivity,
+    dev_partition,
+    unknown_instance_type,
 )
 """The group's checks in reporting order (errors first, then what real configurations taught:
 settings HyperPod accepts that do not do what the user meant)."""
@@ -68,7 +68,7 @@ def validate_group(
     found = group_name(group)
     arguments = group_argument_findings(group)
     if arguments:
-        return [*found, *arguments, *_sizing(group)]
+        return [*found, *arguments, *sizing(group)]
     for rule in GROUP_RULES:
         found += rule(group)
     found += lifecycle_findings(group.lifecycle_scripts, group=name, role_owned=role_owned)

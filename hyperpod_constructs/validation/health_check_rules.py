@@ -71,7 +71,8 @@ DHC = "deep_health_checks (OnStartDeepHealthChecks)"
 
 
 @reports(DHC_UNKNOWN, DHC_DISTINCT)
-def _health_checks(group: InstanceGroup) -> list[Finding]:
+def health_checks(group: InstanceGroup) -> list[Finding]:
+    """Deep health checks are ``DeepHealthCheck`` members, each at most once."""
     checks: list[object] = list(group.deep_health_checks)
     field = "deep_health_checks (OnStartDeepHealthChecks)"
     found: list[Finding] = []
@@ -109,7 +110,7 @@ def _health_checks(group: InstanceGroup) -> list[Finding]:
 
 
 @reports(DHC_CONNECTIVITY, WARN_DHC_CONNECTIVITY)
-def _connectivity(group: InstanceGroup) -> list[Finding]:
+def connectivity(group: InstanceGroup) -> list[Finding]:
     """``InstanceConnectivity`` runs cluster-level collective tests (NCCL on GPUs, NCCOM on
     Trainium) across the group's nodes over EFA: it needs an accelerator type with multi-node
     networking, and at least two nodes to test between.
@@ -151,7 +152,8 @@ def _connectivity(group: InstanceGroup) -> list[Finding]:
 
 
 @reports(WARN_DHC)
-def _warnings(group: InstanceGroup) -> list[Finding]:
+def missing_health_checks(group: InstanceGroup) -> list[Finding]:
+    """Accelerator compute groups should run deep health checks (a warning)."""
     found: list[Finding] = []
     accelerated = group.instance_type.is_accelerated and group.node_type is NodeType.COMPUTE
     if accelerated and not group.deep_health_checks:

@@ -15,7 +15,7 @@ from .rule import Rule, Scope, reports
 if TYPE_CHECKING:
     from .cluster_rules import ClusterSpec
 
-E, W = Severity.ERROR, Severity.WARNING
+E = Severity.ERROR
 
 GROUPS_COUNT = Rule(
     "HP-GROUPS-COUNT",
@@ -59,7 +59,8 @@ RULES = (
 
 
 @reports(GROUPS_COUNT, CONTROLLER_ONE, LOGIN_MAX, GROUP_UNIQUE)
-def _group_counts(spec: ClusterSpec) -> list[Finding]:
+def group_layout(spec: ClusterSpec) -> list[Finding]:
+    """1..100 groups, exactly one controller, at most one login group, unique names."""
     found: list[Finding] = []
     total, top = len(spec.groups), limits.MAX_INSTANCE_GROUPS
     if not 1 <= total <= top:

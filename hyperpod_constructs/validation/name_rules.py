@@ -19,7 +19,7 @@ from .rule import Rule, Scope, reports
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
 
-E, W = Severity.ERROR, Severity.WARNING
+E = Severity.ERROR
 
 NAME_GROUP = Rule(
     "HP-NAME-GROUP",

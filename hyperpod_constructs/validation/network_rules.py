@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
     from .cluster_rules import ClusterSpec
 
-E, W = Severity.ERROR, Severity.WARNING
+E = Severity.ERROR
 
 OVERRIDE_VPC = Rule(
     "HP-OVERRIDE-VPC",
@@ -68,7 +68,7 @@ RULES = (
 
 
 @reports(OVERRIDE_VPC)
-def _override_network(group: InstanceGroup) -> list[Finding]:
+def override_network(group: InstanceGroup) -> list[Finding]:
     """``OverrideVpcConfig``: 1..5 security groups; explicit subnets 1..16."""
     found: list[Finding] = []
     top_sg, top_subnets = limits.MAX_SECURITY_GROUPS, limits.MAX_SUBNETS
@@ -175,7 +175,9 @@ def network_selection_findings(
 
 
 @reports(FSX_NEEDS_VPC, VPC_SECURITY_GROUPS, VPC_SUBNETS)
-def _network(spec: ClusterSpec) -> list[Finding]:
+def cluster_network(spec: ClusterSpec) -> list[Finding]:
+    """The cluster's ``VpcConfig``: a network whenever FSx is mounted, 1..5 security groups,
+    1..16 subnets."""
     found: list[Finding] = []
     if not spec.has_vpc:
         for group in spec.groups:

@@ -74,7 +74,8 @@ RULES = (
 
 
 @reports(THREADS)
-def _threads(group: InstanceGroup) -> list[Finding]:
+def threads_per_core(group: InstanceGroup) -> list[Finding]:
+    """``threads_per_core`` is 1 or 2."""
     value = group.threads_per_core
     if value is None or is_number_token(value):
         return []
@@ -93,7 +94,8 @@ def _threads(group: InstanceGroup) -> list[Finding]:
 
 
 @reports(IMAGE_ID, TRAINING_PLAN, INSTANCE_TYPE)
-def _identifiers(group: InstanceGroup) -> list[Finding]:
+def identifiers(group: InstanceGroup) -> list[Finding]:
+    """The AMI id, the training plan ARN and the instance type's shape."""
     found = pattern_findings(
         group.image_id,
         limits.IMAGE_ID,
@@ -138,7 +140,9 @@ def _identifiers(group: InstanceGroup) -> list[Finding]:
 
 
 @reports(WARN_INSTANCE_TYPE)
-def _unknown_type(group: InstanceGroup) -> list[Finding]:
+def unknown_instance_type(group: InstanceGroup) -> list[Finding]:
+    """An instance type close to a known one is probably a typo (a warning with a "did you
+    mean"); a type far from every known one is taken as newer than the library."""
     name = group.instance_type.name
     if is_unresolved(name) or not limits.INSTANCE_TYPE.fullmatch(name):
         return []

@@ -58,7 +58,8 @@ RULES = (
 
 
 @reports(PARTITION_REQUIRED, PARTITION_NAME, PARTITION_FORBIDDEN)
-def _partition(group: InstanceGroup) -> list[Finding]:
+def partition_name(group: InstanceGroup) -> list[Finding]:
+    """A compute group names exactly one valid partition; controller and login groups none."""
     name, partition = group.name, group.partition
     field = "partition (SlurmConfig.PartitionNames)"
     if group.node_type is NodeType.COMPUTE:
@@ -100,7 +101,8 @@ DEV_PARTITION = "dev"
 
 
 @reports(WARN_PARTITION_DEV)
-def _dev_partition(group: InstanceGroup) -> list[Finding]:
+def dev_partition(group: InstanceGroup) -> list[Finding]:
+    """A compute group's partition is not ``dev``, which every node joins anyway."""
     if group.node_type is not NodeType.COMPUTE or group.partition != DEV_PARTITION:
         return []
     return [

@@ -15,7 +15,7 @@ from .rule import Rule, Scope, reports
 if TYPE_CHECKING:
     from .cluster_rules import ClusterSpec
 
-E, W = Severity.ERROR, Severity.WARNING
+E = Severity.ERROR
 
 MIN_NEEDS_CONTINUOUS = Rule(
     "HP-MIN-NEEDS-CONTINUOUS",
@@ -116,7 +116,7 @@ def _provisioning(spec: ClusterSpec) -> list[Finding]:
 @reports(
     MIN_NEEDS_CONTINUOUS, ACCOUNTING_NEEDS_CONTINUOUS, LAYOUT_NEEDS_STANDARD, STRATEGY_IN_CONTINUOUS
 )
-def _mode(spec: ClusterSpec) -> list[Finding]:
+def provisioning_mode(spec: ClusterSpec) -> list[Finding]:
     """The provisioning mode the other rules read (``None`` would render as STANDARD)."""
     if isinstance(spec.mode, NodeProvisioningMode):
         return _provisioning(spec)

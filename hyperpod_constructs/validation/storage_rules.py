@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
     from ..storage import InstanceStorage
 
-E, W = Severity.ERROR, Severity.WARNING
+E = Severity.ERROR
 
 STORAGE_COUNT = Rule(
     "HP-STORAGE-COUNT",
@@ -197,7 +197,8 @@ def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
 
 
 @reports(STORAGE_COUNT, EBS_SIZE, EBS_KMS, FSX_DNS, FSX_MOUNT_NAME, MOUNT_PATH)
-def _storage(group: InstanceGroup) -> list[Finding]:
+def storage_configs(group: InstanceGroup) -> list[Finding]:
+    """At most four storage configs, each with valid EBS or FSx values."""
     found: list[Finding] = []
     if len(group.storage) > limits.MAX_STORAGE_CONFIGS:
         found.append(

@@ -20,7 +20,7 @@ from .rule import Rule, Scope, reports
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
 
-E, W = Severity.ERROR, Severity.WARNING
+E = Severity.ERROR
 
 SCHEDULED_UPDATE = Rule(
     "HP-SCHEDULED-UPDATE",
@@ -49,7 +49,7 @@ def _alarm_name_ok(name: str) -> bool:
 
 
 @reports(SCHEDULED_UPDATE)
-def _scheduled_update(group: InstanceGroup) -> list[Finding]:
+def scheduled_update(group: InstanceGroup) -> list[Finding]:
     """``ScheduledUpdateConfig`` against the API model and the resource schema (cron pattern,
     ranges, alarm names). Its fields have the right types (``group_arguments``)."""
     update = group.scheduled_update
