@@ -115,7 +115,11 @@ def controller_prop(parameter: str) -> Build:
 
 def login_prop(parameter: str) -> Build:
     def build(stack: Stack, value: Any) -> object:
-        login = InstanceGroup.login("login", **{"instance_type": CPU, parameter: value})
+        login = (
+            InstanceGroup.login(value, instance_type=CPU)
+            if parameter == "name"
+            else InstanceGroup.login("login", **{"instance_type": CPU, parameter: value})
+        )
         return _cluster(stack, [_controller(), login, _compute()])
 
     return build
@@ -537,6 +541,9 @@ ANYTHING = st.one_of(
 )
 HYPOTHESIS_EXAMPLES = 20
 """Per public parameter of the cluster and of a compute group."""
+HEAD_NODE_EXAMPLES = 10
+"""Per public parameter of the controller and login factories (the compute group's, less
+``partition`` and the sizing and health-check ones)."""
 
 
 def _token(value: object, kind: type) -> bool:
@@ -659,6 +666,23 @@ def test_random_values_for_a_group_never_crash_or_pass_silently(parameter: str, 
     _fuzz(compute_prop(parameter), parameter, value, GROUP_ACCEPTS[parameter])
 
 
+HEAD_NODE_CASES = [
+    (name, parameter)
+    for name, factory in (("controller", InstanceGroup.controller), ("login", InstanceGroup.login))
+    for parameter in sorted(_public_parameters(factory))
+]
+HEAD_NODE_BUILDS = {"controller": controller_prop, "login": login_prop}
+
+
+@pytest.mark.parametrize(("factory", "parameter"), HEAD_NODE_CASES)
+@settings(SETTINGS, max_examples=HEAD_NODE_EXAMPLES)
+@given(value=ANYTHING)
+def test_random_values_for_a_head_node_group_never_crash_or_pass_silently(
+    factory: str, parameter: str, value: Any
+) -> None:
+    _fuzz(HEAD_NODE_BUILDS[factory](parameter), parameter, value, GROUP_ACCEPTS[parameter])
+
+
 @pytest.mark.parametrize("parameter", sorted(CLUSTER_ACCEPTS))
 @SETTINGS
 @given(value=ANYTHING)
@@ -670,9 +694,15 @@ def test_random_values_for_the_cluster_never_crash_or_pass_silently(
 
 def test_the_docs_state_how_many_inputs_the_fuzz_tries() -> None:
     docs = (REPO / "docs" / "validation.md").read_text(encoding="utf-8")
-    total = TABLE_COUNT + HYPOTHESIS_EXAMPLES * (len(GROUP_ACCEPTS) + len(CLUSTER_ACCEPTS))
+    total = (
+        TABLE_COUNT
+        + HYPOTHESIS_EXAMPLES * (len(GROUP_ACCEPTS) + len(CLUSTER_ACCEPTS))
+        + HEAD_NODE_EXAMPLES * len(HEAD_NODE_CASES)
+    )
     assert f"{TABLE_COUNT} table-driven bad inputs" in docs
     parameters = len(GROUP_ACCEPTS) + len(CLUSTER_ACCEPTS)
     assert f"{HYPOTHESIS_EXAMPLES} hypothesis examples for each of the {parameters}" in docs
+    head = f"{HEAD_NODE_EXAMPLES} for each of the {len(HEAD_NODE_CASES)} parameters of the"
+    assert head in docs
     assert f"{total} inputs in all" in docs
     assert not math.isnan(total)
