@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from .arguments import TOKEN
 from .count_rules import controller_count, counts, sizing
 from .finding import Finding
 from .gate_rules import gate_findings
@@ -28,7 +29,9 @@ from .update_rules import scheduled_update
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
 
-__all__ = ["GROUP_RULES", "check_name", "gate_findings", "validate_group"]
+__all__ = ["GROUP_RULES", "TOKEN", "check_name", "gate_findings", "validate_group"]
+"""``TOKEN``, ``check_name`` and ``gate_findings`` live in their families; kept importable
+from here for code written against the former single module."""
 
 GROUP_RULES: tuple[Callable[[InstanceGroup], list[Finding]], ...] = (
     counts,
