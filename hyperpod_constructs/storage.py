@@ -67,7 +67,21 @@ class InstanceStorage:
         the cluster.
 
         :param mount_path: where to mount it. Default: HyperPod's default (``/fsx``).
+        :raises HyperPodArgumentError: ``file_system`` is not a Lustre file system construct
+            (an imported one has no mount name: use :meth:`fsx_lustre`).
         """
+        from .validation.arguments import check, raise_if_any
+
+        raise_if_any(
+            "InstanceStorage.lustre_file_system",
+            check(
+                "file_system",
+                file_system,
+                lambda v: all(hasattr(v, a) for a in ("dns_name", "mount_name", "connections")),
+                "an fsx.LustreFileSystem; for an imported one use "
+                "InstanceStorage.fsx_lustre(dns_name=..., mount_name=...)",
+            ),
+        )
         return cls(
             kind="fsx_lustre",
             dns_name=file_system.dns_name,

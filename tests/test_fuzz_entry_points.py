@@ -17,6 +17,7 @@ examples); a test checks the number there.
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from collections.abc import Callable
@@ -25,14 +26,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aws_cdk import App, Duration, Size, Stack
+from aws_cdk import App, CfnParameter, Duration, Size, Stack
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_secretsmanager as secretsmanager
+from aws_cdk import aws_sns as sns
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hyperpod_constructs import (
     AccountingDatabase,
+    BatchSize,
+    BatchSizeType,
+    CapacityType,
     DeepHealthCheck,
     HyperPodInstanceType,
     HyperPodSlurmCluster,
@@ -41,6 +48,13 @@ from hyperpod_constructs import (
     InstanceStorage,
     LifecycleScripts,
     MinCountGateOptions,
+    NetworkInterfaceType,
+    NodeProvisioningMode,
+    NodeRecovery,
+    NodeType,
+    ScheduledUpdate,
+    SlurmConfigStrategy,
+    SlurmLayout,
 )
 from hyperpod_constructs.sizing import (
     SizingError,
@@ -101,7 +115,11 @@ def controller_prop(parameter: str) -> Build:
 
 def login_prop(parameter: str) -> Build:
     def build(stack: Stack, value: Any) -> object:
-        login = InstanceGroup.login("login", **{"instance_type": CPU, parameter: value})
+        login = (
+            InstanceGroup.login(value, instance_type=CPU)
+            if parameter == "name"
+            else InstanceGroup.login("login", **{"instance_type": CPU, parameter: value})
+        )
         return _cluster(stack, [_controller(), login, _compute()])
 
     return build
@@ -151,6 +169,27 @@ def gate(parameter: str) -> Build:
     return build
 
 
+def scheduled_update(parameter: str) -> Build:
+    def build(stack: Stack, value: Any) -> object:
+        update = ScheduledUpdate(**{"schedule_expression": CRON, parameter: value})
+        return _cluster(stack, [_controller(), _compute(scheduled_update=update)])
+
+    return build
+
+
+def batch_size(factory: Callable[[Any], BatchSize]) -> Build:
+    def build(stack: Stack, value: Any) -> object:
+        update = ScheduledUpdate(schedule_expression=CRON, maximum_batch_size=factory(value))
+        return _cluster(stack, [_controller(), _compute(scheduled_update=update)])
+
+    return build
+
+
+def lustre_file_system(stack: Stack, value: Any) -> object:
+    storage = [InstanceStorage.lustre_file_system(value)]
+    return _cluster(stack, [_controller(), _compute(storage=storage)], vpc=None)
+
+
 def instance_type_of(stack: Stack, value: Any) -> object:
     return _cluster(stack, [_controller(), _compute(instance_type=HyperPodInstanceType.of(value))])
 
@@ -159,6 +198,88 @@ def helper(function: Callable[[Any], object]) -> Build:
     return lambda _stack, value: function(value)
 
 
+# -- objects a value may be (built in the stack under test) ----------------------------
+
+
+@dataclass(frozen=True)
+class Made:
+    """A library or CDK object as a random value, built in the stack under test (constructs
+    need a scope): a role, a subnet selection, a gate option set, a token, ..."""
+
+    label: str
+    make: Callable[[Stack], Any]
+
+    def __repr__(self) -> str:
+        return f"<{self.label}>"
+
+
+def realized(stack: Stack, value: Any) -> Any:
+    """``value``, or the object it makes in ``stack``."""
+    return value.make(stack) if isinstance(value, Made) else value
+
+
+def _fresh(stack: Stack, kind: str) -> str:
+    return f"{kind}{len(stack.node.children)}"
+
+
+def _subnet(stack: Stack) -> ec2.ISubnet:
+    return ec2.Subnet.from_subnet_id(stack, _fresh(stack, "Subnet"), "subnet-0123456789abcdef0")
+
+
+def _security_group(stack: Stack) -> ec2.ISecurityGroup:
+    return ec2.SecurityGroup.from_security_group_id(
+        stack, _fresh(stack, "Sg"), "sg-0123456789abcdef0"
+    )
+
+
+def _parameter(stack: Stack, kind: str) -> Any:
+    parameter = CfnParameter(stack, _fresh(stack, "Param"), type=kind)
+    if kind == "Number":
+        return parameter.value_as_number
+    return parameter.value_as_list if kind == "CommaDelimitedList" else parameter.value_as_string
+
+
+CRON = "cron(0 3 ? * SUN *)"
+STRING_TOKEN = Made("string token", lambda s: _parameter(s, "String"))
+NUMBER_TOKEN = Made("number token", lambda s: _parameter(s, "Number"))
+OBJECTS = [
+    Made("explicit subnets", lambda s: ec2.SubnetSelection(subnets=[_subnet(s)])),
+    Made("no subnets", lambda s: ec2.SubnetSelection(subnets=[])),
+    Made("private subnets", lambda s: ec2.SubnetSelection(
+        subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)),
+    Made("[security group]", lambda s: [_security_group(s)]),
+    Made("security group", _security_group),
+    Made("6 security groups", lambda s: [_security_group(s) for _ in range(6)]),
+    Made("vpc", lambda s: ec2.Vpc.from_vpc_attributes(
+        s, _fresh(s, "Vpc"), vpc_id="vpc-0123456789abcdef0", availability_zones=["us-east-1a"],
+        private_subnet_ids=["subnet-0123456789abcdef0"])),
+    Made("imported role", lambda s: iam.Role.from_role_arn(
+        s, _fresh(s, "Role"), "arn:aws:iam::123456789012:role/x")),
+    Made("bucket", lambda s: s3.Bucket.from_bucket_name(s, _fresh(s, "Bucket"), "sagemaker-x")),
+    Made("scripts in S3", lambda s: LifecycleScripts.from_s3(
+        s3.Bucket.from_bucket_name(s, _fresh(s, "Bucket"), "sagemaker-x"),
+        on_create="on_create.sh")),
+    Made("scripts by URI", lambda s: LifecycleScripts.from_s3_uri(
+        "s3://sagemaker-x/lifecycle", on_create="on_create.sh")),
+    Made("gate options", lambda s: MinCountGateOptions(timeout=Duration.hours(4))),
+    Made("gate off", lambda s: MinCountGateOptions(enabled=False)),
+    Made("scheduled update", lambda s: ScheduledUpdate(schedule_expression=CRON)),
+    Made("EBS", lambda s: [InstanceStorage.ebs(volume_size=Size.gibibytes(100))]),
+    Made("FSx", lambda s: [InstanceStorage.fsx_open_zfs(
+        dns_name="fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com")]),
+    Made("database", lambda s: AccountingDatabase(
+        endpoint="db.example.com",
+        secret=secretsmanager.Secret.from_secret_name_v2(s, _fresh(s, "Secret"), "db"))),
+    Made("topic", lambda s: sns.Topic.from_topic_arn(
+        s, _fresh(s, "Topic"), "arn:aws:sns:us-east-1:123456789012:t")),
+    STRING_TOKEN,
+    NUMBER_TOKEN,
+    Made("list token", lambda s: _parameter(s, "CommaDelimitedList")),
+    Made("groups", lambda s: [_controller(), _compute()]),
+    Made("controller group", lambda s: _controller()),
+    Made("Size", lambda s: Size.gibibytes(8)),
+    Made("Duration", lambda s: Duration.minutes(3)),
+]  # fmt: skip
 # -- the table ---------------------------------------------------------------------------
 
 WRONG_INTS = [2.5, True, NAN, INF, -INF, "4", [4]]
@@ -199,6 +320,10 @@ TABLE: list[tuple[str, str, Build, list[Any]]] = [
      ["LIFECYCLE_SCRIPTS", None, 5]),
     ("HyperPodSlurmCluster", "declare_slurm_orchestrator",
      cluster_prop("declare_slurm_orchestrator"), ["yes", None, 1]),
+    ("HyperPodSlurmCluster", "node_provisioning_mode", cluster_prop("node_provisioning_mode"),
+     [None]),
+    ("HyperPodSlurmCluster", "cluster_name", cluster_prop("cluster_name"), [NUMBER_TOKEN]),
+    ("HyperPodSlurmCluster", "node_recovery", cluster_prop("node_recovery"), [NUMBER_TOKEN]),
     ("InstanceGroup.compute", "name", compute_prop("name"), WRONG_NAMES),
     ("InstanceGroup.compute", "instance_type", compute_prop("instance_type"), WRONG_TYPES),
     ("InstanceGroup.compute", "partition", compute_prop("partition"),
@@ -230,6 +355,34 @@ TABLE: list[tuple[str, str, Build, list[Any]]] = [
     ("InstanceGroup.compute", "network_interface", compute_prop("network_interface"),
      ["efa", 5]),
     ("InstanceGroup.compute", "capacity_type", compute_prop("capacity_type"), ["Spot", 5]),
+    ("InstanceGroup.compute", "name", compute_prop("name"), [NUMBER_TOKEN]),
+    ("InstanceGroup.compute", "partition", compute_prop("partition"), [NUMBER_TOKEN]),
+    ("InstanceGroup.compute", "instance_count", compute_prop("instance_count"), [STRING_TOKEN]),
+    ("InstanceGroup.compute", "min_instance_count", compute_prop("min_instance_count"),
+     [STRING_TOKEN]),
+    ("InstanceGroup.compute", "threads_per_core", compute_prop("threads_per_core"),
+     [STRING_TOKEN]),
+    ("InstanceGroup.compute", "training_plan_arn", compute_prop("training_plan_arn"),
+     [NUMBER_TOKEN]),
+    ("InstanceGroup.compute", "image_id", compute_prop("image_id"), [NUMBER_TOKEN]),
+    ("InstanceGroup.compute", "security_groups", compute_prop("security_groups"),
+     [Made("[security group]", lambda s: [_security_group(s)])]),
+    ("ScheduledUpdate", "schedule_expression", scheduled_update("schedule_expression"),
+     [None, 5, "daily", "cron(0 3 * * SUN)", NUMBER_TOKEN]),
+    ("ScheduledUpdate", "maximum_batch_size", scheduled_update("maximum_batch_size"),
+     [5, "1", BatchSize.instances(0)]),
+    ("ScheduledUpdate", "rollback_maximum_batch_size",
+     scheduled_update("rollback_maximum_batch_size"), [5, BatchSize.instances(1)]),
+    ("ScheduledUpdate", "wait_interval", scheduled_update("wait_interval"),
+     [5, "PT5M", Duration.hours(2), Duration.millis(1500)]),
+    ("ScheduledUpdate", "rollback_alarms", scheduled_update("rollback_alarms"),
+     ["alarm", [5], [""], [" "], ["a" * 256], [f"a{i}" for i in range(11)], None]),
+    ("BatchSize.instances", "maximum_batch_size", batch_size(BatchSize.instances),
+     [0, -1, 1.5, True, "1"]),
+    ("BatchSize.percentage", "maximum_batch_size", batch_size(BatchSize.percentage),
+     [0, NAN, None]),
+    ("InstanceStorage.lustre_file_system", "file_system", lustre_file_system,
+     ["fs-0123456789abcdef0", None, 5]),
     ("InstanceGroup.controller", "name", controller_prop("name"), WRONG_NAMES),
     ("InstanceGroup.controller", "instance_type", controller_prop("instance_type"), WRONG_TYPES),
     ("InstanceGroup.controller", "instance_count", controller_prop("instance_count"),
@@ -293,7 +446,7 @@ CASES = [
     for index, value in enumerate(values)
 ]
 TABLE_COUNT = len(CASES)
-HYPOTHESIS_EXAMPLES = 60
+HYPOTHESIS_EXAMPLES = 20
 """Per hypothesis test (two of them)."""
 
 
@@ -304,17 +457,18 @@ class Outcome:
     text: str
 
 
-def outcome(build: Build, value: Any, parameter: str) -> Outcome:
-    """Build the app with ``value``; classify what happened."""
-    stack = Stack(App(), "Fuzz")
+def outcome(build: Build, value: Any, parameter: str, *, stack: Stack | None = None) -> Outcome:
+    """Build the app with ``value`` (in ``stack``, default a new one); classify what
+    happened."""
+    stack = stack or Stack(App(), "Fuzz")
     try:
-        build(stack, value)
+        build(stack, realized(stack, value))
+        text = report_of(stack)
     except (HyperPodValidationError, SizingError) as error:
         text = str(error)
         return Outcome("clear" if _names(text, parameter) else "crash", text)
     except Exception as error:  # any other exception is what we count
         return Outcome("crash", f"{type(error).__name__}: {error}")
-    text = report_of(stack)
     if not text:
         return Outcome("silent", "")
     return Outcome("clear" if _names(text, parameter) else "crash", text)
@@ -342,7 +496,11 @@ def test_a_fuzzed_app_fails_the_synth_without_a_crash(tmp_path: Path) -> None:
     for index, (entry, _parameter, build, values) in enumerate(TABLE):
         if entry in HELPERS:
             continue  # the sizing helpers build no app
-        build(Stack(app, f"S{index}"), values[0])
+        stack = Stack(app, f"S{index}")
+        try:
+            build(stack, realized(stack, values[0]))
+        except HyperPodValidationError:
+            continue  # refused at once (a factory's argument): nothing left to synthesize
         built += 1
     assert built > 40
     with pytest.raises(RuntimeError, match="Validation failed with the following errors"):
@@ -350,8 +508,24 @@ def test_a_fuzzed_app_fails_the_synth_without_a_crash(tmp_path: Path) -> None:
     assert list(tmp_path.rglob("*.template.json")) == []
 
 
-# -- hypothesis: random values of random types ---------------------------------------------
+# -- hypothesis: random values of random types, for every public parameter ---------------
 
+
+ENUM_MEMBERS = [
+    member
+    for enum in (
+        NodeType,
+        NodeProvisioningMode,
+        NodeRecovery,
+        DeepHealthCheck,
+        SlurmConfigStrategy,
+        SlurmLayout,
+        NetworkInterfaceType,
+        CapacityType,
+        BatchSizeType,
+    )
+    for member in enum
+]
 ANYTHING = st.one_of(
     st.none(),
     st.booleans(),
@@ -361,96 +535,174 @@ ANYTHING = st.one_of(
     st.binary(max_size=8),
     st.lists(st.one_of(st.integers(), st.text(max_size=5)), max_size=3),
     st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
-    st.sampled_from([DeepHealthCheck.INSTANCE_STRESS, CPU, Duration.minutes(1)]),
+    st.sampled_from([CPU, GPU, *ENUM_MEMBERS]),
+    st.sampled_from(OBJECTS),
+    st.lists(st.sampled_from(list(DeepHealthCheck)), max_size=3),
 )
-GROUP_PARAMETERS = [
-    "name",
-    "instance_type",
-    "partition",
-    "instance_count",
-    "min_instance_count",
-    "threads_per_core",
-    "deep_health_checks",
-    "storage",
-    "training_plan_arn",
-    "image_id",
-]
-CLUSTER_PARAMETERS = ["cluster_name", "tags", "instance_groups", "min_count_gate", "vpc"]
+HYPOTHESIS_EXAMPLES = 20
+"""Per public parameter of the cluster and of a compute group."""
+HEAD_NODE_EXAMPLES = 10
+"""Per public parameter of the controller and login factories (the compute group's, less
+``partition`` and the sizing and health-check ones)."""
 
 
-def _valid_for(parameter: str, value: Any) -> bool:
-    """Values that are legitimately fine for the parameter (not to be counted as silent)."""
-    if value is None and parameter in (
-        "min_instance_count",
-        "threads_per_core",
-        "training_plan_arn",
-        "image_id",
-        "cluster_name",
-        "tags",
-        "min_count_gate",
-        "vpc",
-    ):
+def _token(value: object, kind: type) -> bool:
+    """A token of the documented kind (a ``str`` parameter, a number parameter)."""
+    label = "string token" if kind is str else "number token"
+    return isinstance(value, Made) and value.label == label
+
+
+def _name(value: object, length: int = 63) -> bool:
+    if _token(value, str):
         return True
-    if parameter in ("deep_health_checks", "storage", "instance_groups", "tags") and value in (
-        [],
-        {},
-        (),
-    ):
-        return parameter != "instance_groups"
-    return False
+    pattern = r"[a-zA-Z0-9](-*[a-zA-Z0-9])*"
+    return isinstance(value, str) and len(value) <= length and bool(re.fullmatch(pattern, value))
 
 
-def _fuzz(build: Build, parameter: str, value: Any) -> None:
-    result = outcome(build, value, parameter)
+def _int_in(low: int, high: int) -> Callable[[object], bool]:
+    return lambda v: _token(v, float) or (type(v) is int and low <= v <= high)
+
+
+def _optional(ok: Callable[[object], bool]) -> Callable[[object], bool]:
+    return lambda v: v is None or ok(v)
+
+
+def _member(*types: type) -> Callable[[object], bool]:
+    return lambda v: isinstance(v, types)
+
+
+def _empty(value: object) -> bool:
+    return isinstance(value, list | tuple) and not value
+
+
+def _tags(value: object) -> bool:
+    text = r"[\w\s_.:/=+\-@]"
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, str) and not k.lower().startswith("aws:")
+        and re.fullmatch(f"{text}{{1,128}}", k) and re.fullmatch(f"{text}{{0,256}}", v)
+        for k, v in value.items()
+    )  # fmt: skip
+
+
+# What each parameter may be accepted with, silently: written from the documented contract,
+# not from the library's rules (a silent outcome with any other value fails the test). The base
+# cluster: a controller and a compute group "cpu" (ml.c5.xlarge, partition "cpu", 2
+# instances), Continuous mode, no network.
+GROUP_ACCEPTS: dict[str, Callable[[object], bool]] = {
+    "name": lambda v: _name(v) and v != "controller",
+    "instance_type": lambda v: v is CPU or v is GPU,
+    "partition": lambda v: _name(v, 1024),
+    "instance_count": _int_in(0, 6758),
+    "min_instance_count": _optional(_int_in(0, 2)),
+    "min_accelerators": lambda v: v is None,  # ml.c5.xlarge has no accelerators to count
+    "threads_per_core": _optional(_int_in(1, 2)),
+    "deep_health_checks": lambda v: _empty(v) or v == [DeepHealthCheck.INSTANCE_STRESS],
+    "storage": lambda v: _empty(v) or getattr(v, "label", "") == "EBS",
+    "training_plan_arn": _optional(lambda v: _token(v, str)),
+    "image_id": _optional(lambda v: _token(v, str) or v == "default"),
+    "execution_role": _optional(lambda v: getattr(v, "label", "") == "imported role"),
+    "lifecycle_scripts": _optional(lambda v: getattr(v, "label", "").startswith("scripts")),
+    "vpc_subnets": lambda v: v is None,  # no network to pair subnets with
+    "security_groups": lambda v: v is None,  # no subnets to pair security groups with
+    "scheduled_update": _optional(lambda v: getattr(v, "label", "") == "scheduled update"),
+    "network_interface": _optional(_member(NetworkInterfaceType)),
+    "capacity_type": _optional(_member(CapacityType)),
+}
+CLUSTER_ACCEPTS: dict[str, Callable[[object], bool]] = {
+    "instance_groups": lambda v: getattr(v, "label", "") == "groups",
+    "cluster_name": _optional(_name),
+    "node_provisioning_mode": _member(NodeProvisioningMode),
+    "node_recovery": _optional(lambda v: isinstance(v, NodeRecovery) or _token(v, str)),
+    "lifecycle_scripts": GROUP_ACCEPTS["lifecycle_scripts"],
+    "execution_role": GROUP_ACCEPTS["execution_role"],
+    "vpc": _optional(lambda v: getattr(v, "label", "") == "vpc"),
+    "vpc_subnets": lambda v: v is None,  # without a vpc: only with security groups too
+    "security_groups": lambda v: v is None,
+    "slurm_config_strategy": lambda v: v is None,  # Continuous mode
+    "slurm_layout": lambda v: v is SlurmLayout.API,
+    "declare_slurm_orchestrator": _member(bool),
+    "accounting_database": _optional(lambda v: getattr(v, "label", "") == "database"),
+    "tags": _optional(_tags),
+    "readiness_gate": _optional(lambda v: getattr(v, "label", "").startswith("gate")),
+    "min_count_gate": _optional(lambda v: getattr(v, "label", "").startswith("gate")),
+}
+
+
+def _public_parameters(function: Callable[..., object]) -> set[str]:
+    skip = {"self", "cls", "scope", "id"}
+    return {name for name in inspect.signature(function).parameters if name not in skip}
+
+
+def test_the_random_values_reach_every_public_parameter() -> None:
+    """A new parameter of the cluster or a group factory must join the fuzz."""
+    assert _public_parameters(HyperPodSlurmCluster.__init__) == set(CLUSTER_ACCEPTS)
+    assert _public_parameters(InstanceGroup.compute) == set(GROUP_ACCEPTS)
+    for head_node in (InstanceGroup.controller, InstanceGroup.login):
+        assert _public_parameters(head_node) <= set(GROUP_ACCEPTS)
+
+
+def _fuzz(build: Build, parameter: str, value: Any, accepts: Callable[[object], bool]) -> None:
+    stack = Stack(App(), "Fuzz")
+    result = outcome(build, value, parameter, stack=stack)
     if result.kind == "silent":
-        # Accepted: the value must be one HyperPod takes (then the group renders).
-        assert _valid_for(parameter, value) or _plausible(parameter, value), (parameter, value)
+        assert accepts(value), f"{parameter}={value!r} was accepted silently"
+        stack.node.root.synth()  # accepted: the template must render
         return
     assert result.kind == "clear", f"{parameter}={value!r}: {result}"
 
 
-def _plausible(parameter: str, value: Any) -> bool:
-    """A random value that happens to be valid (e.g. the text 'a' as a name)."""
-    if parameter in ("name", "partition", "cluster_name") and isinstance(value, str):
-        return bool(re.fullmatch(r"[a-zA-Z0-9](-*[a-zA-Z0-9])*", value)) and len(value) <= 63
-    if parameter in ("instance_count", "min_instance_count") and type(value) is int:
-        return 0 <= value <= 2
-    if parameter == "threads_per_core" and type(value) is int:
-        return value in (1, 2)
-    if parameter == "instance_type":
-        return value is CPU
-    if parameter == "deep_health_checks" and isinstance(value, list):
-        return not value
-    return False
-
-
-@settings(
+SETTINGS = settings(
     max_examples=HYPOTHESIS_EXAMPLES,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors],
     derandomize=True,
 )
-@given(parameter=st.sampled_from(GROUP_PARAMETERS), value=ANYTHING)
+
+
+@pytest.mark.parametrize("parameter", sorted(GROUP_ACCEPTS))
+@SETTINGS
+@given(value=ANYTHING)
 def test_random_values_for_a_group_never_crash_or_pass_silently(parameter: str, value: Any) -> None:
-    _fuzz(compute_prop(parameter), parameter, value)
+    _fuzz(compute_prop(parameter), parameter, value, GROUP_ACCEPTS[parameter])
 
 
-@settings(
-    max_examples=HYPOTHESIS_EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    derandomize=True,
-)
-@given(parameter=st.sampled_from(CLUSTER_PARAMETERS), value=ANYTHING)
+HEAD_NODE_CASES = [
+    (name, parameter)
+    for name, factory in (("controller", InstanceGroup.controller), ("login", InstanceGroup.login))
+    for parameter in sorted(_public_parameters(factory))
+]
+HEAD_NODE_BUILDS = {"controller": controller_prop, "login": login_prop}
+
+
+@pytest.mark.parametrize(("factory", "parameter"), HEAD_NODE_CASES)
+@settings(SETTINGS, max_examples=HEAD_NODE_EXAMPLES)
+@given(value=ANYTHING)
+def test_random_values_for_a_head_node_group_never_crash_or_pass_silently(
+    factory: str, parameter: str, value: Any
+) -> None:
+    _fuzz(HEAD_NODE_BUILDS[factory](parameter), parameter, value, GROUP_ACCEPTS[parameter])
+
+
+@pytest.mark.parametrize("parameter", sorted(CLUSTER_ACCEPTS))
+@SETTINGS
+@given(value=ANYTHING)
 def test_random_values_for_the_cluster_never_crash_or_pass_silently(
     parameter: str, value: Any
 ) -> None:
-    _fuzz(cluster_prop(parameter), parameter, value)
+    _fuzz(cluster_prop(parameter), parameter, value, CLUSTER_ACCEPTS[parameter])
 
 
 def test_the_docs_state_how_many_inputs_the_fuzz_tries() -> None:
     docs = (REPO / "docs" / "validation.md").read_text(encoding="utf-8")
-    total = TABLE_COUNT + 2 * HYPOTHESIS_EXAMPLES
+    total = (
+        TABLE_COUNT
+        + HYPOTHESIS_EXAMPLES * (len(GROUP_ACCEPTS) + len(CLUSTER_ACCEPTS))
+        + HEAD_NODE_EXAMPLES * len(HEAD_NODE_CASES)
+    )
     assert f"{TABLE_COUNT} table-driven bad inputs" in docs
+    parameters = len(GROUP_ACCEPTS) + len(CLUSTER_ACCEPTS)
+    assert f"{HYPOTHESIS_EXAMPLES} hypothesis examples for each of the {parameters}" in docs
+    head = f"{HEAD_NODE_EXAMPLES} for each of the {len(HEAD_NODE_CASES)} parameters of the"
+    assert head in docs
     assert f"{total} inputs in all" in docs
     assert not math.isnan(total)

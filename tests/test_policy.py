@@ -37,6 +37,8 @@ from hyperpod_constructs.policy import (
     RequiredTags,
     VpcRequired,
 )
+from hyperpod_constructs.policy.rules import fail_closed
+from hyperpod_constructs.validation import Finding
 from tests.conftest import new_app
 
 T = HyperPodInstanceType
@@ -69,7 +71,7 @@ def facts(*groups: InstanceGroup, **overrides: Any) -> ClusterFacts:
     return ClusterFacts(**values)
 
 
-def ids(violations: Iterable[PolicyViolation]) -> list[tuple[str, str | None]]:
+def ids(violations: Iterable[Finding]) -> list[tuple[str, str | None]]:
     return [(v.rule_id, v.group) for v in violations]
 
 
@@ -417,7 +419,24 @@ class NamePrefix:
     rule_id: str = "ACME-GROUP-PREFIX"
     severity: PolicySeverity = PolicySeverity.WARNING
 
-    def check(self, cluster: ClusterFacts) -> Iterable[PolicyViolation]:
+    def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
+        for group in cluster.groups:
+            if not group.name.startswith(self.prefix):
+                yield Finding(
+                    rule=self.rule_id,
+                    severity=fail_closed(self.severity),
+                    path=cluster.path,
+                    group=group.name,
+                    problem=f"name does not start with {self.prefix!r}",
+                    fix=f"rename it to {self.prefix}{group.name}",
+                )
+
+
+@dataclasses.dataclass(frozen=True)
+class OldStyleNamePrefix(NamePrefix):
+    """A rule written against the deprecated ``PolicyViolation`` (positional arguments)."""
+
+    def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
         for group in cluster.groups:
             if not group.name.startswith(self.prefix):
                 yield PolicyViolation(
@@ -428,6 +447,23 @@ class NamePrefix:
                     f"name does not start with {self.prefix!r}",
                     f"rename it to {self.prefix}{group.name}",
                 )
+
+
+def test_a_rule_returns_findings_and_the_deprecated_violation_still_works() -> None:
+    """Policy rules return the library's one ``Finding`` type; ``PolicyViolation(...)`` (the
+    old spelling) warns and builds the same finding, failing closed on a bad severity."""
+    cluster = facts(gpu(), has_vpc=False)
+    new = HyperPodPolicy(name="acme", rules=[NamePrefix("acme-")]).evaluate(cluster)
+    with pytest.warns(DeprecationWarning, match="PolicyViolation is deprecated"):
+        old = HyperPodPolicy(name="acme", rules=[OldStyleNamePrefix("acme-")]).evaluate(cluster)
+    assert old == new and all(type(v) is Finding for v in new)
+    assert new[0].message() == (
+        "[ACME-GROUP-PREFIX] acme: Stack/Cluster: instance group 'controller': name does not "
+        "start with 'acme-'. Fix: rename it to acme-controller"
+    )
+    with pytest.warns(DeprecationWarning):
+        (bad,) = OldStyleNamePrefix("controller", severity="fatal").check(facts(gpu()))  # type: ignore[arg-type]
+    assert bad.severity is PolicySeverity.ERROR
 
 
 def test_custom_rules_run_after_the_built_in_ones() -> None:

@@ -11,7 +11,10 @@ the same rules (checked by the last test).
 
 from __future__ import annotations
 
+import dis
+import inspect
 import re
+import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +43,10 @@ from hyperpod_constructs import (
 from hyperpod_constructs.enums import SlurmLayout
 from hyperpod_constructs.updates import BatchSize, ScheduledUpdate
 from hyperpod_constructs.validation import (
+    FAMILIES,
     RULES,
+    Check,
+    Rule,
     Severity,
     accounting_findings,
     gate_findings,
@@ -941,6 +947,55 @@ def test_every_registered_rule_has_a_failing_case() -> None:
     tested = {param.values[0].rule for param in BAD} | WARNINGS | set(ELSEWHERE)
     assert set(RULES) == tested
     assert {RULES[rule].severity for rule in WARNINGS} == {Severity.WARNING}
+
+
+def _rules_a_check_names(check: Check[...]) -> set[str]:
+    """The rule ids a check's own code names: ``"HP-..."`` literals and ``Rule`` constants
+    (in nested functions too)."""
+    function = check.function
+    ids = set(re.findall(r"\"(HP-[A-Z0-9-]+)\"", inspect.getsource(function)))
+    codes = [function.__code__]
+    while codes:
+        code = codes.pop()
+        codes += [const for const in code.co_consts if isinstance(const, types.CodeType)]
+        globals_read = {i.argval for i in dis.get_instructions(code) if i.opname == "LOAD_GLOBAL"}
+        ids |= {
+            value.id
+            for name in globals_read
+            if isinstance(value := function.__globals__.get(name), Rule)
+        }
+    return ids
+
+
+def _checks() -> list[Check[...]]:
+    return [
+        value
+        for family in FAMILIES
+        for value in vars(family).values()
+        if isinstance(value, Check) and value.function.__module__ == family.__name__
+    ]
+
+
+def test_every_rule_is_bound_to_the_check_that_reports_it() -> None:
+    """A rule is its metadata and its check together (or names the construct that checks it),
+    and a check reports its own rules only (``HP-ARG-TYPE`` is every check's: a wrong type)."""
+    checks = _checks()
+    assert len(checks) > 20
+    for rule in RULES.values():
+        assert rule.checks or rule.checked_by, f"{rule.id} has no check"
+        assert all(check in checks for check in rule.checks), rule.id
+    for check in checks:
+        own = {rule.id for rule in check.rules}
+        assert _rules_a_check_names(check) <= own | {"HP-ARG-TYPE"}, check
+        assert own <= set(RULES), check
+
+
+def test_a_family_declares_its_rules_once() -> None:
+    declared = [rule.id for family in FAMILIES for rule in family.RULES]
+    assert declared == list(RULES)
+    for family in FAMILIES:
+        defined = [value for value in vars(family).values() if isinstance(value, Rule)]
+        assert set(defined) <= set(family.RULES) | set(RULES.values()), family.__name__
 
 
 def test_docs_rule_table_is_generated_from_the_registry() -> None:

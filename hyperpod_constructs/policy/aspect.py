@@ -32,10 +32,10 @@ from .rules import (
     PolicyRule,
     PolicyRuleId,
     PolicySeverity,
-    PolicyViolation,
     RequiredDeepHealthChecks,
     RequiredTags,
     VpcRequired,
+    fail_closed,
 )
 
 EXEMPTION_METADATA = "hyperpod-policy:exemption"
@@ -65,15 +65,6 @@ def _exemptions(construct: IConstruct) -> list[PolicyExemption]:
             data: Mapping[str, Any] = entry.data
             found.append(PolicyExemption(str(data["rule"]), str(data["reason"]), data.get("group")))
     return found
-
-
-def _fails_closed(severity: object) -> Severity:
-    """A custom rule's severity; anything that is not a severity counts as an error (a policy
-    never fails open)."""
-    try:
-        return Severity.of(severity)
-    except TypeError:
-        return Severity.ERROR
 
 
 def _is_severity(value: object) -> bool:
@@ -258,7 +249,7 @@ class HyperPodPolicy:
         self._rules: tuple[PolicyRule, ...] = (*built, *rules)
         # Keyed by id(); the values keep the clusters alive so an id is never reused.
         self._seen: dict[int, HyperPodSlurmCluster] = {}
-        self._violations: list[PolicyViolation] = []
+        self._violations: list[Finding] = []
 
     @property
     def name(self) -> str:
@@ -271,14 +262,19 @@ class HyperPodPolicy:
         return self._rules
 
     @property
-    def violations(self) -> tuple[PolicyViolation, ...]:
+    def violations(self) -> tuple[Finding, ...]:
         """Every violation reported so far (exempted ones included, with their reason)."""
         return tuple(self._violations)
 
-    def evaluate(self, cluster: ClusterFacts) -> list[PolicyViolation]:
-        """Run every rule on ``cluster``: pure, no annotations, no exemptions."""
+    def evaluate(self, cluster: ClusterFacts) -> list[Finding]:
+        """Run every rule on ``cluster``: pure, no annotations, no exemptions. Each finding
+        names the policy, and the cluster's path when its rule did not."""
         return [
-            dataclasses.replace(violation, policy=self._name)
+            dataclasses.replace(
+                violation,
+                policy=self._name,
+                path=cluster.path if violation.path is None else violation.path,
+            )
             for rule in self._rules
             for violation in rule.check(cluster)
         ]
@@ -307,9 +303,9 @@ class HyperPodPolicy:
     # -- internals -----------------------------------------------------------------------
 
     def _apply_exemptions(
-        self, violations: Iterable[PolicyViolation], exemptions: Sequence[PolicyExemption]
-    ) -> list[PolicyViolation]:
-        result: list[PolicyViolation] = []
+        self, violations: Iterable[Finding], exemptions: Sequence[PolicyExemption]
+    ) -> list[Finding]:
+        result: list[Finding] = []
         for violation in violations:
             reason = next(
                 (
@@ -332,7 +328,7 @@ class HyperPodPolicy:
             message = violation.message()
             if violation.exemption is not None:
                 annotations.add_info(message)
-            elif _fails_closed(violation.severity) is PolicySeverity.ERROR:
+            elif fail_closed(violation.severity) is PolicySeverity.ERROR:
                 annotations.add_error(message)
             else:
                 annotations.add_warning_v2(f"{WARNING_ID_PREFIX}{violation.rule_id}", message)

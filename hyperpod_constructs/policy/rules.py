@@ -2,14 +2,17 @@
 
 Each rule is a small frozen dataclass with a stable id (:class:`PolicyRuleId`) and a
 configurable :class:`PolicySeverity`; :class:`~hyperpod_constructs.policy.HyperPodPolicy`
-runs them over every cluster of an app. Write your own rule by implementing
-:class:`PolicyRule` (``rule_id``, ``severity``, ``check``).
+runs them over every cluster of an app. A rule returns
+:class:`~hyperpod_constructs.validation.Finding` values, like every check of the library.
+Write your own rule by implementing :class:`PolicyRule` (``rule_id``, ``severity``,
+``check``).
 """
 
 from __future__ import annotations
 
 import enum
 import math
+import warnings
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
@@ -19,7 +22,7 @@ from aws_cdk import TagManager, Token
 from ..enums import DeepHealthCheck, NodeProvisioningMode, NodeType
 from ..instance_group import InstanceGroup
 from ..instance_type import HyperPodInstanceType
-from ..validation.finding import Severity
+from ..validation.finding import Finding, Severity
 
 if TYPE_CHECKING:
     from ..cluster import HyperPodSlurmCluster
@@ -82,30 +85,52 @@ class ClusterFacts:
         )
 
 
-@dataclass(frozen=True)
-class PolicyViolation:
-    """One broken rule on one cluster (and group, if the rule is about a group)."""
+def fail_closed(severity: object) -> Severity:
+    """``severity`` as a :class:`Severity`; anything that is not one counts as an error (a
+    policy never fails open)."""
+    try:
+        return Severity.of(severity)
+    except TypeError:
+        return Severity.ERROR
 
-    rule_id: str
-    severity: PolicySeverity
-    path: str
-    """The cluster's construct path."""
-    group: str | None
-    problem: str
-    fix: str
-    policy: str = ""
-    """The name of the policy that found it (set by ``HyperPodPolicy``)."""
-    exemption: str | None = None
-    """The reason given with ``HyperPodPolicy.exempt``, when the violation is exempted."""
 
-    def message(self) -> str:
-        """``[rule] policy: path: instance group 'g': problem. Fix: fix``."""
-        policy = f"{self.policy}: " if self.policy else ""
-        group = f"instance group {self.group!r}: " if self.group is not None else ""
-        text = f"[{self.rule_id}] {policy}{self.path}: {group}{self.problem}. Fix: {self.fix}"
-        if self.exemption is not None:
-            text += f" (exempted: {self.exemption})"
-        return text
+class PolicyViolation(Finding):
+    """Deprecated: policy rules return :class:`~hyperpod_constructs.validation.Finding`, the
+    one result type of every check (``Finding(rule=..., severity=..., path=cluster.path,
+    group=..., problem=..., fix=...)``).
+
+    Calling ``PolicyViolation(rule_id, severity, path, group, problem, fix)`` still works: it
+    returns that :class:`Finding` (with a ``DeprecationWarning``), and a severity that is not
+    one counts as an error (a policy never fails open).
+    """
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        rule_id: str,
+        severity: object,
+        path: str,
+        group: str | None,
+        problem: str,
+        fix: str,
+        policy: str = "",
+        exemption: str | None = None,
+    ) -> Finding:
+        warnings.warn(
+            "PolicyViolation is deprecated: return Finding(rule=..., severity=..., "
+            "path=cluster.path, group=..., problem=..., fix=...) instead",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return Finding(
+            rule=str(rule_id),
+            severity=fail_closed(severity),
+            path=path,
+            group=group,
+            problem=problem,
+            fix=fix,
+            policy=policy or None,
+            exemption=exemption,
+        )
 
 
 @runtime_checkable
@@ -122,8 +147,10 @@ class PolicyRule(Protocol):
         """ERROR or WARNING."""
         ...
 
-    def check(self, cluster: ClusterFacts) -> Iterable[PolicyViolation]:
-        """Every violation of this rule on ``cluster`` (nothing when it complies)."""
+    def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
+        """Every finding of this rule on ``cluster`` (nothing when it complies): build them
+        with ``Finding(rule=self.rule_id, severity=self.severity, path=cluster.path,
+        group=..., problem=..., fix=...)``."""
         ...
 
 
@@ -144,8 +171,15 @@ class _Rule:
 
     def _violation(
         self, cluster: ClusterFacts, group: str | None, problem: str, fix: str
-    ) -> PolicyViolation:
-        return PolicyViolation(str(self.RULE_ID), self.severity, cluster.path, group, problem, fix)
+    ) -> Finding:
+        return Finding(
+            rule=str(self.RULE_ID),
+            severity=self.severity,
+            path=cluster.path,
+            group=group,
+            problem=problem,
+            fix=fix,
+        )
 
 
 def _accelerated_compute(group: InstanceGroup) -> bool:
@@ -176,7 +210,7 @@ class AllowedInstanceTypes(_Rule):
         """The allowed API names."""
         return frozenset(str(value) for value in self.instance_types)
 
-    def check(self, cluster: ClusterFacts) -> Iterable[PolicyViolation]:
+    def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
         allowed = self.allowed
         for group in cluster.groups:
             if group.instance_type.name not in allowed:
@@ -203,7 +237,7 @@ class MaxInstanceCount(_Rule):
         if isinstance(self.maximum, bool) or not isinstance(self.maximum, int) or self.maximum < 0:
             raise ValueError(f"MaxInstanceCount: maximum={self.maximum!r} must be an int >= 0")
 
-    def check(self, cluster: ClusterFacts) -> Iterable[PolicyViolation]:
+    def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
         for group in cluster.groups:
             count = group.instance_count
             if isinstance(count, int) and count > self.maximum:
@@ -245,7 +279,7 @@ class MinInstanceFloor(_Rule):
         # The epsilon keeps e.g. 0.9 x 10 = 9.000000000000002 from rounding up to 10.
         return math.ceil(self.fraction * instance_count - 1e-9)
 
-    def check(self, cluster: ClusterFacts) -> Iterable[PolicyViolation]:
+    def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
         if cluster.node_provisioning_mode is not NodeProvisioningMode.CONTINUOUS:
             return
         for group in cluster.groups:
@@ -286,7 +320,7 @@ class RequiredDeepHealthChecks(_Rule):
         if not self.checks:
             raise ValueError("RequiredDeepHealthChecks: give at least one DeepHealthCheck")
 
-    def check(self, cluster: ClusterFacts) -> Iterable[PolicyViolation]:
+    def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
         required = [check for check in _ALL_CHECKS if check in set(self.checks)]
         for group in cluster.groups:
             if not _accelerated_compute(group):
@@ -334,7 +368,7 @@ class RequiredTags(_Rule):
             }
         return dict.fromkeys(self.tags)
 
-    def check(self, cluster: ClusterFacts) -> Iterable[PolicyViolation]:
+    def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
         for key, allowed in self.required.items():
             value = cluster.tags.get(key)
             if value is None:
@@ -371,7 +405,7 @@ class EbsCustomerManagedKey(_Rule):
 
     RULE_ID: ClassVar[str] = PolicyRuleId.EBS_CUSTOMER_KEY
 
-    def check(self, cluster: ClusterFacts) -> Iterable[PolicyViolation]:
+    def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
         for group in cluster.groups:
             for index, storage in enumerate(group.storage):
                 if storage.kind != "ebs":
@@ -399,7 +433,7 @@ class VpcRequired(_Rule):
 
     RULE_ID: ClassVar[str] = PolicyRuleId.VPC_REQUIRED
 
-    def check(self, cluster: ClusterFacts) -> Iterable[PolicyViolation]:
+    def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
         if not cluster.has_vpc:
             yield self._violation(
                 cluster,

@@ -1,5 +1,6 @@
-"""The validation rules of HyperPod clusters (docs/validation.md): pure functions returning
-:class:`Finding` lists, and the one registry of every rule (:data:`RULES`).
+"""The validation rules of HyperPod clusters (docs/validation.md): each rule's metadata bound to
+the pure check that reports it (:class:`Rule`, :class:`Check`), in one module per family of
+related rules (``*_rules.py``), and the one registry of every rule (:data:`RULES`).
 
 The cluster collects the findings of every stage (its own props, each group, the readiness
 gate's options, the cross-group rules) and reports them all at synth, in one node validation
@@ -16,13 +17,17 @@ from .cluster_rules import (
     validate_cluster,
 )
 from .finding import Finding, HyperPodArgumentError, HyperPodValidationError, Severity
-from .gate_rules import gate_option_findings
-from .group_rules import check_name, gate_findings, validate_group
+from .gate_rules import gate_findings, gate_option_findings
+from .group_rules import validate_group
 from .lifecycle_rules import lifecycle_findings
-from .registry import RULES, Rule, Scope, rule_table
+from .name_rules import check_name
+from .registry import FAMILIES, RULES, rule_table
+from .rule import Check, Rule, Scope, reports
 
 __all__ = [
+    "FAMILIES",
     "RULES",
+    "Check",
     "ClusterSpec",
     "Finding",
     "HyperPodArgumentError",
@@ -39,6 +44,7 @@ __all__ = [
     "network_selection_findings",
     "node_recovery_findings",
     "override_network_findings",
+    "reports",
     "rule_table",
     "tag_findings",
     "validate_cluster",

@@ -9,13 +9,40 @@ token is a ``float``; a string token is a ``str``).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable
 
-from .finding import Finding, HyperPodArgumentError
+from .._tokens import is_unresolved
+from .finding import Finding, HyperPodArgumentError, Severity
+from .rule import Rule, Scope
 
-RULE = "HP-ARG-TYPE"
+E = Severity.ERROR
+
+ARG_TYPE = Rule(
+    "HP-ARG-TYPE",
+    E,
+    Scope.ARGUMENT,
+    "any argument",
+    "the documented type: e.g. `HyperPodInstanceType.of(...)`, not a `str`; an `int`, not a "
+    "`float`/`bool`/NaN; a list, not `None`; a `bool`, not a string",
+    checked_by="every public entry point (check, check_items, argument_finding)",
+)
+
+RULES = (ARG_TYPE,)
+"""This family's rules."""
+RULE = ARG_TYPE.id
 
 Check = Callable[[object], bool]
+
+
+class _Unresolved:
+    """Shown for a token value in messages (its encoded form means nothing to a reader)."""
+
+    def __repr__(self) -> str:
+        return "<token>"
+
+
+TOKEN = _Unresolved()
 
 
 def type_name(value: object) -> str:
@@ -49,6 +76,17 @@ def is_number(value: object) -> bool:
     if isinstance(value, bool):
         return False
     return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
+
+
+def is_text_token(value: object) -> bool:
+    """A string token (``CfnParameter.value_as_string``, ``Fn.import_value``, ...)."""
+    return isinstance(value, str) and is_unresolved(value)
+
+
+def is_number_token(value: object) -> bool:
+    """A number token (``CfnParameter.value_as_number``, ``Token.as_number``): CDK encodes
+    it as a float."""
+    return isinstance(value, float) and is_unresolved(value)
 
 
 def is_bool(value: object) -> bool:
@@ -114,3 +152,31 @@ def raise_if_any(path: str, findings: Iterable[Finding]) -> None:
     found = list(findings)
     if found:
         raise HyperPodArgumentError(path, found)
+
+
+def pattern_findings(
+    value: str | None,
+    pattern: re.Pattern[str],
+    *,
+    rule: str,
+    field: str,
+    allowed: str,
+    fix: str,
+    group: str,
+    max_length: int | None = None,
+    required: bool = False,
+) -> list[Finding]:
+    """``[]`` when ``value`` (a string token, or ``None`` unless ``required``) passes: a
+    ``str`` of at most ``max_length`` characters that ``pattern`` fully matches; else one
+    ``rule`` finding."""
+    if value is None and not required:
+        return []
+    if is_text_token(value):
+        return []
+    if (
+        isinstance(value, str)
+        and pattern.fullmatch(value)
+        and (max_length is None or len(value) <= max_length)
+    ):
+        return []
+    return [Finding(rule=rule, field=field, value=value, allowed=allowed, fix=fix, group=group)]

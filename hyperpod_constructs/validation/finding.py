@@ -54,23 +54,42 @@ def shown(value: object) -> str:
 class Finding:
     """One broken rule: where, which field, what was given, what is allowed, how to fix it.
 
+    The one result type of every check: the library's rules, the blueprints, the gate's
+    options and the organisation policy (:class:`~hyperpod_constructs.policy.HyperPodPolicy`).
     Build it with keywords; the severity defaults to the rule's severity in the registry
     (:data:`~hyperpod_constructs.validation.registry.RULES`).
+
+    A library rule names ``field``, ``value`` and ``allowed``; a policy rule may describe the
+    problem in words instead (``problem``), with the cluster's ``path``.
     """
 
     rule: str
-    """Stable rule id, e.g. ``HP-MIN-ABOVE-COUNT``; listed in docs/validation.md."""
-    field: str
+    """Stable rule id, e.g. ``HP-MIN-ABOVE-COUNT`` (docs/validation.md) or ``HPP-VPC``
+    (docs/policies.md)."""
+    field: str = ""
     """The library's property name, with the CloudFormation name in parentheses."""
-    value: object
-    allowed: str
+    value: object = None
+    allowed: str = ""
     """What is allowed (an error) or recommended (a warning)."""
     fix: str
     group: str | None = None
     severity: Severity | None = None
     """Default: the registered rule's severity (error for an unregistered id)."""
+    problem: str | None = None
+    """What is wrong, in words (a policy rule's finding), instead of field / value / allowed.
+    Default: none."""
+    path: str | None = None
+    """The construct path of the cluster, when the check knows it (policy rules do).
+    Default: none (the report adds the path)."""
+    policy: str | None = None
+    """The name of the policy that found it (set by ``HyperPodPolicy``). Default: none."""
+    exemption: str | None = None
+    """The reason given with ``HyperPodPolicy.exempt``, when the finding is exempted.
+    Default: none."""
 
     def __post_init__(self) -> None:
+        if self.problem is None and not (self.field and self.allowed):
+            raise ValueError(f"a {self.rule} finding needs field and allowed, or a problem")
         if self.severity is None:
             from .registry import RULES
 
@@ -80,6 +99,11 @@ class Finding:
             object.__setattr__(self, "severity", Severity.of(self.severity))
 
     @property
+    def rule_id(self) -> str:
+        """The rule id (``rule``), as policy rules name it."""
+        return self.rule
+
+    @property
     def is_error(self) -> bool:
         """Whether this finding stops the synth."""
         return self.severity is Severity.ERROR
@@ -87,14 +111,26 @@ class Finding:
     def message(self) -> str:
         """One line: ``instance group 'gpu': field = value is not allowed; allowed: ...``.
 
-        Warnings read ``field = value: recommended: ...`` instead.
+        Warnings read ``field = value: recommended: ...`` instead. A finding with a
+        ``problem`` reads ``[rule] policy: path: instance group 'g': problem. Fix: fix``.
         """
+        if self.problem is not None:
+            return self._problem_message()
         where = f"instance group {shown(self.group)}: " if self.group is not None else ""
         if self.severity is Severity.WARNING:
             verdict = f": recommended: {self.allowed}"
         else:
             verdict = f" is not allowed; allowed: {self.allowed}"
         return f"{where}{self.field} = {shown(self.value)}{verdict}. Fix: {self.fix} [{self.rule}]"
+
+    def _problem_message(self) -> str:
+        policy = f"{self.policy}: " if self.policy else ""
+        path = f"{self.path}: " if self.path is not None else ""
+        group = f"instance group {self.group!r}: " if self.group is not None else ""
+        text = f"[{self.rule}] {policy}{path}{group}{self.problem}. Fix: {self.fix}"
+        if self.exemption is not None:
+            text += f" (exempted: {self.exemption})"
+        return text
 
 
 class HyperPodValidationError(ValueError):

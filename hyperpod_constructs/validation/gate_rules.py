@@ -1,21 +1,92 @@
-"""Rules for the readiness gate's options (``MinCountGateOptions``). Pure: options in,
-findings out; the cluster runs them when the gate is enabled and builds no gate when one
-fails."""
+"""Rules for the readiness gate: its options (``MinCountGateOptions``) and the counts of the
+groups it waits for. Pure: options or a group in, findings out; the cluster runs them when the
+gate is enabled and builds no gate when one fails."""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from aws_cdk import Duration
 
+from .._tokens import is_unresolved
 from ..gate.options import MAX_GATE_TIMEOUT, MAX_POLL, MIN_POLL, MinCountGateOptions
-from .arguments import check, instance_of, is_bool
-from .finding import Finding
+from .arguments import TOKEN, check, instance_of, is_bool
+from .finding import Finding, Severity
+from .rule import Rule, Scope, reports
+
+if TYPE_CHECKING:
+    from ..instance_group import InstanceGroup
 
 MAX_NAMESPACE_LENGTH = 255
 NAMESPACE = re.compile(r"[A-Za-z0-9.\-_/#: ]+")
 """CloudWatch ``PutMetricData`` Namespace: 1..255 characters of these (full match), not
 starting with ``:`` and not in the reserved ``AWS/`` namespaces."""
+
+
+E, W = Severity.ERROR, Severity.WARNING
+
+GATE_TIMEOUT = Rule(
+    "HP-GATE-TIMEOUT",
+    E,
+    Scope.GATE,
+    "`readiness_gate.timeout`",
+    "more than 0, at most 12 h",
+)
+
+GATE_POLL = Rule(
+    "HP-GATE-POLL",
+    E,
+    Scope.GATE,
+    "`readiness_gate.poll_interval`",
+    "10 s .. 15 min, and shorter than the timeout",
+)
+
+GATE_NAMESPACE = Rule(
+    "HP-GATE-NAMESPACE",
+    E,
+    Scope.GATE,
+    "`readiness_gate.metrics_namespace`",
+    "1..255 characters of letters, digits and `. - _ / # : space`, at least one non-space, not "
+    "starting with `:` or `AWS/`",
+)
+
+
+GATE_TOKEN_DURATION = Rule(
+    "HP-GATE-TOKEN-DURATION",
+    E,
+    Scope.GATE,
+    "`readiness_gate.timeout` / `poll_interval`",
+    "a concrete `Duration`",
+)
+
+WARN_GATE_TOKEN_COUNT = Rule(
+    "HP-WARN-GATE-TOKEN-COUNT",
+    W,
+    Scope.GATE,
+    "`instance_count`, `min_instance_count` of a gated group",
+    "numbers, if an update that only changes a parameter's value must wait again (the gate "
+    "waits for a token's deployed value, but does not re-arm when only it changes)",
+)
+
+WARN_GATE_TIMEOUT = Rule(
+    "HP-WARN-GATE-TIMEOUT",
+    W,
+    Scope.GATE,
+    "`readiness_gate.timeout`",
+    "at least 3 h (HyperPod's MinCount window)",
+    checked_by="hyperpod_constructs.gate.construct (MinCountGate)",
+)
+
+RULES = (
+    GATE_TIMEOUT,
+    GATE_POLL,
+    GATE_NAMESPACE,
+    GATE_TOKEN_DURATION,
+    WARN_GATE_TOKEN_COUNT,
+    WARN_GATE_TIMEOUT,
+)
+"""This family's rules, in documentation order."""
 
 
 def _booleans(options: MinCountGateOptions, parameter: str) -> list[Finding]:
@@ -31,7 +102,9 @@ def _booleans(options: MinCountGateOptions, parameter: str) -> list[Finding]:
     return found
 
 
+@reports(GATE_NAMESPACE)
 def _namespace(value: object, parameter: str) -> list[Finding]:
+    """The metrics namespace CloudWatch accepts (not the reserved ``AWS/`` ones)."""
     field = f"{parameter}.metrics_namespace"
     found = check(field, value, lambda v: isinstance(v, str), "a str")
     if found:
@@ -47,7 +120,7 @@ def _namespace(value: object, parameter: str) -> list[Finding]:
         return []
     return [
         Finding(
-            rule="HP-GATE-NAMESPACE",
+            rule=GATE_NAMESPACE.id,
             field=field,
             value=value,
             allowed=f"1..{MAX_NAMESPACE_LENGTH} characters of letters, digits and . - _ / # : "
@@ -57,7 +130,9 @@ def _namespace(value: object, parameter: str) -> list[Finding]:
     ]
 
 
+@reports(GATE_TIMEOUT, GATE_POLL, GATE_TOKEN_DURATION)
 def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
+    """Concrete durations: a timeout up to 12 h, a poll interval of 10 s .. 15 min below it."""
     found: list[Finding] = []
     for name in ("timeout", "poll_interval"):
         found += check(
@@ -76,7 +151,7 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
     if unresolved:
         return [
             Finding(
-                rule="HP-GATE-TOKEN-DURATION",
+                rule=GATE_TOKEN_DURATION.id,
                 field=f"{parameter}.{unresolved[0]}",
                 value="a token",
                 allowed="a concrete Duration (it is built into the state machine and the arm "
@@ -88,7 +163,7 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
     if not 0 < timeout <= MAX_GATE_TIMEOUT.to_seconds():
         found.append(
             Finding(
-                rule="HP-GATE-TIMEOUT",
+                rule=GATE_TIMEOUT.id,
                 field=f"{parameter}.timeout",
                 value=options.timeout.to_human_string(),
                 allowed="more than 0 and at most 12 hours (a wait condition's limit)",
@@ -98,7 +173,7 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
     if not MIN_POLL.to_seconds() <= poll <= MAX_POLL.to_seconds() or poll >= timeout:
         found.append(
             Finding(
-                rule="HP-GATE-POLL",
+                rule=GATE_POLL.id,
                 field=f"{parameter}.poll_interval",
                 value=options.poll_interval.to_human_string(),
                 allowed="10 seconds .. 15 minutes, and shorter than the timeout",
@@ -134,4 +209,39 @@ def gate_option_findings(options: object, *, parameter: str = "min_count_gate") 
             "an sns.ITopic, e.g. sns.Topic(...) or sns.Topic.from_topic_arn(...)",
             optional=True,
         ),
+    ]
+
+
+@reports(WARN_GATE_TOKEN_COUNT)
+def gate_findings(group: InstanceGroup) -> list[Finding]:
+    """Counts of a gated group given as tokens (e.g. a ``CfnParameter``): the readiness gate
+    waits for the values CloudFormation resolves at deploy time, but its wait condition is
+    create-only and named after the counts as the template writes them, so an update that
+    changes only a parameter's value does not arm a new wait. Only for clusters whose gate is
+    enabled.
+    """
+    if not group.has_minimum:
+        return []
+    tokens = [
+        field
+        for field, value in (
+            ("min_instance_count (MinInstanceCount)", group.min_instance_count),
+            ("instance_count (InstanceCount)", group.instance_count),
+        )
+        if is_unresolved(value)
+    ]
+    if not tokens:
+        return []
+    return [
+        Finding(
+            rule=WARN_GATE_TOKEN_COUNT.id,
+            field=" and ".join(tokens),
+            value=TOKEN,
+            allowed="a number, if an update that changes only the parameter's value must "
+            "wait again: the gate waits for the deployed value when the stack is created and "
+            "when another gated count changes, but its wait condition is create-only",
+            fix="nothing, if the value is chosen only when the stack is created (acknowledge "
+            "this warning); otherwise pass a number",
+            group=group.name,
+        )
     ]

@@ -7,11 +7,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from aws_cdk import Duration
 from aws_cdk import aws_ec2 as ec2
 
-from ..enums import CapacityType, DeepHealthCheck, NetworkInterfaceType, NodeType
+from ..enums import BatchSizeType, CapacityType, DeepHealthCheck, NetworkInterfaceType, NodeType
 from ..instance_type import HyperPodInstanceType
-from .arguments import argument_finding, check, check_items, instance_of, is_sequence
+from .arguments import (
+    argument_finding,
+    check,
+    check_items,
+    instance_of,
+    is_sequence,
+    is_str,
+)
 from .finding import Finding
 
 if TYPE_CHECKING:
@@ -52,6 +60,58 @@ def _is_role(value: object) -> bool:
     return hasattr(value, "role_arn") and hasattr(value, "add_to_principal_policy")
 
 
+def _update_fields(update: object, name: str | None) -> list[Finding]:
+    """The fields of a ``ScheduledUpdate`` the update rule reads (``HP-SCHEDULED-UPDATE``
+    checks their values)."""
+    from ..updates import BatchSize, ScheduledUpdate
+
+    if not isinstance(update, ScheduledUpdate):
+        return []
+    prefix = "scheduled_update"
+    found: list[Finding] = []
+    for field in ("maximum_batch_size", "rollback_maximum_batch_size"):
+        size = getattr(update, field)
+        found += check(
+            f"{prefix}.{field}",
+            size,
+            instance_of(BatchSize),
+            "a BatchSize, e.g. BatchSize.instances(1) or BatchSize.percentage(10)",
+            optional=True,
+            group=name,
+        )
+        if isinstance(size, BatchSize):
+            found += check(
+                f"{prefix}.{field}.type",
+                size.type,
+                instance_of(BatchSizeType),
+                "a BatchSizeType (use BatchSize.instances / BatchSize.percentage)",
+                group=name,
+            )
+    found += check(
+        f"{prefix}.wait_interval",
+        update.wait_interval,
+        instance_of(Duration),
+        "a Duration, e.g. Duration.minutes(5)",
+        optional=True,
+        group=name,
+    )
+    alarms = update.rollback_alarms
+    if isinstance(alarms, str) or not is_sequence(alarms):
+        found.append(
+            argument_finding(
+                f"{prefix}.rollback_alarms",
+                alarms,
+                "a list of CloudWatch alarm names (or an empty list)",
+                group=name,
+            )
+        )
+    else:
+        found += check_items(
+            f"{prefix}.rollback_alarms", alarms, is_str, "an alarm name (a str)", group=name
+        )
+    return found
+
+
 def _network_and_updates(group: InstanceGroup, name: str | None) -> list[Finding]:
     """The per-group network override, scheduled updates, interface and capacity types."""
     from ..updates import ScheduledUpdate
@@ -85,6 +145,7 @@ def _network_and_updates(group: InstanceGroup, name: str | None) -> list[Finding
             optional=True,
             group=name,
         ),
+        *_update_fields(group.scheduled_update, name),
         *check(
             "network_interface (NetworkInterface.InterfaceType)",
             group.network_interface,

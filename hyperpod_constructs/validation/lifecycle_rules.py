@@ -8,14 +8,48 @@ from typing import TYPE_CHECKING
 from .._tokens import is_unresolved
 from . import limits
 from .arguments import argument_finding
-from .finding import Finding
+from .finding import Finding, Severity
+from .rule import Rule, Scope, reports
 
 if TYPE_CHECKING:
     from ..lifecycle import LifecycleScripts
     from ..lifecycle_files import Selection
 
-RULE = "HP-LIFECYCLE"
-FILES_RULE = "HP-LIFECYCLE-FILES"
+E, W = Severity.ERROR, Severity.WARNING
+
+LIFECYCLE = Rule(
+    "HP-LIFECYCLE",
+    E,
+    Scope.GROUP,
+    "`lifecycle_scripts.*` / `LifeCycleConfig`",
+    "`on_create` a file name (1..128 characters, no `/`) present in the directory; an existing "
+    "directory; an S3 prefix without `..`, `//`, `s3://` or whitespace; the S3 URI at most 1024 "
+    "characters; exactly one of a directory, a bucket or an `s3://<bucket>/<prefix>` URI "
+    "(`from_s3_uri`, with one of `on_create` / `on_init_complete`)",
+)
+
+LIFECYCLE_FILES = Rule(
+    "HP-LIFECYCLE-FILES",
+    E,
+    Scope.GROUP,
+    "`lifecycle_scripts` of `from_directory` (`exclude` / `include`)",
+    "valid `.gitignore` patterns; no symbolic link leaving the folder; `on_create` among the "
+    "files the upload keeps",
+)
+
+WARN_LIFECYCLE_BUCKET = Rule(
+    "HP-WARN-LIFECYCLE-BUCKET",
+    W,
+    Scope.GROUP,
+    "`lifecycle_scripts.bucket` / `LifeCycleConfig.SourceS3Uri`",
+    "a `sagemaker-*` bucket when the execution role is imported (the library cannot grant it read "
+    "access to another bucket)",
+)
+
+RULES = (LIFECYCLE, LIFECYCLE_FILES, WARN_LIFECYCLE_BUCKET)
+"""This family's rules, in documentation order."""
+RULE = LIFECYCLE.id
+FILES_RULE = LIFECYCLE_FILES.id
 ON_CREATE = "lifecycle_scripts.on_create (LifeCycleConfig.OnCreate)"
 ON_CREATE_FIX = "pass on_create='<file>' naming the entry script at the top of the scripts folder"
 SOURCE = "LifeCycleConfig.SourceS3Uri"
@@ -149,7 +183,7 @@ def _bucket(scripts: LifecycleScripts, group: str | None, role_owned: bool) -> l
     if not role_owned and not name.startswith(limits.REQUIRED_BUCKET_PREFIX):
         found.append(
             Finding(
-                rule="HP-WARN-LIFECYCLE-BUCKET",
+                rule=WARN_LIFECYCLE_BUCKET.id,
                 field=f"lifecycle_scripts.bucket ({SOURCE})",
                 value=name,
                 allowed=f"a bucket named {limits.REQUIRED_BUCKET_PREFIX}* when the execution "
@@ -234,6 +268,7 @@ def selection_findings(
     ]
 
 
+@reports(LIFECYCLE, LIFECYCLE_FILES, WARN_LIFECYCLE_BUCKET)
 def lifecycle_findings(
     scripts: object, *, group: str | None, role_owned: bool = True
 ) -> list[Finding]:

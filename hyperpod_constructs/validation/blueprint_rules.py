@@ -1,0 +1,30 @@
+"""Rules for the training blueprints' arguments. The blueprint factories check them
+(:mod:`hyperpod_constructs.blueprints.training`) and raise their findings."""
+
+from __future__ import annotations
+
+from .finding import Severity
+from .rule import Rule, Scope
+
+E = Severity.ERROR
+
+BLUEPRINT_ARGS = Rule(
+    "HP-BLUEPRINT-ARGS",
+    E,
+    Scope.BLUEPRINT,
+    "blueprint arguments",
+    "what the platform defaults allow (instance types, spare instances, tags)",
+    checked_by="hyperpod_constructs.blueprints.training",
+)
+
+BLUEPRINT_SIZING = Rule(
+    "HP-BLUEPRINT-SIZING",
+    E,
+    Scope.BLUEPRINT,
+    "blueprint layout",
+    "a parallel layout that fits the instance type",
+    checked_by="hyperpod_constructs.blueprints.training",
+)
+
+RULES = (BLUEPRINT_ARGS, BLUEPRINT_SIZING)
+"""This family's rules, in documentation order."""

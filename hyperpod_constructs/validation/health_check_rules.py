@@ -1,0 +1,172 @@
+"""On-start deep health checks of a group (``OnStartDeepHealthChecks``). Pure: a group in,
+findings out."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._tokens import is_unresolved
+from ..enums import DeepHealthCheck, NodeType
+from . import limits
+from .finding import Finding, Severity
+from .rule import Rule, Scope, reports
+
+if TYPE_CHECKING:
+    from ..instance_group import InstanceGroup
+
+E, W = Severity.ERROR, Severity.WARNING
+
+DHC_UNKNOWN = Rule(
+    "HP-DHC-UNKNOWN",
+    E,
+    Scope.GROUP,
+    "`deep_health_checks` / `OnStartDeepHealthChecks`",
+    "`DeepHealthCheck` members only (plain strings are rejected)",
+)
+
+DHC_DISTINCT = Rule(
+    "HP-DHC-DISTINCT",
+    E,
+    Scope.GROUP,
+    "`deep_health_checks` / `OnStartDeepHealthChecks`",
+    "none, or 1..2 distinct checks",
+)
+
+DHC_CONNECTIVITY = Rule(
+    "HP-DHC-CONNECTIVITY",
+    E,
+    Scope.GROUP,
+    "`deep_health_checks` / `OnStartDeepHealthChecks`",
+    "`InstanceConnectivity` only on an instance type with multi-node GPU networking (EFA GPU "
+    "types)",
+)
+
+WARN_DHC_CONNECTIVITY = Rule(
+    "HP-WARN-DHC-CONNECTIVITY",
+    W,
+    Scope.GROUP,
+    "`deep_health_checks` / `OnStartDeepHealthChecks`",
+    "`InstanceConnectivity` only on groups of at least 2 instances",
+)
+
+WARN_DHC = Rule(
+    "HP-WARN-DHC",
+    W,
+    Scope.GROUP,
+    "`deep_health_checks` / `OnStartDeepHealthChecks`",
+    "deep health checks on GPU and Trainium compute groups",
+)
+
+RULES = (
+    DHC_UNKNOWN,
+    DHC_DISTINCT,
+    DHC_CONNECTIVITY,
+    WARN_DHC_CONNECTIVITY,
+    WARN_DHC,
+)
+"""This family's rules, in documentation order."""
+
+
+DHC = "deep_health_checks (OnStartDeepHealthChecks)"
+
+
+@reports(DHC_UNKNOWN, DHC_DISTINCT)
+def health_checks(group: InstanceGroup) -> list[Finding]:
+    """Deep health checks are ``DeepHealthCheck`` members, each at most once."""
+    checks: list[object] = list(group.deep_health_checks)
+    field = "deep_health_checks (OnStartDeepHealthChecks)"
+    found: list[Finding] = []
+    known: dict[object, DeepHealthCheck] = {check.value: check for check in DeepHealthCheck}
+    unknown = [check for check in checks if not isinstance(check, DeepHealthCheck)]
+    if unknown:
+        # Plain strings are rejected too: the group renders ``check.value``.
+        hints = [f"DeepHealthCheck.{known[v].name}" for v in unknown if v in known]
+        found.append(
+            Finding(
+                rule=DHC_UNKNOWN.id,
+                field=field,
+                value=unknown,
+                allowed="DeepHealthCheck members: "
+                + ", ".join(f"DeepHealthCheck.{c.name} ({c.value})" for c in DeepHealthCheck),
+                fix=f"use {', '.join(hints)}"
+                if hints
+                else "use DeepHealthCheck.INSTANCE_STRESS / DeepHealthCheck.INSTANCE_CONNECTIVITY",
+                group=group.name,
+            )
+        )
+    values = [getattr(check, "value", check) for check in checks]
+    if len(set(values)) != len(values) or len(values) > limits.MAX_DEEP_HEALTH_CHECKS:
+        found.append(
+            Finding(
+                rule=DHC_DISTINCT.id,
+                field=field,
+                value=values,
+                allowed=f"1..{limits.MAX_DEEP_HEALTH_CHECKS} distinct checks (or none)",
+                fix="list each check at most once",
+                group=group.name,
+            )
+        )
+    return found
+
+
+@reports(DHC_CONNECTIVITY, WARN_DHC_CONNECTIVITY)
+def connectivity(group: InstanceGroup) -> list[Finding]:
+    """``InstanceConnectivity`` runs cluster-level collective tests (NCCL on GPUs, NCCOM on
+    Trainium) across the group's nodes over EFA: it needs an accelerator type with multi-node
+    networking, and at least two nodes to test between.
+
+    Source: "Deep health checks" in the SageMaker HyperPod Slurm guide
+    (docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-resiliency-slurm-deep-health-checks.html)
+    and the cluster-level checks table of the HyperPod deep health check reference.
+    """
+    if DeepHealthCheck.INSTANCE_CONNECTIVITY not in group.deep_health_checks:
+        return []
+    itype = group.instance_type
+    known = not is_unresolved(itype.name) and limits.INSTANCE_TYPE.fullmatch(itype.name)
+    if known and not itype.is_accelerated:
+        return [
+            Finding(
+                rule=DHC_CONNECTIVITY.id,
+                field=DHC,
+                value=[check.value for check in group.deep_health_checks],
+                allowed="InstanceConnectivity only on GPU or Trainium types with multi-node "
+                f"networking (EFA); {itype.name} has no accelerators",
+                fix="drop DeepHealthCheck.INSTANCE_CONNECTIVITY (keep INSTANCE_STRESS)",
+                group=group.name,
+            )
+        ]
+    count = group.instance_count
+    if count == 1:  # 0 is a group scaled in, which may grow later
+        return [
+            Finding(
+                rule=WARN_DHC_CONNECTIVITY.id,
+                field=DHC,
+                value=[check.value for check in group.deep_health_checks],
+                allowed=f"InstanceConnectivity only on groups of 2 or more instances (this one "
+                f"has {count}): it tests the network between the group's nodes",
+                fix="drop DeepHealthCheck.INSTANCE_CONNECTIVITY, or raise instance_count",
+                group=group.name,
+            )
+        ]
+    return []
+
+
+@reports(WARN_DHC)
+def missing_health_checks(group: InstanceGroup) -> list[Finding]:
+    """Accelerator compute groups should run deep health checks (a warning)."""
+    found: list[Finding] = []
+    accelerated = group.instance_type.is_accelerated and group.node_type is NodeType.COMPUTE
+    if accelerated and not group.deep_health_checks:
+        found.append(
+            Finding(
+                rule=WARN_DHC.id,
+                field="deep_health_checks (OnStartDeepHealthChecks)",
+                value=[],
+                allowed="InstanceStress and InstanceConnectivity on accelerator groups",
+                fix="pass deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS, "
+                "DeepHealthCheck.INSTANCE_CONNECTIVITY] so faulty GPUs are caught "
+                "before jobs land on them",
+                group=group.name,
+            )
+        )
+    return found

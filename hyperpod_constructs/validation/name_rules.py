@@ -1,0 +1,109 @@
+"""Names: of the cluster and of its instance groups (partition names use :func:`check_name`
+too). Pure: a name in, findings out."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from .._tokens import is_unresolved
+from . import limits
+from .arguments import (
+    TOKEN,
+    is_text_token,
+)
+from .finding import Finding, Severity
+from .group_arguments import label
+from .rule import Rule, Scope, reports
+
+if TYPE_CHECKING:
+    from ..instance_group import InstanceGroup
+
+E = Severity.ERROR
+
+NAME_GROUP = Rule(
+    "HP-NAME-GROUP",
+    E,
+    Scope.GROUP,
+    "`name` / `InstanceGroupName`",
+    "1..63 characters, `[a-zA-Z0-9](-*[a-zA-Z0-9])*` (full match)",
+)
+
+NAME_CLUSTER = Rule(
+    "HP-NAME-CLUSTER",
+    E,
+    Scope.CLUSTER,
+    "`cluster_name` / `ClusterName`",
+    "1..63 characters, `[a-zA-Z0-9](-*[a-zA-Z0-9])*` (full match)",
+)
+
+RULES = (
+    NAME_GROUP,
+    NAME_CLUSTER,
+)
+"""This family's rules, in documentation order."""
+
+
+def _name_allowed(max_length: int) -> str:
+    return (
+        f"1..{max_length} characters: letters and digits, with single or repeated hyphens "
+        "between them (pattern [a-zA-Z0-9](-*[a-zA-Z0-9])*)"
+    )
+
+
+def check_name(
+    value: str,
+    *,
+    rule: str,
+    field: str,
+    group: str | None,
+    max_length: int = limits.MAX_NAME_LENGTH,
+) -> list[Finding]:
+    """A cluster, group or partition name against HyperPod's pattern and length (a string
+    token passes; a number token is not a name)."""
+    if is_text_token(value):
+        return []
+    if is_unresolved(value):
+        return [
+            Finding(
+                rule=rule,
+                field=field,
+                value=TOKEN,
+                allowed=f"{_name_allowed(max_length)}; a string token, not a number token",
+                fix="pass a string parameter (value_as_string) or Token.as_string(...)",
+                group=group,
+            )
+        ]
+    if isinstance(value, str) and len(value) <= max_length and limits.NAME_PATTERN.fullmatch(value):
+        return []
+    suggestion = re.sub(r"[^a-zA-Z0-9]+", "-", str(value)).strip("-")[:max_length].strip("-")
+    if not suggestion:
+        fix = "use a name such as 'gpu'"
+    elif suggestion == value or len(suggestion) > limits.MAX_NAME_LENGTH:
+        fix = f"shorten it to at most {max_length} characters"
+    else:
+        fix = f"use e.g. {suggestion!r}"
+    return [
+        Finding(
+            rule=rule,
+            field=field,
+            value=value,
+            allowed=_name_allowed(max_length),
+            fix=fix,
+            group=group,
+        )
+    ]
+
+
+@reports(NAME_GROUP)
+def group_name(group: InstanceGroup) -> list[Finding]:
+    """``name`` (``InstanceGroupName``) against HyperPod's pattern and length."""
+    return check_name(
+        group.name, rule=NAME_GROUP.id, field="name (InstanceGroupName)", group=label(group)
+    )
+
+
+@reports(NAME_CLUSTER)
+def cluster_name(name: str) -> list[Finding]:
+    """``cluster_name`` (``ClusterName``) against HyperPod's pattern and length."""
+    return check_name(name, rule=NAME_CLUSTER.id, field="cluster_name (ClusterName)", group=None)

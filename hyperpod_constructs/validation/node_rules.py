@@ -1,0 +1,165 @@
+"""What each node of a group runs: threads per core, instance type, AMI, training plan. Pure: a
+group in, findings out."""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING
+
+from .._tokens import is_unresolved
+from ..instance_type import known_names
+from . import limits
+from .arguments import (
+    is_int,
+    is_number_token,
+    is_text_token,
+    pattern_findings,
+)
+from .finding import Finding, Severity
+from .rule import Rule, Scope, reports
+
+if TYPE_CHECKING:
+    from ..instance_group import InstanceGroup
+
+E, W = Severity.ERROR, Severity.WARNING
+
+THREADS = Rule(
+    "HP-THREADS",
+    E,
+    Scope.GROUP,
+    "`threads_per_core` / `ThreadsPerCore`",
+    "1 or 2",
+)
+
+IMAGE_ID = Rule(
+    "HP-IMAGE-ID",
+    E,
+    Scope.GROUP,
+    "`image_id` / `ImageId`",
+    "`ami-` and 8 or 17 lowercase hex digits, or `default`",
+)
+
+TRAINING_PLAN = Rule(
+    "HP-TRAINING-PLAN",
+    E,
+    Scope.GROUP,
+    "`training_plan_arn` / `TrainingPlanArn`",
+    "`arn:aws[a-z-]*:sagemaker:<region>:<12 digits>:training-plan/...`, 50..2048 characters",
+)
+
+INSTANCE_TYPE = Rule(
+    "HP-INSTANCE-TYPE",
+    E,
+    Scope.GROUP,
+    "`instance_type` / `InstanceType`",
+    "`ml.<family>.<size>` (also types newer than the library)",
+)
+
+WARN_INSTANCE_TYPE = Rule(
+    "HP-WARN-INSTANCE-TYPE",
+    W,
+    Scope.GROUP,
+    "`instance_type` / `InstanceType`",
+    'a type in the library\'s catalogue (an unknown type gets a "did you mean")',
+)
+
+RULES = (
+    THREADS,
+    IMAGE_ID,
+    TRAINING_PLAN,
+    INSTANCE_TYPE,
+    WARN_INSTANCE_TYPE,
+)
+"""This family's rules, in documentation order."""
+
+
+@reports(THREADS)
+def threads_per_core(group: InstanceGroup) -> list[Finding]:
+    """``threads_per_core`` is 1 or 2."""
+    value = group.threads_per_core
+    if value is None or is_number_token(value):
+        return []
+    if is_int(value) and limits.MIN_THREADS_PER_CORE <= value <= limits.MAX_THREADS_PER_CORE:
+        return []
+    return [
+        Finding(
+            rule=THREADS.id,
+            field="threads_per_core (ThreadsPerCore)",
+            value=value,
+            allowed="1 (hyperthreading off) or 2 (on)",
+            fix="set threads_per_core to 1 or 2",
+            group=group.name,
+        )
+    ]
+
+
+@reports(IMAGE_ID, TRAINING_PLAN, INSTANCE_TYPE)
+def identifiers(group: InstanceGroup) -> list[Finding]:
+    """The AMI id, the training plan ARN and the instance type's shape."""
+    found = pattern_findings(
+        group.image_id,
+        limits.IMAGE_ID,
+        rule=IMAGE_ID.id,
+        field="image_id (ImageId)",
+        allowed="'ami-' and 8 or 17 lowercase hex digits, or 'default'",
+        fix="pass an AMI id such as ami-0123456789abcdef0",
+        group=group.name,
+    )
+    plan = group.training_plan_arn
+    if plan is not None and not is_text_token(plan):
+        lo, hi = limits.MIN_TRAINING_PLAN_ARN_LENGTH, limits.MAX_TRAINING_PLAN_ARN_LENGTH
+        if not (
+            isinstance(plan, str)
+            and lo <= len(plan) <= hi
+            and limits.TRAINING_PLAN_ARN.fullmatch(plan)
+        ):
+            found.append(
+                Finding(
+                    rule=TRAINING_PLAN.id,
+                    field="training_plan_arn (TrainingPlanArn)",
+                    value=plan,
+                    allowed="arn:<partition>:sagemaker:<region>:<account>:training-plan/<name> "
+                    f"({lo}..{hi} characters)",
+                    fix="pass the ARN shown by `aws sagemaker list-training-plans`",
+                    group=group.name,
+                )
+            )
+    itype = group.instance_type.name
+    if not is_unresolved(itype) and not limits.INSTANCE_TYPE.fullmatch(itype):
+        found.append(
+            Finding(
+                rule=INSTANCE_TYPE.id,
+                field="instance_type (InstanceType)",
+                value=itype,
+                allowed="ml.<family>.<size>, e.g. ml.p5.48xlarge",
+                fix="use a HyperPodInstanceType constant or .of('ml.<family>.<size>')",
+                group=group.name,
+            )
+        )
+    return found
+
+
+@reports(WARN_INSTANCE_TYPE)
+def unknown_instance_type(group: InstanceGroup) -> list[Finding]:
+    """An instance type close to a known one is probably a typo (a warning with a "did you
+    mean"); a type far from every known one is taken as newer than the library."""
+    name = group.instance_type.name
+    if is_unresolved(name) or not limits.INSTANCE_TYPE.fullmatch(name):
+        return []
+    known = known_names()
+    if name in known:
+        return []
+    close = difflib.get_close_matches(name, known, n=2, cutoff=0.9)
+    if not close:
+        return []  # a newer type than the library knows: accepted without a word
+    return [
+        Finding(
+            rule=WARN_INSTANCE_TYPE.id,
+            field="instance_type (InstanceType)",
+            value=name,
+            allowed=f"a known type; did you mean {' or '.join(close)}?",
+            fix=f"use HyperPodInstanceType.of({close[0]!r}); acknowledge the warning if "
+            f"{name} is a type newer than the library",
+            group=group.name,
+        )
+    ]

@@ -1,0 +1,109 @@
+"""What a validation rule is: its metadata (:class:`Rule`) bound to the pure check that reports
+it (:class:`Check`).
+
+Modelled on cdk-nag (a rule's metadata and its check in one place) and AWS ParallelCluster's
+validators (one check per unit, failure levels, ids users can suppress): each ``*_rules.py``
+module of this package declares a family of tightly related rules and the checks that report
+them; :mod:`~hyperpod_constructs.validation.registry` collects them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, ParamSpec
+
+from .finding import Finding, Severity
+
+P = ParamSpec("P")
+
+
+class Scope(enum.StrEnum):
+    """What a rule looks at (and so where its findings are grouped)."""
+
+    ARGUMENT = "argument"
+    """One argument of a public constructor, factory or helper: its type."""
+    GROUP = "group"
+    """One instance group."""
+    CLUSTER = "cluster"
+    """The cluster's own props."""
+    CROSS_GROUP = "cross-group"
+    """The cluster and all its groups together."""
+    GATE = "gate"
+    """The readiness gate's options and the counts it waits for."""
+    BLUEPRINT = "blueprint"
+    """A training blueprint's arguments."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One validation rule: a stable id, its severity, what it looks at, a one-line summary,
+    and the checks that report it (:attr:`checks`, bound by :func:`reports`)."""
+
+    id: str
+    severity: Severity
+    scope: Scope
+    field: str
+    """The library property (with the CloudFormation name) the rule checks."""
+    summary: str
+    """One line: what is allowed (an error) or recommended (a warning)."""
+    checked_by: str = ""
+    """Where the check lives when it is not a :class:`Check` of this package (a construct or
+    factory that reports the rule itself). Default: empty (a :class:`Check` reports it)."""
+    checks: tuple[Check[...], ...] = dataclasses.field(
+        default=(), init=False, compare=False, repr=False
+    )
+    """The checks that report this rule (bound by :func:`reports`): one, or a few that look
+    at the same setting from different places (a group alone, the group in its cluster)."""
+
+    def finding(
+        self, *, field: str, value: object, allowed: str, fix: str, group: str | None = None
+    ) -> Finding:
+        """A :class:`Finding` of this rule."""
+        return Finding(
+            rule=self.id,
+            field=field,
+            value=value,
+            allowed=allowed,
+            fix=fix,
+            group=group,
+            severity=self.severity,
+        )
+
+
+class Check(Generic[P]):
+    """A pure check (ParallelCluster's validator): called like the function it wraps, it
+    returns the findings of :attr:`rules`, and of no other rule."""
+
+    def __init__(self, function: Callable[P, list[Finding]], rules: tuple[Rule, ...]) -> None:
+        self.function = function
+        self.rules = rules
+        self.__doc__ = function.__doc__
+        self.__name__ = function.__name__
+        self.__wrapped__ = function
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> list[Finding]:
+        return self.function(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Check({self.__name__}: {', '.join(rule.id for rule in self.rules)})"
+
+
+def reports(*rules: Rule) -> Callable[[Callable[P, list[Finding]]], Check[P]]:
+    """Bind a check function to the rules it reports (one or a few tightly related ones)::
+
+    THREADS = Rule("HP-THREADS", Severity.ERROR, Scope.GROUP, "`threads_per_core`", "1 or 2")
+
+    @reports(THREADS)
+    def threads(group: InstanceGroup) -> list[Finding]: ...
+    """
+
+    def bind(function: Callable[P, list[Finding]]) -> Check[P]:
+        check = Check(function, rules)
+        for rule in rules:
+            object.__setattr__(rule, "checks", (*rule.checks, check))
+        return check
+
+    return bind

@@ -1,0 +1,228 @@
+"""Storage of a group (``InstanceStorageConfigs``): EBS volumes and FSx mounts. Pure: a group
+in, findings out."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aws_cdk import Size
+
+from . import limits
+from .arguments import (
+    argument_finding,
+    check,
+    is_bool,
+    pattern_findings,
+)
+from .finding import Finding, Severity
+from .rule import Rule, Scope, reports
+
+if TYPE_CHECKING:
+    from ..instance_group import InstanceGroup
+    from ..storage import InstanceStorage
+
+E = Severity.ERROR
+
+STORAGE_COUNT = Rule(
+    "HP-STORAGE-COUNT",
+    E,
+    Scope.GROUP,
+    "`storage` / `InstanceStorageConfigs`",
+    "0..4 configs",
+)
+
+EBS_SIZE = Rule(
+    "HP-EBS-SIZE",
+    E,
+    Scope.GROUP,
+    "`storage[].volume_size` / `EbsVolumeConfig.VolumeSizeInGB`",
+    "required; a whole number of GiB, 1..16384; a token only as `Size.gibibytes(token)`",
+)
+
+EBS_KMS = Rule(
+    "HP-EBS-KMS",
+    E,
+    Scope.GROUP,
+    "`storage[].kms_key_id` / `EbsVolumeConfig.VolumeKmsKeyId`",
+    "up to 2048 of `[a-zA-Z0-9:/_-]`",
+)
+
+FSX_DNS = Rule(
+    "HP-FSX-DNS",
+    E,
+    Scope.GROUP,
+    "`storage[].dns_name` / `Fsx*Config.DnsName`",
+    "`fs-`/`fc-`/`fsi-`/`fci-`, 8 or more hex digits, a dot and 4..253 characters",
+)
+
+FSX_MOUNT_NAME = Rule(
+    "HP-FSX-MOUNT-NAME",
+    E,
+    Scope.GROUP,
+    "`storage[].mount_name` / `FsxLustreConfig.MountName`",
+    "1..8 of `[A-Za-z0-9_-]` (required)",
+)
+
+MOUNT_PATH = Rule(
+    "HP-MOUNT-PATH",
+    E,
+    Scope.GROUP,
+    "`storage[].mount_path` / `Fsx*Config.MountPath`",
+    "absolute, no `//`, no trailing `/`, `[a-zA-Z0-9._-]` segments, no `.`/`..` segments, up to "
+    "1024 characters",
+)
+
+RULES = (
+    STORAGE_COUNT,
+    EBS_SIZE,
+    EBS_KMS,
+    FSX_DNS,
+    FSX_MOUNT_NAME,
+    MOUNT_PATH,
+)
+"""This family's rules, in documentation order."""
+
+
+def _gib(size: float) -> str:
+    return f"{int(size)} GiB" if size.is_integer() else f"{size!r} GiB"
+
+
+def _ebs(storage: InstanceStorage, group: str) -> list[Finding]:
+    found: list[Finding] = []
+    field = "storage[].volume_size (EbsVolumeConfig.VolumeSizeInGB)"
+    allowed = f"a whole number of GiB, {limits.MIN_EBS_GIB}..{limits.MAX_EBS_GIB}"
+    volume = storage.volume_size
+    found += check(
+        "storage[].root_volume (EbsVolumeConfig.RootVolume)",
+        storage.root_volume,
+        is_bool,
+        "True or False (a bool)",
+        optional=True,
+        group=group,
+    )
+    if volume is None:
+        found.append(
+            Finding(
+                rule=EBS_SIZE.id,
+                field=field,
+                value=None,
+                allowed=f"{allowed} (required)",
+                fix="pass volume_size=Size.gibibytes(n)",
+                group=group,
+            )
+        )
+    elif not isinstance(volume, Size):
+        found.append(
+            argument_finding(field, volume, "a Size, e.g. Size.gibibytes(500)", group=group)
+        )
+    elif volume.is_unresolved():
+        try:
+            storage.volume_size_gib()
+        except RuntimeError:  # jsii: a token amount cannot be converted between units
+            found.append(
+                Finding(
+                    rule=EBS_SIZE.id,
+                    field=field,
+                    value="a token in a unit other than GiB",
+                    allowed=f"{allowed}; a token amount only as Size.gibibytes(token)",
+                    fix="use Size.gibibytes(parameter.value_as_number)",
+                    group=group,
+                )
+            )
+    elif volume is not None:
+        size = storage.volume_size_gib()
+        assert size is not None
+        if not size.is_integer() or not limits.MIN_EBS_GIB <= size <= limits.MAX_EBS_GIB:
+            found.append(
+                Finding(
+                    rule=EBS_SIZE.id,
+                    field=field,
+                    value=_gib(size),
+                    allowed=allowed,
+                    fix="use Size.gibibytes(n) with a whole n in range",
+                    group=group,
+                )
+            )
+    found += pattern_findings(
+        storage.kms_key_id,
+        limits.KMS_KEY_ID,
+        rule=EBS_KMS.id,
+        field="storage[].kms_key_id (EbsVolumeConfig.VolumeKmsKeyId)",
+        allowed=f"a KMS key id or ARN (up to {limits.MAX_KMS_KEY_ID_LENGTH} letters, digits, "
+        "':', '/', '_' or '-')",
+        fix="pass key.key_arn",
+        group=group,
+        max_length=limits.MAX_KMS_KEY_ID_LENGTH,
+    )
+    return found
+
+
+def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
+    key = "FsxLustreConfig" if storage.kind == "fsx_lustre" else "FsxOpenZfsConfig"
+    found = pattern_findings(
+        storage.dns_name,
+        limits.FSX_DNS_NAME,
+        rule=FSX_DNS.id,
+        field=f"storage[].dns_name ({key}.DnsName)",
+        allowed="an FSx DNS name like fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com "
+        f"(16..{limits.MAX_FSX_DNS_NAME_LENGTH} characters)",
+        fix="pass file_system.dns_name",
+        group=group,
+        max_length=limits.MAX_FSX_DNS_NAME_LENGTH,
+        required=True,
+    )
+    if storage.kind == "fsx_lustre":
+        found += pattern_findings(
+            storage.mount_name,
+            limits.FSX_MOUNT_NAME,
+            rule=FSX_MOUNT_NAME.id,
+            field=f"storage[].mount_name ({key}.MountName)",
+            allowed="1..8 letters, digits, '_' or '-'",
+            fix="pass file_system.mount_name",
+            group=group,
+            required=True,
+        )
+    found += pattern_findings(
+        storage.mount_path,
+        limits.MOUNT_PATH,
+        rule=MOUNT_PATH.id,
+        field=f"storage[].mount_path ({key}.MountPath)",
+        allowed="an absolute path without '//' or a trailing '/', e.g. /fsx "
+        f"(letters, digits, '.', '_', '-'; up to {limits.MAX_MOUNT_PATH_LENGTH} characters)",
+        fix="use a path such as '/fsx'",
+        group=group,
+        max_length=limits.MAX_MOUNT_PATH_LENGTH,
+    )
+    return found
+
+
+@reports(STORAGE_COUNT, EBS_SIZE, EBS_KMS, FSX_DNS, FSX_MOUNT_NAME, MOUNT_PATH)
+def storage_configs(group: InstanceGroup) -> list[Finding]:
+    """At most four storage configs, each with valid EBS or FSx values."""
+    found: list[Finding] = []
+    if len(group.storage) > limits.MAX_STORAGE_CONFIGS:
+        found.append(
+            Finding(
+                rule=STORAGE_COUNT.id,
+                field="storage (InstanceStorageConfigs)",
+                value=f"{len(group.storage)} configs",
+                allowed=f"0..{limits.MAX_STORAGE_CONFIGS} configs",
+                fix="merge or drop storage configs",
+                group=group.name,
+            )
+        )
+    for storage in group.storage:
+        if storage.kind == "ebs":
+            found += _ebs(storage, group.name)
+        elif storage.kind in ("fsx_lustre", "fsx_open_zfs"):
+            found += _fsx(storage, group.name)
+        else:
+            found.append(
+                argument_finding(
+                    "storage[].kind",
+                    storage.kind,
+                    "'ebs', 'fsx_lustre' or 'fsx_open_zfs' (use the InstanceStorage factories)",
+                    group=group.name,
+                )
+            )
+    return found
