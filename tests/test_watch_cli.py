@@ -81,6 +81,49 @@ def test_choosing_among_several_gated_clusters(cdk_out: str) -> None:
         select_target(targets, stack="MinimalDev", cluster=None, source="x")
 
 
+def test_a_count_that_is_neither_a_number_nor_a_parameter_cannot_be_watched(
+    tmp_path: Path,
+) -> None:
+    """An imported value as a gated count: the gate resolves it at deploy time, but watch
+    cannot read it from the stack, and says so instead of guessing."""
+    from aws_cdk import Fn, Stack, Token
+
+    from hyperpod_constructs import (
+        DeepHealthCheck,
+        HyperPodInstanceType,
+        HyperPodSlurmCluster,
+        InstanceGroup,
+    )
+
+    app = new_app(outdir=str(tmp_path / "cdk.out"))
+    stack = Stack(app, "Imported")
+    HyperPodSlurmCluster(
+        stack,
+        "Cluster",
+        cluster_name="imported",
+        instance_groups=[
+            InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
+            InstanceGroup.compute(
+                "gpu",
+                instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
+                instance_count=Token.as_number(Fn.import_value("GpuCount")),
+                min_instance_count=4,
+                deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS],
+                partition="gpu",
+            ),
+        ],
+    )
+    assembly = app.synth()
+    (target,) = load_targets(assembly.directory)
+    assert target.groups == ()
+    with pytest.raises(TargetError) as raised:
+        select_target([target], stack=None, cluster=None, source="x")
+    assert str(raised.value) == (
+        "cannot watch imported (stack Imported): group gpu: minimum 4 / target "
+        "<ImportValue GpuCount> is neither a number nor a stack parameter in the template"
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -126,8 +126,12 @@ def _target(
     problems: list[str] = []
     declared = _mapping(template.get("Parameters"))
     for requirement in gate.requirements:
-        raw = _gate_counts(template, gate.logical_id, requirement.group)
-        minimum, target = (_count(value, declared) for value in raw)
+        raw_min, raw_target = _gate_counts(template, gate.logical_id, requirement.group)
+        minimum, target = requirement.min_count, requirement.target_count
+        if not isinstance(minimum, int):
+            minimum = _parameter_name(raw_min, declared)
+        if not isinstance(target, int):
+            target = _parameter_name(raw_target, declared)
         if minimum is not None and target is not None:
             groups.append(GatedGroup(requirement.group, minimum, target))
         else:
@@ -163,13 +167,9 @@ def _items(value: object) -> Sequence[object]:
     return value if isinstance(value, list) else ()
 
 
-def _count(value: object, declared: Mapping[str, object]) -> Count | None:
-    """A number (as CloudFormation properties write it), or the name of a declared parameter
-    for ``{"Ref": name}``; None for anything else."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
+def _parameter_name(value: object, declared: Mapping[str, object]) -> str | None:
+    """The name of a parameter the template declares, for ``{"Ref": name}``; else None.
+    (Numbers are read by the summary model, which :func:`_target` starts from.)"""
     reference = _mapping(value).get("Ref")
     if isinstance(reference, str) and reference in declared and len(_mapping(value)) == 1:
         return reference
