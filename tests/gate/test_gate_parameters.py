@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.support.hyperpod_sim import GroupSpec, steps, unlimited
+from tests.support.hyperpod_sim import steps, unlimited
 from tests.support.parameterized import parameterized_assembly
-from tests.support.world import GateWorld, resolve_value
+from tests.support.world import GateWorld, simulated_groups
 
 HOUR = 3600
 MIN = 60
@@ -30,34 +30,12 @@ def parameterized_template() -> dict[str, Any]:
     return template
 
 
-def deployed_groups(parameters: Mapping[str, str], capacity: Any) -> list[GroupSpec]:
-    """The cluster HyperPod is asked for: the template's groups, resolved with ``parameters``."""
-    template = parameterized_template()
-    (cluster,) = [
-        r for r in template["Resources"].values() if r["Type"] == "AWS::SageMaker::Cluster"
-    ]
-    specs = []
-    for group in cluster["Properties"]["InstanceGroups"]:
-        node_type = group["SlurmConfig"]["NodeType"]
-        specs.append(
-            GroupSpec(
-                group["InstanceGroupName"],
-                int(resolve_value(template, group["InstanceCount"], parameters)),
-                int(resolve_value(template, group.get("MinInstanceCount", 0), parameters)),
-                node_type=node_type,
-                instance_type=group["InstanceType"],
-                capacity=capacity if node_type == "Compute" else unlimited(),
-            )
-        )
-    return specs
-
-
 def world(
     monkeypatch: pytest.MonkeyPatch, parameters: Mapping[str, str], capacity: Any
 ) -> GateWorld:
     return GateWorld(
         monkeypatch,
-        deployed_groups(parameters, capacity),
+        simulated_groups(parameterized_template(), capacity, parameters),
         template=parameterized_template(),
         parameters=dict(parameters),
     )

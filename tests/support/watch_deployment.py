@@ -21,11 +21,11 @@ import pytest
 from hyperpod_constructs.__main__ import _parser
 from hyperpod_constructs.watch.cli import run_watch
 
-from .hyperpod_sim import CapacityCurve, GroupSpec, unlimited
+from .hyperpod_sim import CapacityCurve
 from .sim_server import SimServer
 from .stack_fake import FakeStack
 from .wire import REGION
-from .world import GateWorld, Requirement, resolve_value
+from .world import GateWorld, Requirement, simulated_groups, template_resolver
 
 STACK = "FsdpTraining"
 ARM_AFTER = 900.0
@@ -35,30 +35,6 @@ gate (the controller boots in 600 s in the simulator)."""
 
 def resources_of(template: Mapping[str, Any], kind: str) -> list[tuple[str, Mapping[str, Any]]]:
     return [(k, r) for k, r in template["Resources"].items() if r["Type"] == kind]
-
-
-def group_specs(
-    template: Mapping[str, Any],
-    capacity: CapacityCurve,
-    parameters: Mapping[str, str] | None = None,
-) -> list[GroupSpec]:
-    """The simulator's groups: the template's (counts resolved with the stack's
-    ``parameters``), with ``capacity`` for the gated ones."""
-    ((_, cluster),) = resources_of(template, "AWS::SageMaker::Cluster")
-    specs = []
-    for group in cluster["Properties"]["InstanceGroups"]:
-        minimum = int(resolve_value(template, group.get("MinInstanceCount", 0), parameters))
-        specs.append(
-            GroupSpec(
-                name=group["InstanceGroupName"],
-                instance_count=int(resolve_value(template, group["InstanceCount"], parameters)),
-                min_instance_count=minimum,
-                node_type=group["SlurmConfig"]["NodeType"],
-                instance_type=group["InstanceType"],
-                capacity=capacity if minimum > 0 else unlimited(),
-            )
-        )
-    return specs
 
 
 def aws_environment(monkeypatch: pytest.MonkeyPatch, endpoint: str | None) -> None:
@@ -106,7 +82,7 @@ class Deployment:
     stack: FakeStack = field(init=False)
 
     def __post_init__(self) -> None:
-        specs = group_specs(self.template, self.capacity, self.parameters)
+        specs = simulated_groups(self.template, self.capacity, self.parameters)
         self.gated = [spec.name for spec in specs if spec.min_instance_count > 0]
         for spec in specs:
             if spec.node_type == "Controller":
@@ -149,12 +125,9 @@ class Deployment:
         if cluster_id not in self.stack.resources:
             self.stack.create(cluster_id, physical_id=self.sim.arn)
         self.stack.create(handle)
+        resolve = template_resolver(self.template, self.parameters)
         requirements = [
-            Requirement(
-                r["GroupName"],
-                int(resolve_value(self.template, r["MinCount"], self.parameters)),
-                int(resolve_value(self.template, r["TargetCount"], self.parameters)),
-            )
+            Requirement(r["GroupName"], int(resolve(r["MinCount"])), int(resolve(r["TargetCount"])))
             for r in props["Requirements"]
         ]
         # The world runs this template's gate: its handle, arm resource and wait condition.

@@ -32,7 +32,7 @@ from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import RESOURCE_TYP
 
 from .aws_fakes import STACK_ID, FakeCloudFormation, FakeHttp, FakeSns, Put
 from .clock import Scheduler, VirtualClock, forbid_real_sleep, patch_botocore_retry_sleep
-from .hyperpod_sim import GroupSpec, HyperPodSimulator
+from .hyperpod_sim import CapacityCurve, GroupSpec, HyperPodSimulator, unlimited
 from .moto_sfn import LambdaResult, VirtualStepFunctions
 from .wire import ACCOUNT, REGION, ApiError
 
@@ -133,11 +133,39 @@ def _resolver(
     return resolve
 
 
-def resolve_value(
-    template: Mapping[str, Any], value: Any, parameters: Mapping[str, str] | None = None
-) -> Any:
-    """``value`` (a part of ``template``) resolved as CloudFormation would in this world."""
-    return _resolver(template, False, parameters or {})(value)
+def template_resolver(
+    template: Mapping[str, Any], parameters: Mapping[str, str] | None = None
+) -> Callable[[Any], Any]:
+    """Resolves parts of ``template`` as CloudFormation would in this world, with these
+    values of its parameters (default: their defaults)."""
+    return _resolver(template, False, parameters or {})
+
+
+def simulated_groups(
+    template: Mapping[str, Any],
+    capacity: CapacityCurve,
+    parameters: Mapping[str, str] | None = None,
+) -> list[GroupSpec]:
+    """The simulator's groups: the template's cluster as deployed with ``parameters`` (its
+    counts resolved), with ``capacity`` for the gated groups and unlimited for the others."""
+    resolve = template_resolver(template, parameters)
+    (cluster,) = [
+        r for r in template["Resources"].values() if r["Type"] == "AWS::SageMaker::Cluster"
+    ]
+    specs = []
+    for group in cluster["Properties"]["InstanceGroups"]:
+        minimum = int(resolve(group.get("MinInstanceCount", 0)))
+        specs.append(
+            GroupSpec(
+                name=group["InstanceGroupName"],
+                instance_count=int(resolve(group["InstanceCount"])),
+                min_instance_count=minimum,
+                node_type=group["SlurmConfig"]["NodeType"],
+                instance_type=group["InstanceType"],
+                capacity=capacity if minimum > 0 else unlimited(),
+            )
+        )
+    return specs
 
 
 def _as_sent(value: Any) -> Any:
