@@ -878,6 +878,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             self._gate = MinCountGate(
                 self, "MinCountGate", cluster=self, options=self._gate_options
             )
+            self._record(self._gate.findings)
         if group is None:
             return
         self._gate.add_requirement(

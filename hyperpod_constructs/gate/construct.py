@@ -35,7 +35,7 @@ from .._nag import (
     ref_placeholder,
 )
 from .._tokens import is_unresolved
-from ..validation.finding import HyperPodValidationError
+from ..validation.finding import Finding, HyperPodValidationError
 from ..validation.gate_rules import gate_option_findings
 from .definition import build_definition
 from .options import HYPERPOD_MIN_COUNT_WINDOW, MAX_GATE_TIMEOUT, MinCountGateOptions
@@ -534,6 +534,13 @@ class MinCountGate(Construct):
         """What the gate waits for: minimum and target count per gated group (a count given
         as a token is its string token, resolved by CloudFormation)."""
         return dict(self._requirements)
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Why the gate cannot be deployed as built (its Lambda code refused by the stack's
+        synthesizer: ``HP-GATE-ASSETS``); the cluster reports them at synth. Empty when it
+        can."""
+        return [] if self._code is None else list(self._code.findings)
 
     @property
     def wait_condition(self) -> cfn.CfnWaitCondition:
