@@ -46,11 +46,15 @@ def add_fsdp_cluster(
     *,
     name: str = "fsdp-train",
     readiness_gate: MinCountGateOptions | None = None,
+    vpc: ec2.IVpc | None = None,
 ) -> HyperPodSlurmCluster:
     """The example's VPC, cluster and ready marker in ``scope`` (a stack, a nested stack or
-    a construct in one), for the cluster named ``name``."""
-    vpc = ec2.Vpc(scope, "Vpc", max_azs=1, nat_gateways=1)
-    vpc.add_flow_log("FlowLog")
+    a construct in one), for the cluster named ``name``.
+
+    :param vpc: the VPC of the cluster. Default: a new one with a flow log."""
+    if vpc is None:
+        vpc = ec2.Vpc(scope, "Vpc", max_azs=1, nat_gateways=1)
+        vpc.add_flow_log("FlowLog")
     cluster = HyperPodSlurmCluster(
         scope,
         "Cluster",

@@ -928,7 +928,7 @@ ELSEWHERE = {
     "HP-CONTROLLER-COUNT": "tests/test_new_rules.py",
     "HP-BLUEPRINT-ARGS": "tests/test_blueprints.py",
     "HP-BLUEPRINT-SIZING": "tests/test_blueprints.py",
-    "HP-GATE-ASSETS": "tests/test_app_shapes.py",
+    "HP-SYNTHESIZER-ASSETS": "tests/test_app_shapes.py",
 }
 
 

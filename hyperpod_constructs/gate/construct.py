@@ -551,8 +551,8 @@ class MinCountGate(Construct):
     @property
     def findings(self) -> list[Finding]:
         """Why the gate cannot be deployed as built (its Lambda code refused by the stack's
-        synthesizer: ``HP-GATE-ASSETS``); the cluster reports them at synth. Empty when it
-        can."""
+        synthesizer: ``HP-SYNTHESIZER-ASSETS``); the cluster reports them at synth. Empty
+        when it can."""
         return [] if self._code is None else list(self._code.findings)
 
     @property

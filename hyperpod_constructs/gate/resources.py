@@ -14,13 +14,14 @@ from Python reaches an unbound synthesizer and fails (``StackSynthesizerBoundSta
 
 from __future__ import annotations
 
-from aws_cdk import CfnResource, Stack
+from aws_cdk import CfnResource
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3_assets as s3_assets
 from constructs import Construct
 
+from .._synthesizer import refusing_synthesizer
+from ..validation.cluster_rules import synthesizer_asset_findings
 from ..validation.finding import Finding
-from ..validation.gate_rules import gate_asset_findings
 
 
 class LambdaCode:
@@ -40,7 +41,11 @@ class LambdaCode:
                 function, "Code", path=path, exclude=exclude, deploy_time=True
             )
         except RuntimeError as refused:  # what jsii raises for an error thrown in JavaScript
-            self.findings = gate_asset_findings(_synthesizer_name(function), str(refused))
+            self.findings = synthesizer_asset_findings(
+                refusing_synthesizer(function, str(refused)),
+                "the readiness gate's Lambda code",
+                str(refused),
+            )
         self.code = (
             lambda_.CfnFunction.CodeProperty(zip_file="")  # never written: the synth fails
             if self._asset is None
@@ -55,12 +60,3 @@ class LambdaCode:
         does when the ``aws:cdk:enable-asset-metadata`` context is set."""
         if self._asset is not None:
             self._asset.add_resource_metadata(function, "Code")
-
-
-def _synthesizer_name(scope: Construct) -> str:
-    """The class of the synthesizer that hosts the assets of ``scope``'s stack: a nested
-    stack's own synthesizer forwards them to its parent's, so the outermost stack's."""
-    stack = Stack.of(scope)
-    while stack.nested_stack_parent is not None:
-        stack = stack.nested_stack_parent
-    return type(stack.synthesizer).__name__

@@ -78,20 +78,11 @@ WARN_GATE_TIMEOUT = Rule(
     checked_by="hyperpod_constructs.gate.construct (MinCountGate)",
 )
 
-GATE_ASSETS = Rule(
-    "HP-GATE-ASSETS",
-    E,
-    Scope.GATE,
-    "the gated stack's synthesizer",
-    "one that hosts file assets (not `BootstraplessSynthesizer`): the gate's Lambda code is one",
-)
-
 RULES = (
     GATE_TIMEOUT,
     GATE_POLL,
     GATE_NAMESPACE,
     GATE_TOKEN_DURATION,
-    GATE_ASSETS,
     WARN_GATE_TOKEN_COUNT,
     WARN_GATE_TIMEOUT,
 )
@@ -254,21 +245,3 @@ def gate_findings(group: InstanceGroup) -> list[Finding]:
             group=group.name,
         )
     ]
-
-
-@reports(GATE_ASSETS)
-def gate_asset_findings(synthesizer: str, refusal: str) -> list[Finding]:
-    """The gate's Lambda code is a file asset, which the stack synthesizer named
-    ``synthesizer`` (its class) refused with the error text ``refusal`` (the construct that
-    asked it, :class:`~hyperpod_constructs.gate.resources.LambdaCode`, calls this)."""
-    reason = refusal.strip().splitlines()[0] if refusal.strip() else "no reason given"
-    finding = GATE_ASSETS.finding(
-        field="the stack's synthesizer",
-        value=synthesizer,
-        allowed="a synthesizer that hosts file assets, for the readiness gate's Lambda code "
-        f"(this one refused it: {reason})",
-        fix="synthesize this stack with DefaultStackSynthesizer (the default, after `cdk "
-        "bootstrap`), CliCredentialsStackSynthesizer or LegacyStackSynthesizer, or turn the "
-        "gate off with readiness_gate=MinCountGateOptions(enabled=False)",
-    )
-    return [finding]
