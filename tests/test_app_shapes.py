@@ -714,12 +714,37 @@ def test_feature_flags(flags: str, tmp_path: Path) -> None:
 # -- a synthesizer that cannot host assets ---------------------------------------------------
 
 
-def test_bootstrapless_synthesizer_is_a_finding(tmp_path: Path) -> None:
-    """BootstraplessSynthesizer refuses file assets: the gate's code and the lifecycle
-    scripts' upload are each a finding that names the synthesizer and the fix; no
+class NoAssetsSynthesizer(cdk.StackSynthesizer):
+    """A user's synthesizer for a locked-down account: templates only, no assets."""
+
+    def add_file_asset(self, asset: cdk.FileAssetSource) -> cdk.FileAssetLocation:
+        raise RuntimeError("this account takes no assets")
+
+    def add_docker_image_asset(
+        self, asset: cdk.DockerImageAssetSource
+    ) -> cdk.DockerImageAssetLocation:
+        raise RuntimeError("this account takes no assets")
+
+    def synthesize(self, session: cdk.ISynthesisSession) -> None:
+        self._synthesize_template(session)
+        self._emit_artifact(session)
+
+
+@pytest.mark.parametrize(
+    ("synthesizer", "name"),
+    [
+        (cdk.BootstraplessSynthesizer, "BootstraplessSynthesizer"),
+        (NoAssetsSynthesizer, "NoAssetsSynthesizer"),
+    ],
+)
+def test_a_synthesizer_without_assets_is_a_finding(
+    synthesizer: type[cdk.IStackSynthesizer], name: str, tmp_path: Path
+) -> None:
+    """BootstraplessSynthesizer (or a user's own) refuses file assets: the gate's code and the
+    lifecycle scripts' upload are each a finding that names the synthesizer and the fix; no
     traceback from jsii, no template."""
     app = new_app(outdir=str(tmp_path))
-    stack = cdk.Stack(app, "Bootstrapless", synthesizer=cdk.BootstraplessSynthesizer())
+    stack = cdk.Stack(app, "NoAssets", synthesizer=synthesizer())
     # An imported VPC: the example's own VPC needs an asset too (CDK's default-security-group
     # custom resource), which aws-cdk-lib refuses with its own error.
     vpc = ec2.Vpc.from_vpc_attributes(
@@ -733,14 +758,14 @@ def test_bootstrapless_synthesizer_is_a_finding(tmp_path: Path) -> None:
     found = [f for f in cluster.findings() if f.rule == "HP-SYNTHESIZER-ASSETS"]
     assert len(found) == 2
     for finding in found:
-        assert finding.value == "BootstraplessSynthesizer"
+        assert finding.value == name
         assert "DefaultStackSynthesizer" in finding.fix
     assert {"readiness gate" in f.allowed for f in found} == {True, False}
     with pytest.raises(RuntimeError) as raised:
         app.synth()
     message = str(raised.value)
     assert message.count("[HP-SYNTHESIZER-ASSETS]") == 2
-    assert "BootstraplessSynthesizer" in message
+    assert name in message
     assert list(tmp_path.glob("*.template.json")) == []
 
 
