@@ -327,6 +327,7 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> Matrix:
         stacks[name], clusters[name] = stack, stack.cluster
     env_specific = FsdpTrainingStack(app, "EnvSpecific", env=ENV)
     stacks["EnvSpecific"] = env_specific
+    stacks["Protected"] = FsdpTrainingStack(app, "Protected", termination_protection=True)
 
     parent = cdk.Stack(app, "Parent")
     nested = cdk.NestedStack(parent, "Training")
@@ -538,6 +539,13 @@ def test_nested_stack(matrix: Matrix) -> None:
     ((nested_id, _),) = resources(parent.template, "AWS::CloudFormation::Stack").items()
     (after,) = resources(parent.template, "AWS::SSM::Parameter").values()
     assert nested_id in depends_on(after)
+
+
+def test_termination_protection(matrix: Matrix) -> None:
+    stack = matrix.get("Protected")
+    assert_shape(stack)
+    assert_default_bootstrap(stack)
+    assert stack.stack.termination_protection is True
 
 
 # -- more than one cluster, and dependants elsewhere ----------------------------------------
