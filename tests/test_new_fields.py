@@ -336,3 +336,50 @@ def test_the_gate_counts_instances_of_any_type(template: dict[str, Any], sagemak
     requirement = GroupRequirement(gpu["MinInstanceCount"], gpu["InstanceCount"])
     decision = evaluate_gate(response, {"gpu": requirement})
     assert decision.status == "READY", decision
+
+
+def _describe_flexible(gpu: dict[str, Any], details: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "ClusterName": "flexible",
+        "ClusterStatus": "InService",
+        "InstanceGroups": [
+            {
+                "InstanceGroupName": "gpu",
+                "Status": "Creating",
+                "CurrentCount": sum(d["CurrentCount"] for d in details),
+                "TargetCount": gpu["InstanceCount"],
+                "MinCount": gpu["MinInstanceCount"],
+                "InstanceTypeDetails": details,
+            }
+        ],
+    }
+
+
+def test_watch_shows_which_types_came_up(template: dict[str, Any]) -> None:
+    """``watch`` reads the gated group from the synthesized template and shows, from
+    DescribeCluster's ``InstanceTypeDetails``, how many instances of each type are up."""
+    from datetime import UTC, datetime
+
+    from hyperpod_constructs.watch.jsonl import to_json as watch_json
+    from hyperpod_constructs.watch.model import Observation, refresh
+    from hyperpod_constructs.watch.screen import status_line
+    from hyperpod_constructs.watch.target import targets_from_template
+
+    (target,) = targets_from_template(template, stack_name="Flexible", display_name="Flexible")
+    gpu = _rendered_groups(template)["gpu"]
+    details = [
+        {"InstanceType": "ml.p5.48xlarge", "CurrentCount": 1},
+        {"InstanceType": "ml.p5en.48xlarge", "CurrentCount": 2},
+    ]
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    view = refresh(
+        target, Observation(time=now, cluster=_describe_flexible(gpu, details)), started_at=now
+    )
+    (group,) = view.groups
+    assert group.types_up == (("ml.p5.48xlarge", 1), ("ml.p5en.48xlarge", 2))
+    assert "gpu Creating 3 / 4 / 8 (ml.p5.48xlarge 1, ml.p5en.48xlarge 2)" in status_line(view)
+    groups: Any = watch_json(view)["groups"]
+    assert groups[0]["instance_types_up"] == [
+        {"instance_type": "ml.p5.48xlarge", "current_count": 1},
+        {"instance_type": "ml.p5en.48xlarge", "current_count": 2},
+    ]
