@@ -173,7 +173,9 @@ def test_a_group_without_any_type_is_refused_naming_both_keywords() -> None:
 
 def test_more_than_twenty_types_is_an_error() -> None:
     types = [T.of(f"ml.c5.{size}") for size in ("large", "xlarge", "2xlarge", "4xlarge")] * 6
-    group = InstanceGroup.compute("cpu", instance_types=types[:21], partition="cpu", instance_count=1)
+    group = InstanceGroup.compute(
+        "cpu", instance_types=types[:21], partition="cpu", instance_count=1
+    )
     assert "HP-FLEX-TYPES" in _rules(group)
     group = InstanceGroup.compute("cpu", instance_types=FLEX, partition="cpu", instance_count=1)
     assert "HP-FLEX-TYPES" not in _rules(group)

@@ -126,9 +126,7 @@ def flexible_types(group: InstanceGroup) -> list[Finding]:
         )
     counts = {t.name: _accelerators(t) for t in types}
     if len({count for count in counts.values() if count is not None}) > 1:
-        listed = ", ".join(
-            f"{name} {count}" for name, count in counts.items() if count is not None
-        )
+        listed = ", ".join(f"{name} {count}" for name, count in counts.items() if count is not None)
         found.append(
             _finding(
                 WARN_FLEX_MIXED,
