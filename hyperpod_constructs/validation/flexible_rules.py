@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..enums import AutoPatchStrategy
 from ..instance_type import HyperPodInstanceType, known_names
-from .arguments import argument_finding, check, instance_of, is_sequence
+from .arguments import check, check_items, instance_of
 from .finding import Finding, Severity
 from .rule import Rule, Scope, reports
 
@@ -78,17 +78,14 @@ def flexible_types(group: InstanceGroup) -> list[Finding]:
     types = group.instance_types
     if types == ():
         return []
-    if not is_sequence(types):
-        return [argument_finding(TYPES_FIELD, types, "a list of HyperPodInstanceType")]
-    found: list[Finding] = []
-    for index, item in enumerate(types):
-        found += check(
-            f"instance_types[{index}]",
-            item,
-            instance_of(HyperPodInstanceType),
-            "a HyperPodInstanceType, e.g. HyperPodInstanceType.ML_P5_48XLARGE",
-            group=group.name,
-        )
+    found = check_items(
+        "instance_types",
+        types,
+        instance_of(HyperPodInstanceType),
+        "HyperPodInstanceType",
+        fix="pass HyperPodInstanceType constants, e.g. HyperPodInstanceType.ML_P5_48XLARGE",
+        group=group.name,
+    )
     if found:
         return found
     names = [t.name for t in types]
