@@ -298,6 +298,53 @@ def test_summary_json_carries_the_new_fields(template: dict[str, Any]) -> None:
     assert gpu["auto_patch"] == "WhenIdle"
 
 
+def test_summary_text_shows_the_priority_order(template: dict[str, Any]) -> None:
+    from hyperpod_constructs.summary.assembly import AssemblySummary
+    from hyperpod_constructs.summary.render import render_text
+
+    (cluster,) = summarize_template(template, stack="Flexible", template_file="t.json")
+    text = render_text(AssemblySummary(directory="cdk.out", stacks_read=1, clusters=(cluster,)))
+    assert "ml.p5.48xlarge > ml.p5e.48xlarge > ml.p5en.48xlarge" in text
+
+
+@pytest.mark.parametrize(
+    ("patch", "field"),
+    [
+        ({"PatchingStrategy": "DrainFirst"}, "AutoPatchConfig.PatchingStrategy"),
+        (
+            {"PatchingStrategy": "WhenIdle", "DeploymentConfig": {"WaitIntervalInSeconds": 60}},
+            "AutoPatchConfig.DeploymentConfig",
+        ),
+        ({"PatchingStrategy": "WhenIdle", "IdleWaitWindowInSeconds": 3600}, "IdleWaitWindow"),
+    ],
+)
+def test_convert_refuses_what_slurm_clusters_cannot_take(patch: dict[str, Any], field: str) -> None:
+    import json
+
+    from hyperpod_constructs.convert import ConversionError, Options, convert_request
+    from tests.conftest import ROOT
+
+    path = ROOT / "tests" / "fixtures" / "convert" / "api-flexible-autopatch.json"
+    request = json.loads(path.read_text())
+    request["InstanceGroups"][1]["AutoPatchConfig"] = patch
+    with pytest.raises(ConversionError) as caught:
+        convert_request(request, None, Options())
+    assert caught.value.field.startswith("InstanceGroups[1].") and field in caught.value.field
+
+
+def test_convert_refuses_both_instance_type_and_requirements() -> None:
+    import json
+
+    from hyperpod_constructs.convert import ConversionError, Options, convert_request
+    from tests.conftest import ROOT
+
+    path = ROOT / "tests" / "fixtures" / "convert" / "api-flexible-autopatch.json"
+    request = json.loads(path.read_text())
+    request["InstanceGroups"][1]["InstanceType"] = "ml.p5.48xlarge"
+    with pytest.raises(ConversionError, match="exclude each other"):
+        convert_request(request, None, Options())
+
+
 def test_the_gate_counts_instances_of_any_type(template: dict[str, Any], sagemaker: Any) -> None:
     """DescribeCluster reports a flexible group's ``CurrentCount`` over all its types (and per
     type in ``InstanceTypeDetails``): the gate reads the group's count, so a mix of the
