@@ -929,6 +929,9 @@ ELSEWHERE = {
     "HP-BLUEPRINT-ARGS": "tests/test_blueprints.py",
     "HP-BLUEPRINT-SIZING": "tests/test_blueprints.py",
     "HP-SYNTHESIZER-ASSETS": "tests/test_app_shapes.py",
+    "HP-FLEX-TYPES": "tests/test_new_fields.py",
+    "HP-WARN-FLEX-REPEAT": "tests/test_new_fields.py",
+    "HP-WARN-FLEX-MIXED": "tests/test_new_fields.py",
 }
 
 
