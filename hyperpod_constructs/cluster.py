@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import jsii
@@ -46,6 +47,7 @@ from .validation import (
     validate_group,
 )
 from .validation.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
+from .validation.finding import merge_findings
 from .validation.report import record_findings
 
 if TYPE_CHECKING:
@@ -57,6 +59,11 @@ if TYPE_CHECKING:
     from .gate.construct import MinCountGate
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
+
+_WARNING, _ERROR = "aws:cdk:warning", "aws:cdk:error"
+"""The metadata types of CDK's warning and error annotations."""
+_ACK_TAG = re.compile(r"\s*\[ack: [^\]]*\]$")
+"""The acknowledgment id aws-cdk-lib appends to a warning's text."""
 
 PARTITION_RULES = frozenset({"HP-PARTITION-NAME", "HP-PARTITION-REQUIRED"})
 """Rules about ``SlurmConfig.PartitionNames``, which the legacy layout does not render."""
@@ -193,9 +200,7 @@ class _ClusterRules:
         self._cluster = cluster
 
     def validate(self) -> list[str]:
-        findings = self._cluster.findings()
-        record_findings(self._cluster.node.path, findings)
-        return [finding.message() for finding in findings]
+        return self._cluster._report()
 
 
 @jsii.implements(ec2.IConnectable)
@@ -429,7 +434,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 explicit_subnets=vpc_subnets is not None and vpc_subnets.subnets is not None,
             )
         )
-        self._findings: list[Finding] = []
+        self._found: list[Finding] = []
+        """Every finding of the props and the groups (all severities), each group's with its
+        position; warnings become annotations at synth (:meth:`_report`)."""
         self._record(found)
         if any(finding.is_error for finding in scripts_findings):
             self._lifecycle = None  # reported; binding it could not work
@@ -595,6 +602,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         """Add a group. Its problems are reported at synth, with every other finding of the
         cluster (see :meth:`findings`); a group with errors is not wired up (no lifecycle
         upload, no gate)."""
+        position = len(self._groups) + 1
         if not isinstance(group, InstanceGroup):
             self._record(
                 [
@@ -603,7 +611,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                         group,
                         "an InstanceGroup, e.g. InstanceGroup.compute(...)",
                     )
-                ]
+                ],
+                position=position,
             )
             return
         findings = validate_group(
@@ -621,7 +630,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 has_vpc=self._vpc is not None,
                 cluster_security_groups=len(self._security_groups),
             )
-        self._record(findings)
+        self._record(findings, position=position)
         self._groups.append(group)
         if any(finding.is_error for finding in findings):
             if group.has_minimum:
@@ -647,17 +656,51 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         """Every error found so far: the cluster's props, each group, the gate's options and
         the rules across groups. The cluster's node validation reports them at synth, so a
         template is only written when this is empty. Warnings are CDK annotations instead."""
-        return [*self._findings, *self._cross_group_findings()]
+        return [finding for finding in self._all_findings() if finding.is_error]
 
     # -- internals -----------------------------------------------------------------------
 
-    def _record(self, findings: Sequence[Finding]) -> None:
-        """Keep errors for the node validation; add warnings as annotations now."""
-        for finding in findings:
-            if finding.is_error:
-                self._findings.append(finding)
-            else:
-                Annotations.of(self).add_warning_v2(f"hyperpod:{finding.rule}", finding.message())
+    def _record(self, findings: Sequence[Finding], *, position: int | None = None) -> None:
+        """Keep ``findings`` (those of the group at ``position``) for the synth's report."""
+        self._found += (
+            findings
+            if position is None
+            else [replace(f, positions=(position,)) if f.group is not None else f for f in findings]
+        )
+
+    def _all_findings(self) -> list[Finding]:
+        """Every finding, errors first; a group's position shown only where names repeat."""
+        shared = _shared_positions(self._groups)
+        found = [
+            replace(f, positions=f.positions or shared[f.group])
+            if f.group in shared
+            else replace(f, positions=())
+            for f in (*self._found, *self._cross_group_findings())
+        ]
+        return sorted(found, key=lambda finding: not finding.is_error)
+
+    def _report(self) -> list[str]:
+        """The node validation: every finding as one line per mistake. Errors fail the synth
+        (their lines go back to aws-cdk-lib); warnings become annotations now, when every
+        group is known. What a failing synth would not show is recorded for its report: the
+        warnings not acknowledged and the other annotations (a policy's, the gate's)."""
+        findings = merge_findings(self._all_findings())
+        errors = [finding for finding in findings if finding.is_error]
+        warnings = [finding for finding in findings if not finding.is_error]
+        annotations = Annotations.of(self)
+        for warning in warnings:
+            annotations.add_warning_v2(f"hyperpod:{warning.rule}", warning.message())
+        entries = [*self.node.metadata, *(self._gate.node.metadata if self._gate else ())]
+        warned = [_ACK_TAG.sub("", e.data) for e in entries if e.type == _WARNING]
+        mine = {warning.message() for warning in warnings}
+        record_findings(
+            self,
+            errors,
+            [warning for warning in warnings if warning.message() in warned],
+            other_errors=[e.data for e in entries if e.type == _ERROR],
+            other_warnings=[text for text in warned if text not in mine],
+        )
+        return [finding.message() for finding in errors]
 
     def _cross_group_findings(self) -> list[Finding]:
         spec = ClusterSpec(
@@ -887,6 +930,15 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 target_count=count_or_token(group.instance_count),
             )
         )
+
+
+def _shared_positions(groups: Sequence[InstanceGroup]) -> dict[str, tuple[int, ...]]:
+    """The positions (1 = the first group added) of every name more than one group uses."""
+    positions: dict[str, list[int]] = {}
+    for index, group in enumerate(groups, start=1):
+        if isinstance(group.name, str):
+            positions.setdefault(group.name, []).append(index)
+    return {name: tuple(found) for name, found in positions.items() if len(found) > 1}
 
 
 def _subnet_ids(vpc: ec2.IVpc | None, selection: ec2.SubnetSelection | None) -> list[str]:
