@@ -41,7 +41,7 @@ def _reported(error: BaseException) -> bool:
         from .reporting import print_report
 
         return print_report(error)
-    except Exception:  # noqa: BLE001 - the original error must never be hidden by ours
+    except Exception:  # the original error must never be hidden by ours
         return False
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import jsii
-from aws_cdk import Annotations, Names, Resource, Tags
+from aws_cdk import Acknowledgment, Annotations, Names, Resource, Tags, Validations
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
@@ -19,11 +19,12 @@ from ._dependable import LazyDependable
 from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance
 from ._roles import statements_land
-from ._tokens import count_or_token
+from ._tokens import count_or_token, is_unresolved
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy, SlurmLayout
 from .gate.options import MinCountGateOptions
 from .gate.runtime.hyperpod_gate.contract import Requirement
 from .instance_group import InstanceGroup
+from .instance_type import known_names
 from .lifecycle import BoundLifecycle, LifecycleScripts
 from .permissions import (
     WILDCARD_RESOURCES,
@@ -48,6 +49,7 @@ from .validation import (
 )
 from .validation.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
 from .validation.finding import merge_findings
+from .validation.node_rules import WARN_INSTANCE_TYPE
 from .validation.report import record_findings
 
 if TYPE_CHECKING:
@@ -690,6 +692,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         annotations = Annotations.of(self)
         for warning in warnings:
             annotations.add_warning_v2(f"hyperpod:{warning.rule}", warning.message())
+        _acknowledge_reported_types(self._resource, self._wired, warnings)
         entries = [*self.node.metadata, *(self._gate.node.metadata if self._gate else ())]
         warned = [_ACK_TAG.sub("", e.data) for e in entries if e.type == _WARNING]
         mine = {warning.message() for warning in warnings}
@@ -928,6 +931,37 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 group.name,
                 min_count=count_or_token(group.min_instance_count),
                 target_count=count_or_token(group.instance_count),
+            )
+        )
+
+
+TEMPLATE_INSTANCE_TYPE_RULE = "CloudFormation-Validate::E3644"
+"""aws-cdk-lib's template validation of ``InstanceGroups[].InstanceType`` (a type not valid in
+any region), which reports the same typo as ``HP-WARN-INSTANCE-TYPE``, without a "did you
+mean", in its own format."""
+
+
+def _acknowledge_reported_types(
+    resource: IConstruct, groups: Sequence[InstanceGroup], warnings: Sequence[Finding]
+) -> None:
+    """Acknowledge :data:`TEMPLATE_INSTANCE_TYPE_RULE` on the cluster's resource when every
+    rendered type the library does not know already has its ``HP-WARN-INSTANCE-TYPE``
+    warning, so that each typo is reported once; a type with no such warning keeps it."""
+    reported = {
+        reason.value
+        for warning in warnings
+        for reason in (warning, *warning.also)
+        if reason.rule == WARN_INSTANCE_TYPE.id
+    }
+    names = [group.instance_type.name for group in groups]
+    known = known_names()
+    unknown = {n for n in names if isinstance(n, str) and not is_unresolved(n) and n not in known}
+    if unknown and unknown <= reported:
+        Validations.of(resource).acknowledge(
+            Acknowledgment(
+                id=TEMPLATE_INSTANCE_TYPE_RULE,
+                reason=f"HyperPod's {WARN_INSTANCE_TYPE.id} warning reports "
+                f"{', '.join(sorted(unknown))} with a 'did you mean'",
             )
         )
 

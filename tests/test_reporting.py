@@ -78,7 +78,7 @@ def test_eager_error_one_line_per_problem(tmp_path: Path) -> None:
 
     assert code == 1
     lines = report.splitlines()
-    assert lines[0] == "HyperPod validation failed (2 problems); no template was written:"
+    assert lines[0] == "HyperPod validation failed (2 errors); no template was written:"
     problems = problem_lines(report)
     assert len(problems) == 2
     assert all(line.startswith("[Bad/Cluster] instance group 'gpu_1': ") for line in problems)
@@ -102,7 +102,7 @@ def test_cross_group_errors_at_synth_each_once(tmp_path: Path) -> None:
     report, code = reported(build)
 
     assert code == 1
-    header = "HyperPod validation failed (2 problems); no template was written:"
+    header = "HyperPod validation failed (2 errors); no template was written:"
     assert report.splitlines()[0] == header
     problems = problem_lines(report)
     assert [line.rsplit(" ", 1)[1] for line in problems] == [
@@ -208,7 +208,7 @@ def test_an_invalid_group_added_by_an_aspect_is_reported_like_the_others(tmp_pat
 
     assert code == 1
     assert report.splitlines()[0] == (
-        "HyperPod validation failed (1 problem); no template was written:"
+        "HyperPod validation failed (1 error); no template was written:"
     )
     (problem,) = problem_lines(report)
     assert problem.startswith("[Bad/Cluster] instance group 'bad_name': ")
@@ -234,7 +234,7 @@ def test_default_stream_is_stderr(capsys: pytest.CaptureFixture[str]) -> None:
         raise error
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == "Validation failed (0 problems); no template was written:\n"
+    assert err == "Validation failed (0 errors); no template was written:\n"
 
 
 def test_classify_construct_errors_drops_stack_and_duplicates() -> None:
@@ -248,7 +248,7 @@ def test_classify_construct_errors_drops_stack_and_duplicates() -> None:
     )
     failure = classify(error)
     assert failure == ValidationFailure("construct", ("[S/C] first [HP-A]", "[S/D] second"))
-    assert failure.lines()[0] == "Validation failed (2 problems); no template was written:"
+    assert failure.lines()[0] == "Validation failed (2 errors); no template was written:"
     assert validation_messages(error) == ["[S/C] first [HP-A]", "[S/D] second"]
 
 
@@ -288,7 +288,7 @@ def test_sizing_errors_and_wrong_scopes_are_reported_without_a_traceback() -> No
     report, code = reported(lambda: fsdp_world_size(0))
     assert code == 1
     assert report.splitlines()[0] == (
-        "HyperPod validation failed (1 problem); no template was written:"
+        "HyperPod validation failed (1 error); no template was written:"
     )
     assert "data_parallel=0" in report
 
