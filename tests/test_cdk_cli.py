@@ -1,4 +1,5 @@
-"""The real ``cdk synth`` on an invalid app: each problem printed once, concisely, exit != 0.
+"""The real ``cdk synth`` on an invalid plain app (it ends with ``app.synth()``, nothing
+wrapped): each problem printed once, concisely, exit != 0.
 
 Two invalid apps (an error raised while the app is built, and cross-group errors found by
 the cluster's node validation in ``app.synth()``), each in a temporary folder with its own
@@ -28,20 +29,14 @@ os.environ.setdefault("CDK_VALIDATION", "false")
 
 from aws_cdk import App, Stack
 
-from hyperpod_constructs import (
-    HyperPodInstanceType,
-    HyperPodSlurmCluster,
-    InstanceGroup,
-    report_validation_errors,
-)
+from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup
 
 CPU = HyperPodInstanceType.ML_C5_4XLARGE
 
-with report_validation_errors():
-    app = App()
-    stack = Stack(app, "Invalid")
-    HyperPodSlurmCluster(stack, "Cluster", instance_groups=[{groups}])
-    app.synth()
+app = App()
+stack = Stack(app, "Invalid")
+HyperPodSlurmCluster(stack, "Cluster", instance_groups=[{groups}])
+app.synth()
 '''
 
 CASES = {
