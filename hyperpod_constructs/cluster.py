@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -61,11 +60,6 @@ if TYPE_CHECKING:
     from .gate.construct import MinCountGate
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
-
-_WARNING, _ERROR = "aws:cdk:warning", "aws:cdk:error"
-"""The metadata types of CDK's warning and error annotations."""
-_ACK_TAG = re.compile(r"\s*\[ack: [^\]]*\]$")
-"""The acknowledgment id aws-cdk-lib appends to a warning's text."""
 
 PARTITION_RULES = frozenset({"HP-PARTITION-NAME", "HP-PARTITION-REQUIRED"})
 """Rules about ``SlurmConfig.PartitionNames``, which the legacy layout does not render."""
@@ -684,8 +678,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     def _report(self) -> list[str]:
         """The node validation: every finding as one line per mistake. Errors fail the synth
         (their lines go back to aws-cdk-lib); warnings become annotations now, when every
-        group is known. What a failing synth would not show is recorded for its report: the
-        warnings not acknowledged and the other annotations (a policy's, the gate's)."""
+        group is known. Everything is recorded for the report of a failing synth, which
+        shows what no one else would then: the warnings, and the other annotations (a
+        policy's, the gate's)."""
         findings = merge_findings(self._all_findings())
         errors = [finding for finding in findings if finding.is_error]
         warnings = [finding for finding in findings if not finding.is_error]
@@ -693,15 +688,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         for warning in warnings:
             annotations.add_warning_v2(f"hyperpod:{warning.rule}", warning.message())
         _acknowledge_reported_types(self._resource, self._wired, warnings)
-        entries = [*self.node.metadata, *(self._gate.node.metadata if self._gate else ())]
-        warned = [_ACK_TAG.sub("", e.data) for e in entries if e.type == _WARNING]
-        mine = {warning.message() for warning in warnings}
         record_findings(
-            self,
-            errors,
-            [warning for warning in warnings if warning.message() in warned],
-            other_errors=[e.data for e in entries if e.type == _ERROR],
-            other_warnings=[text for text in warned if text not in mine],
+            self, errors, warnings, annotated=[self._gate] if self._gate is not None else []
         )
         return [finding.message() for finding in errors]
 

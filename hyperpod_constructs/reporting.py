@@ -143,12 +143,12 @@ def _construct_failure(text: str) -> ValidationFailure:
     """HyperPod's findings as the clusters recorded them, then any other construct's
     messages from aws-cdk-lib's text (each once), then HyperPod's warnings."""
     # Only the app that failed: other apps of the process may have recorded findings.
-    records = reported_in(text)
-    ours = [line for record in records for line in record.errors]
+    reports = [record.report_lines() for record in reported_in(text)]
+    ours = [line for errors, _ in reports for line in errors]
     known = set(ours)
     others = [line for line in _construct_messages(text) if line not in known]
     messages = _unique([*ours, *others])
-    warnings = _unique([line for record in records for line in record.warnings])
+    warnings = _unique([line for _, warnings in reports for line in warnings])
     return ValidationFailure(
         "construct", messages, hyperpod=bool(ours) and not others, warnings=warnings
     )

@@ -122,7 +122,9 @@ def _assert_clean(run: Run) -> list[str]:
         assert leak not in run.stderr, run.stderr
     assert list(run.outdir.rglob("*.template.json")) == []
     lines = run.stderr.splitlines()
-    assert re.fullmatch(r"(HyperPod v|V)alidation failed \(.*\); no template was written:", lines[0])
+    assert re.fullmatch(
+        r"(HyperPod v|V)alidation failed \(.*\); no template was written:", lines[0]
+    )
     problems = [line.strip() for line in lines[1:]]
     assert all(line.startswith("  ") for line in lines[1:]), run.stderr
     assert len(set(problems)) == len(problems), run.stderr

@@ -12,6 +12,7 @@ from typing import Any
 import jsii
 import pytest
 from aws_cdk import (
+    Annotations,
     App,
     Aspects,
     IAspect,
@@ -31,6 +32,7 @@ from hyperpod_constructs import (
     HyperPodSlurmCluster,
     HyperPodValidationError,
     InstanceGroup,
+    NodeProvisioningMode,
     report_validation_errors,
 )
 from hyperpod_constructs.reporting import ValidationFailure, classify, validation_messages
@@ -302,3 +304,89 @@ def test_sizing_errors_and_wrong_scopes_are_reported_without_a_traceback() -> No
     assert "(got str)" in problem and problem.endswith("[HP-ARG-TYPE]")
     with pytest.raises(HyperPodArgumentError):
         wrong_scope()
+
+
+def test_warnings_follow_the_errors_once_and_acknowledged_ones_stay_out(tmp_path: Path) -> None:
+    """A failing synth writes no template, so no one else would print the warnings: the
+    report lists them after the errors, except those the app acknowledged."""
+    gpu = HyperPodInstanceType.ML_P5_48XLARGE
+
+    def build() -> None:
+        app = App(outdir=str(tmp_path))
+        stack = Stack(app, "Bad")
+        cluster = HyperPodSlurmCluster(
+            stack,
+            "Cluster",
+            instance_groups=[
+                controller(),
+                InstanceGroup.compute("gpu", instance_type=gpu, instance_count=1, partition="g"),
+                InstanceGroup.compute(
+                    "typo",
+                    instance_type=HyperPodInstanceType.of("ml.c5.4xlarg"),
+                    instance_count=1,
+                    partition="c",
+                ),
+                compute("bad", threads_per_core=3),
+            ],
+        )
+        Annotations.of(cluster).acknowledge_warning("hyperpod:HP-WARN-DHC", "CPU-only test")
+        app.synth()
+
+    report, code = reported(build)
+
+    assert code == 1
+    assert report.splitlines()[0] == (
+        "HyperPod validation failed (1 error, 1 warning); no template was written:"
+    )
+    threads, typo = problem_lines(report)
+    assert threads.startswith("[Bad/Cluster] instance group 'bad': threads_per_core")
+    assert typo.startswith("[Bad/Cluster] instance group 'typo': instance_type")
+    assert typo.endswith("[HP-WARN-INSTANCE-TYPE]")
+    assert "HP-WARN-DHC" not in report
+
+
+def test_one_value_breaking_two_rules_is_one_line_naming_both(tmp_path: Path) -> None:
+    def build() -> None:
+        app = App(outdir=str(tmp_path))
+        HyperPodSlurmCluster(
+            Stack(app, "Bad"),
+            "Cluster",
+            node_provisioning_mode=NodeProvisioningMode.STANDARD,
+            instance_groups=[controller(), compute("a", min_instance_count=3)],
+        )
+        app.synth()
+
+    report, _ = reported(build)
+
+    assert report.splitlines()[0] == (
+        "HyperPod validation failed (1 error); no template was written:"
+    )
+    (line,) = problem_lines(report)
+    assert line.startswith(
+        "[Bad/Cluster] instance group 'a': min_instance_count (MinInstanceCount) = 3 is not "
+        "allowed; allowed: 0..instance_count (2); and 0 or omitted with "
+        "node_provisioning_mode=STANDARD"
+    )
+    assert "Fix: lower min_instance_count to at most 2" in line
+    assert "; and use node_provisioning_mode=NodeProvisioningMode.CONTINUOUS" in line
+    assert line.endswith("[HP-MIN-ABOVE-COUNT, HP-MIN-NEEDS-CONTINUOUS]")
+
+
+def test_a_policy_error_is_in_the_report_of_a_failing_synth(tmp_path: Path) -> None:
+    """A policy's error is an annotation, which a failing synth would never show."""
+    from hyperpod_constructs.policy import HyperPodPolicy
+
+    def build() -> None:
+        app = App(outdir=str(tmp_path))
+        stack = Stack(app, "Bad")
+        HyperPodSlurmCluster(
+            stack, "Cluster", instance_groups=[controller(), compute("a", threads_per_core=3)]
+        )
+        Aspects.of(app).add(HyperPodPolicy(name="acme", require_vpc=True))
+        app.synth()
+
+    report, _ = reported(build)
+
+    threads, policy = problem_lines(report)
+    assert threads.endswith("[HP-THREADS]")
+    assert policy.startswith("[Bad/Cluster] [HPP-VPC] acme: ")

@@ -5,6 +5,7 @@ back."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -14,15 +15,52 @@ from .finding import Finding
 if TYPE_CHECKING:
     from constructs import IConstruct
 
+WARNING_TYPE, ERROR_TYPE = "aws:cdk:warning", "aws:cdk:error"
+"""The metadata types of CDK's warning and error annotations."""
+_ACK_TAG = re.compile(r"\s*\[ack: [^\]]*\]$")
+"""The acknowledgment id aws-cdk-lib appends to a warning's text."""
+
+
+def annotation_texts(constructs: Sequence[IConstruct]) -> tuple[list[str], list[str]]:
+    """The error and warning annotations of ``constructs`` (not their children) as they
+    stand: an acknowledged warning is gone. The warnings without their acknowledgment id."""
+    entries = [entry for construct in constructs for entry in construct.node.metadata]
+    texts = [(entry.type, entry.data) for entry in entries if isinstance(entry.data, str)]
+    errors = [text for kind, text in texts if kind == ERROR_TYPE]
+    warnings = [_ACK_TAG.sub("", text) for kind, text in texts if kind == WARNING_TYPE]
+    return errors, warnings
+
 
 @dataclass(frozen=True)
 class Reported:
-    """One construct's latest validation: its errors (which fail the synth) and the warnings
-    and other annotations (a policy's, the gate's) a failing synth would never show."""
+    """One cluster's latest validation: its errors (which fail the synth), its warnings, and
+    the constructs whose annotations (a policy's, the gate's) belong to its report."""
 
     path: str
-    errors: tuple[str, ...]
-    warnings: tuple[str, ...]
+    errors: tuple[Finding, ...]
+    warnings: tuple[Finding, ...]
+    annotated: tuple[IConstruct, ...]
+
+    def error_lines(self) -> list[str]:
+        """``[path] message`` for each error finding."""
+        return [self._line(finding.message()) for finding in self.errors]
+
+    def report_lines(self) -> tuple[list[str], list[str]]:
+        """Every error and every warning not acknowledged, as the report prints them: the
+        findings', then the other annotations' (read now: a policy adds its own after the
+        cluster's validation ran)."""
+        try:
+            other_errors, warned = annotation_texts(self.annotated)
+        except Exception:  # the construct tree is gone: the findings alone
+            other_errors, warned = [], [finding.message() for finding in self.warnings]
+        mine = [finding.message() for finding in self.warnings]
+        warnings = [text for text in mine if text in warned]
+        warnings += [text for text in warned if text not in mine]
+        errors = [*self.error_lines(), *map(self._line, other_errors)]
+        return errors, list(map(self._line, warnings))
+
+    def _line(self, message: str) -> str:
+        return f"[{self.path}] {message}"
 
 
 _REPORTED: dict[int, tuple[object, dict[str, Reported]]] = {}
@@ -34,19 +72,14 @@ def record_findings(
     errors: Sequence[Finding],
     warnings: Sequence[Finding],
     *,
-    other_errors: Sequence[str] = (),
-    other_warnings: Sequence[str] = (),
+    annotated: Sequence[IConstruct] = (),
 ) -> None:
-    """Remember what ``construct`` reported in its latest validation, as printed lines."""
+    """Remember what ``construct`` reported in its latest validation; the annotations of
+    ``construct`` and ``annotated`` belong to its report too."""
     root = construct.node.root
     path = construct.node.path
     by_path = _REPORTED.setdefault(id(root), (root, {}))[1]
-    line = f"[{path}] {{}}".format
-    by_path[path] = Reported(
-        path,
-        errors=(*(line(f.message()) for f in errors), *map(line, other_errors)),
-        warnings=(*(line(f.message()) for f in warnings), *map(line, other_warnings)),
-    )
+    by_path[path] = Reported(path, tuple(errors), tuple(warnings), (construct, *annotated))
 
 
 def reported_in(text: str) -> list[Reported]:
@@ -56,7 +89,7 @@ def reported_in(text: str) -> list[Reported]:
     failing = [
         by_path
         for by_path in apps
-        if any(error in text for record in by_path.values() for error in record.errors)
+        if any(line in text for record in by_path.values() for line in record.error_lines())
     ]
     if not failing and len(apps) == 1:
         failing = apps
