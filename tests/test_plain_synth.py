@@ -11,14 +11,12 @@ at once. tests/test_cdk_cli.py and tests/test_one_synth.py run the same form und
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.support.cdk_cli import cdk_env
+from tests.support.cdk_cli import Finished, cdk_env, run_all, run_app
 
 HEAD = """\
 import os
@@ -78,43 +76,18 @@ Aspects.of(Stack(app, "Top")).add(Size())
 CASES = {**SHAPES, **OTHER}
 
 
-@dataclass(frozen=True)
-class Run:
-    returncode: int
-    stdout: str
-    stderr: str
-    outdir: Path
-
-
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Finished]:
     """Every case as ``python app.py`` in its own folder, all at once."""
+    folders = {case: tmp_path_factory.mktemp(case) for case in CASES}
+    for case, body in CASES.items():
+        (folders[case] / "app.py").write_text(f"{HEAD}{body}\napp.synth()\n")
     env = cdk_env()
     env.pop("CDK_VALIDATION", None)
-    started: dict[str, tuple[subprocess.Popen[str], Path]] = {}
-    for case, body in CASES.items():
-        folder = tmp_path_factory.mktemp(case)
-        (folder / "app.py").write_text(f"{HEAD}{body}\napp.synth()\n")
-        env_case = {**env, "CDK_OUTDIR": str(folder / "cdk.out")}
-        started[case] = (
-            subprocess.Popen(
-                [sys.executable, "app.py"],
-                cwd=folder,
-                env=env_case,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            ),
-            folder,
-        )
-    done: dict[str, Run] = {}
-    for case, (process, folder) in started.items():
-        stdout, stderr = process.communicate(timeout=180)
-        done[case] = Run(process.returncode, stdout, stderr, folder / "cdk.out")
-    return done
+    return run_all(folders, [sys.executable, "app.py"], env)
 
 
-def _assert_clean(run: Run) -> list[str]:
+def _assert_clean(run: Finished) -> list[str]:
     """The report's checks common to every validation failure; its indented lines."""
     assert run.returncode == 1, run.stderr
     assert run.stdout == ""
@@ -132,7 +105,7 @@ def _assert_clean(run: Run) -> list[str]:
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
-def test_a_failing_synth_prints_every_finding_once(shape: str, runs: dict[str, Run]) -> None:
+def test_a_failing_synth_prints_every_finding_once(shape: str, runs: dict[str, Finished]) -> None:
     problems = _assert_clean(runs[shape])
     path = PATHS[shape]
     assert runs[shape].stderr.splitlines()[0] == (
@@ -151,12 +124,12 @@ def test_a_failing_synth_prints_every_finding_once(shape: str, runs: dict[str, R
     assert "did you mean ml.c5.4xlarge" in typo
 
 
-def test_an_error_jsii_relays_from_an_aspect_is_reported(runs: dict[str, Run]) -> None:
+def test_an_error_jsii_relays_from_an_aspect_is_reported(runs: dict[str, Finished]) -> None:
     (problem,) = _assert_clean(runs["relayed"])
     assert "data_parallel=0" in problem
 
 
-def test_an_error_raised_while_building_is_reported(runs: dict[str, Run]) -> None:
+def test_an_error_raised_while_building_is_reported(runs: dict[str, Finished]) -> None:
     (problem,) = _assert_clean(runs["eager"])
     assert problem.startswith("[HyperPodSlurmCluster] scope = 'not a scope' is not allowed")
 
@@ -168,7 +141,9 @@ def test_an_error_raised_while_building_is_reported(runs: dict[str, Run]) -> Non
         ("jsii-error", "RuntimeError: There is already a Construct with name 'Top' in App"),
     ],
 )
-def test_other_errors_keep_their_traceback(case: str, last_line: str, runs: dict[str, Run]) -> None:
+def test_other_errors_keep_their_traceback(
+    case: str, last_line: str, runs: dict[str, Finished]
+) -> None:
     run = runs[case]
     assert run.returncode == 1
     assert "Traceback (most recent call last):" in run.stderr, run.stderr
@@ -179,16 +154,7 @@ def test_other_errors_keep_their_traceback(case: str, last_line: str, runs: dict
 def test_the_traceback_variable_restores_the_traceback(tmp_path: Path) -> None:
     """``HYPERPOD_CONSTRUCTS_TRACEBACK=1``: the usual traceback, for debugging the library."""
     (tmp_path / "app.py").write_text(f"{HEAD}{OTHER['eager']}")
-    env = {**cdk_env(), "HYPERPOD_CONSTRUCTS_TRACEBACK": "1"}
-    result = subprocess.run(
-        [sys.executable, "app.py"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    result = run_app(tmp_path, HYPERPOD_CONSTRUCTS_TRACEBACK="1")
     assert result.returncode == 1
     assert result.stderr.startswith("Traceback (most recent call last):")
     assert result.stderr.rstrip().splitlines()[-1].startswith("hyperpod_constructs.")

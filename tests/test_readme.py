@@ -4,8 +4,6 @@ so is the report docs/guide.md shows."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +11,7 @@ import pytest
 from aws_cdk import App
 
 from tests.conftest import ROOT
-from tests.support.cdk_cli import cdk_env
+from tests.support.cdk_cli import run_app
 
 README = (ROOT / "README.md").read_text()
 
@@ -50,22 +48,6 @@ def test_the_readme_example_synthesizes_a_gated_cluster(
     assert marker["DependsOn"] == [wait_id]
 
 
-def _run_plain(folder: Path) -> subprocess.CompletedProcess[str]:
-    """``python app.py`` in ``folder``, as a user runs it (aws-cdk-lib's validation on)."""
-    env = cdk_env()
-    env.pop("CDK_VALIDATION", None)
-    env["CDK_OUTDIR"] = str(folder / "out")
-    return subprocess.run(
-        [sys.executable, "app.py"],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-
-
 MISTAKES = {
     "min_instance_count=16": "min_instance_count=17",
     'HyperPodInstanceType.of("ml.m5.xlarge")': 'HyperPodInstanceType.of("ml.m5.xlarg")',
@@ -84,7 +66,7 @@ def test_the_readme_error_message_is_what_a_plain_app_prints(tmp_path: Path) -> 
     (tmp_path / "lifecycle").mkdir()
     (tmp_path / "lifecycle" / "on_create.sh").write_text("#!/bin/bash\n")
     (tmp_path / "app.py").write_text(example)
-    result = _run_plain(tmp_path)
+    result = run_app(tmp_path, CDK_OUTDIR=str(tmp_path / "out"))
     assert result.returncode == 1, result.stderr
     assert result.stdout == ""
     assert result.stderr == shown
@@ -132,6 +114,6 @@ def test_the_guide_report_is_what_a_plain_app_prints(tmp_path: Path) -> None:
     for words in ("STANDARD mode", "two groups named `p5`", '`"ml.p5.48xlarg"`'):
         assert words in errors
     (tmp_path / "app.py").write_text(GUIDE_APP)
-    result = _run_plain(tmp_path)
+    result = run_app(tmp_path, CDK_OUTDIR=str(tmp_path / "out"))
     assert result.returncode == 1, result.stderr
     assert result.stderr == shown
