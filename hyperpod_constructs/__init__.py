@@ -21,11 +21,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._excepthook import install_excepthook
+from ._excepthook import install_excepthook as _install_excepthook
 from ._version import __version__
 
 # A plain `app.synth()` that fails validation prints the short report, not a traceback.
-install_excepthook()
+_install_excepthook()
 
 _EXPORTS: dict[str, str] = {
     # constructs and their interface
