@@ -81,13 +81,14 @@ EXPECTED = [
     ("HP-WARN-INSTANCE-TYPE", "[Six/Cluster] instance group 'p5' (position 2): instance_type "),
 ]
 HEADER = "HyperPod validation failed (5 errors, 1 warning); no template was written:"
-PROBLEM = re.compile(r"\[(HP-[A-Z0-9, -]+)\]$")
+PROBLEM = re.compile(r"\[HP-[A-Z0-9-]+\]$")
+RULE = re.compile(r"\[(HP-[A-Z0-9-]+)\]")
 
 
 def _check_problems(lines: list[str], *, warnings: bool = True) -> None:
     problems = [line.strip() for line in lines if PROBLEM.search(line.strip())]
     expected = EXPECTED if warnings else [e for e in EXPECTED if "-WARN-" not in e[0]]
-    assert [PROBLEM.search(line).group(1) for line in problems] == [  # type: ignore[union-attr]
+    assert [", ".join(RULE.findall(line)) for line in problems] == [
         rules for rules, _ in expected
     ], problems
     for line, (_, start) in zip(problems, expected, strict=True):

@@ -369,7 +369,7 @@ def test_one_value_breaking_two_rules_is_one_line_naming_both(tmp_path: Path) ->
     )
     assert "Fix: lower min_instance_count to at most 2" in line
     assert "; and use node_provisioning_mode=NodeProvisioningMode.CONTINUOUS" in line
-    assert line.endswith("[HP-MIN-ABOVE-COUNT, HP-MIN-NEEDS-CONTINUOUS]")
+    assert line.endswith("[HP-MIN-ABOVE-COUNT] [HP-MIN-NEEDS-CONTINUOUS]")
 
 
 def test_a_policy_error_is_in_the_report_of_a_failing_synth(tmp_path: Path) -> None:

@@ -125,7 +125,7 @@ class Finding:
         Warnings read ``field = value: recommended: ...`` instead. A finding with a
         ``problem`` reads ``[rule] policy: path: instance group 'g': problem. Fix: fix``.
         A finding that merged others (:attr:`also`) names every reason and fix on its line,
-        joined by ``; and``, then every rule id: ``[HP-A, HP-B]``.
+        joined by ``; and``, then each rule id in its brackets: ``[HP-A] [HP-B]``.
         """
         if self.problem is not None:
             return self._problem_message()
@@ -139,7 +139,7 @@ class Finding:
         stop = "" if verdict.endswith(("?", ".")) else "."
         return (
             f"{self._where()}{self.field} = {shown(self.value)}{verdict}{stop} Fix: {fix} "
-            f"[{', '.join(self.rules)}]"
+            + " ".join(f"[{rule}]" for rule in self.rules)
         )
 
     def _where(self) -> str:
