@@ -941,7 +941,9 @@ def _acknowledge_reported_types(
         for reason in (warning, *warning.also)
         if reason.rule == WARN_INSTANCE_TYPE.id
     }
-    names = [group.instance_type.name for group in groups]
+    names = [
+        kind.name for group in groups for kind in (group.instance_types or (group.instance_type,))
+    ]
     known = known_names()
     unknown = {n for n in names if isinstance(n, str) and not is_unresolved(n) and n not in known}
     if unknown and unknown <= reported:
