@@ -14,7 +14,6 @@ from examples.blueprints import FsdpBlueprintStack, MegatronBlueprintStack
 from examples.fsdp import FsdpTrainingStack
 from examples.heterogeneous import HeterogeneousStack
 from examples.minimal import MinimalDevStack
-from hyperpod_constructs import report_validation_errors
 
 
 def build(app: App) -> None:
@@ -27,11 +26,10 @@ def build(app: App) -> None:
 
 
 def main() -> None:
-    with report_validation_errors():
-        app = App()
-        Validations.of(app).add_plugins(AwsSolutionsChecks(app))
-        build(app)
-        app.synth()
+    app = App()
+    Validations.of(app).add_plugins(AwsSolutionsChecks(app))
+    build(app)
+    app.synth()
 
 
 if __name__ == "__main__":

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import jsii
-from aws_cdk import Annotations, Names, Resource, Tags
+from aws_cdk import Acknowledgment, Annotations, Names, Resource, Tags, Validations
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
@@ -19,11 +19,12 @@ from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance
 from ._roles import statements_land
 from ._synthesizer import refusing_synthesizer
-from ._tokens import count_or_token
+from ._tokens import count_or_token, is_unresolved
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy, SlurmLayout
 from .gate.options import MinCountGateOptions
 from .gate.runtime.hyperpod_gate.contract import Requirement
 from .instance_group import InstanceGroup
+from .instance_type import known_names
 from .lifecycle import BoundLifecycle, LifecycleScripts
 from .permissions import (
     WILDCARD_RESOURCES,
@@ -48,6 +49,8 @@ from .validation import (
 )
 from .validation.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
 from .validation.cluster_rules import synthesizer_asset_findings
+from .validation.finding import merge_findings
+from .validation.node_rules import WARN_INSTANCE_TYPE
 from .validation.report import record_findings
 
 if TYPE_CHECKING:
@@ -195,9 +198,7 @@ class _ClusterRules:
         self._cluster = cluster
 
     def validate(self) -> list[str]:
-        findings = self._cluster.findings()
-        record_findings(self._cluster.node.path, findings)
-        return [finding.message() for finding in findings]
+        return self._cluster._report()
 
 
 @jsii.implements(ec2.IConnectable)
@@ -432,7 +433,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 explicit_subnets=vpc_subnets is not None and vpc_subnets.subnets is not None,
             )
         )
-        self._findings: list[Finding] = []
+        self._found: list[Finding] = []
+        """Every finding of the props and the groups (all severities), each group's with its
+        position; warnings become annotations at synth (:meth:`_report`)."""
         self._record(found)
         if any(finding.is_error for finding in scripts_findings):
             self._lifecycle = None  # reported; binding it could not work
@@ -598,6 +601,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         """Add a group. Its problems are reported at synth, with every other finding of the
         cluster (see :meth:`findings`); a group with errors is not wired up (no lifecycle
         upload, no gate)."""
+        position = len(self._groups) + 1
         if not isinstance(group, InstanceGroup):
             self._record(
                 [
@@ -606,7 +610,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                         group,
                         "an InstanceGroup, e.g. InstanceGroup.compute(...)",
                     )
-                ]
+                ],
+                position=position,
             )
             return
         findings = validate_group(
@@ -624,7 +629,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 has_vpc=self._vpc is not None,
                 cluster_security_groups=len(self._security_groups),
             )
-        self._record(findings)
+        self._record(findings, position=position)
         self._groups.append(group)
         if any(finding.is_error for finding in findings):
             if group.has_minimum:
@@ -650,17 +655,46 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         """Every error found so far: the cluster's props, each group, the gate's options and
         the rules across groups. The cluster's node validation reports them at synth, so a
         template is only written when this is empty. Warnings are CDK annotations instead."""
-        return [*self._findings, *self._cross_group_findings()]
+        return [finding for finding in self._all_findings() if finding.is_error]
 
     # -- internals -----------------------------------------------------------------------
 
-    def _record(self, findings: Sequence[Finding]) -> None:
-        """Keep errors for the node validation; add warnings as annotations now."""
-        for finding in findings:
-            if finding.is_error:
-                self._findings.append(finding)
-            else:
-                Annotations.of(self).add_warning_v2(f"hyperpod:{finding.rule}", finding.message())
+    def _record(self, findings: Sequence[Finding], *, position: int | None = None) -> None:
+        """Keep ``findings`` (those of the group at ``position``) for the synth's report."""
+        self._found += (
+            findings
+            if position is None
+            else [replace(f, positions=(position,)) if f.group is not None else f for f in findings]
+        )
+
+    def _all_findings(self) -> list[Finding]:
+        """Every finding, errors first; a group's position shown only where names repeat."""
+        shared = _shared_positions(self._groups)
+        found = [
+            replace(f, positions=f.positions or shared[f.group])
+            if f.group in shared
+            else replace(f, positions=())
+            for f in (*self._found, *self._cross_group_findings())
+        ]
+        return sorted(found, key=lambda finding: not finding.is_error)
+
+    def _report(self) -> list[str]:
+        """The node validation: every finding as one line per mistake. Errors fail the synth
+        (their lines go back to aws-cdk-lib); warnings become annotations now, when every
+        group is known. Everything is recorded for the report of a failing synth, which
+        shows what no one else would then: the warnings, and the other annotations (a
+        policy's, the gate's)."""
+        findings = merge_findings(self._all_findings())
+        errors = [finding for finding in findings if finding.is_error]
+        warnings = [finding for finding in findings if not finding.is_error]
+        annotations = Annotations.of(self)
+        for warning in warnings:
+            annotations.add_warning_v2(f"hyperpod:{warning.rule}", warning.message())
+        _acknowledge_reported_types(self._resource, self._wired, warnings)
+        record_findings(
+            self, errors, warnings, annotated=[self._gate] if self._gate is not None else []
+        )
+        return [finding.message() for finding in errors]
 
     def _cross_group_findings(self) -> list[Finding]:
         spec = ClusterSpec(
@@ -908,6 +942,48 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 target_count=count_or_token(group.instance_count),
             )
         )
+
+
+TEMPLATE_INSTANCE_TYPE_RULE = "CloudFormation-Validate::E3644"
+"""aws-cdk-lib's template validation of ``InstanceGroups[].InstanceType`` (a type not valid in
+any region), which reports the same typo as ``HP-WARN-INSTANCE-TYPE``, without a "did you
+mean", in its own format."""
+
+
+def _acknowledge_reported_types(
+    resource: IConstruct, groups: Sequence[InstanceGroup], warnings: Sequence[Finding]
+) -> None:
+    """Acknowledge :data:`TEMPLATE_INSTANCE_TYPE_RULE` on the cluster's resource when every
+    rendered type the library does not know already has its ``HP-WARN-INSTANCE-TYPE``
+    warning, so that each typo is reported once; a type with no such warning keeps it."""
+    reported = {
+        reason.value
+        for warning in warnings
+        for reason in (warning, *warning.also)
+        if reason.rule == WARN_INSTANCE_TYPE.id
+    }
+    names = [
+        kind.name for group in groups for kind in (group.instance_types or (group.instance_type,))
+    ]
+    known = known_names()
+    unknown = {n for n in names if isinstance(n, str) and not is_unresolved(n) and n not in known}
+    if unknown and unknown <= reported:
+        Validations.of(resource).acknowledge(
+            Acknowledgment(
+                id=TEMPLATE_INSTANCE_TYPE_RULE,
+                reason=f"HyperPod's {WARN_INSTANCE_TYPE.id} warning reports "
+                f"{', '.join(sorted(unknown))} with a 'did you mean'",
+            )
+        )
+
+
+def _shared_positions(groups: Sequence[InstanceGroup]) -> dict[str, tuple[int, ...]]:
+    """The positions (1 = the first group added) of every name more than one group uses."""
+    positions: dict[str, list[int]] = {}
+    for index, group in enumerate(groups, start=1):
+        if isinstance(group.name, str):
+            positions.setdefault(group.name, []).append(index)
+    return {name: tuple(found) for name, found in positions.items() if len(found) > 1}
 
 
 def _subnet_ids(vpc: ec2.IVpc | None, selection: ec2.SubnetSelection | None) -> list[str]:

@@ -1,6 +1,10 @@
-"""Turning validation failures into a short, clean report for ``cdk synth``.
+"""Turning validation failures into a short, clean report.
 
-Wrap an app's construction and ``app.synth()`` in :func:`report_validation_errors`::
+A plain app needs nothing: importing the library installs a :data:`sys.excepthook` (see
+:func:`install_excepthook`), so ``python app.py`` and ``cdk synth`` of an app whose synth fails
+validation print the report below instead of a Python traceback and exit with status 1. Any
+other error keeps its traceback. :func:`report_validation_errors` does the same around a
+block, to a stream of your choice::
 
     with report_validation_errors():
         app = App()
@@ -9,18 +13,22 @@ Wrap an app's construction and ``app.synth()`` in :func:`report_validation_error
 
 Every HyperPod cluster collects the findings of all its stages (its props, each group, the
 gate's options, the rules across groups) and reports them in its node validation, so one
-synth lists every problem. Three kinds of failure are reported without a Python traceback or
-a jsii (JavaScript) stack, then the process exits with status 1:
+synth lists every problem: errors first, then the warnings (a failing synth writes no
+template, so aws-cdk-lib and the ``cdk`` CLI print none of them), one line per mistake (two
+rules broken by one value share a line), a group's position shown where two groups share a
+name. Three kinds of failure are reported without a Python traceback or a jsii (JavaScript)
+stack:
 
 1. :class:`~hyperpod_constructs.HyperPodValidationError` (also
    :class:`~hyperpod_constructs.validation.HyperPodArgumentError`) or
    :class:`~hyperpod_constructs.sizing.SizingError`, raised while the app is built where the
-   library cannot go on (a wrong ``scope``, a blueprint's layout, a sizing helper): one line
-   per problem; no template is written.
+   library cannot go on (a wrong ``scope``, a blueprint's layout, a sizing helper), also when
+   jsii relays one raised inside a callback (an aspect): one line per problem.
 2. Node validations failing in ``app.synth()`` (every HyperPod cluster's findings, or any
    other construct's ``node.add_validation``): one line per problem, each once, grouped by
-   construct path; no template is written. HyperPod's lines come from the findings the
-   clusters recorded, not from the text of the error jsii raises.
+   construct path, then HyperPod's warnings and the clusters' other annotations. HyperPod's
+   lines come from the findings the clusters recorded, not from the text of the error jsii
+   raises.
 3. Policy validation plugins failing in ``app.synth()`` (cdk-nag's ``Validations`` plugins)
    when the app runs on its own (``python app.py``): aws-cdk-lib has already printed the
    plugin report, so one line points at it and at the copy it wrote
@@ -28,8 +36,7 @@ a jsii (JavaScript) stack, then the process exits with status 1:
    the report is part of the error and is printed once. Under ``cdk synth`` aws-cdk-lib does
    not raise for plugin failures at all: the CLI prints the report and exits with status 1.
 
-Any other error propagates unchanged. Without this block, a plain ``python app.py`` still
-writes no template when a cluster has errors (the node validation fails the synth).
+No template is written in any of them.
 """
 
 from __future__ import annotations
@@ -41,11 +48,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal, TextIO
 
+from ._excepthook import install_excepthook
 from .sizing import SizingError
 from .validation.finding import HyperPodValidationError
-from .validation.report import forget, reported_lines
+from .validation.report import forget, reported_in
 
-__all__ = ["ValidationFailure", "classify", "report_validation_errors", "validation_messages"]
+__all__ = [
+    "ValidationFailure",
+    "classify",
+    "install_excepthook",
+    "print_report",
+    "report_validation_errors",
+    "validation_messages",
+]
 
 EXIT_STATUS = 1
 """The status the process exits with after a reported validation failure."""
@@ -70,18 +85,22 @@ class ValidationFailure:
     """``hyperpod`` (raised while building), ``construct`` (node validations at synth) or
     ``plugin`` (a policy validation plugin such as cdk-nag, at synth)."""
     messages: tuple[str, ...]
-    """One line per problem, each once, in the order reported (empty for ``plugin``)."""
+    """One line per error, each once, in the order reported (empty for ``plugin``)."""
     report_path: str | None = None
     """For ``plugin``: the copy of the plugin report aws-cdk-lib wrote."""
     report: str | None = None
     """For ``plugin``: the report's text when aws-cdk-lib put it in the error instead of
     printing it (its "inmemory" app mode, e.g. under pytest)."""
     hyperpod: bool = False
-    """Whether every message is a HyperPod finding."""
+    """Whether every error is a HyperPod finding."""
+    warnings: tuple[str, ...] = ()
+    """For ``construct``: one line per warning the failing synth would not show otherwise
+    (HyperPod's, not acknowledged), after the errors."""
 
     def lines(self) -> list[str]:
-        """The report as printed: a header line, then one indented line per problem (for a
-        plugin failure, one line pointing at the report aws-cdk-lib printed, or the report)."""
+        """The report as printed: a header line with the counts, then one indented line per
+        error and per warning (for a plugin failure, one line pointing at the report
+        aws-cdk-lib printed, or the report)."""
         if self.kind == "plugin":
             if self.report:
                 return [
@@ -92,12 +111,17 @@ class ValidationFailure:
             return [
                 f"Policy validation failed: see the report above; a copy is in {self.report_path}."
             ]
-        count = len(self.messages)
-        noun = "problem" if count == 1 else "problems"
+        counts = [_count(len(self.messages), "error")]
+        if self.warnings:
+            counts.append(_count(len(self.warnings), "warning"))
         hyperpod = (self.kind == "hyperpod" or self.hyperpod) and self.messages
         what = "HyperPod validation failed" if hyperpod else "Validation failed"
-        header = f"{what} ({count} {noun}); no template was written:"
-        return [header, *(f"  {message}" for message in self.messages)]
+        header = f"{what} ({', '.join(counts)}); no template was written:"
+        return [header, *(f"  {line}" for line in (*self.messages, *self.warnings))]
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _unique(lines: list[str]) -> tuple[str, ...]:
@@ -117,13 +141,30 @@ def _construct_messages(text: str) -> tuple[str, ...]:
 
 def _construct_failure(text: str) -> ValidationFailure:
     """HyperPod's findings as the clusters recorded them, then any other construct's
-    messages from aws-cdk-lib's text (each once)."""
-    # Only what this failure contains: other apps of the process may have recorded findings.
-    ours = [line for line in reported_lines() if line in text]
+    messages from aws-cdk-lib's text (each once), then HyperPod's warnings."""
+    # Only the app that failed: other apps of the process may have recorded findings.
+    reports = [record.report_lines() for record in reported_in(text)]
+    ours = [line for errors, _ in reports for line in errors]
     known = set(ours)
     others = [line for line in _construct_messages(text) if line not in known]
     messages = _unique([*ours, *others])
-    return ValidationFailure("construct", messages, hyperpod=bool(ours) and not others)
+    warnings = _unique([line for _, warnings in reports for line in warnings])
+    return ValidationFailure(
+        "construct", messages, hyperpod=bool(ours) and not others, warnings=warnings
+    )
+
+
+def _relayed(error: BaseException) -> BaseException | None:
+    """The library's error that jsii relayed as ``error``: raised in Python inside a jsii
+    callback (an aspect's ``visit``), it comes back as a ``RuntimeError`` with its text."""
+    seen: set[int] = set()
+    cause = error.__context__ or error.__cause__
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, HyperPodValidationError | SizingError) and str(cause) in str(error):
+            return cause
+        cause = cause.__context__ or cause.__cause__
+    return None
 
 
 def classify(error: BaseException) -> ValidationFailure | None:
@@ -132,6 +173,9 @@ def classify(error: BaseException) -> ValidationFailure | None:
         return ValidationFailure("hyperpod", _unique(str(error).splitlines()))
     if not isinstance(error, RuntimeError):
         return None
+    relayed = _relayed(error)
+    if relayed is not None:
+        return classify(relayed)
     text = str(error)
     if _CONSTRUCT_HEADER in text:
         return _construct_failure(text)
@@ -156,12 +200,27 @@ def validation_messages(error: BaseException) -> list[str] | None:
     return list(failure.messages)
 
 
+def print_report(error: BaseException, stream: TextIO | None = None) -> bool:
+    """Print the short report of ``error`` to ``stream`` (default: standard error) when it is
+    a validation failure (see :func:`classify`); return whether it was one."""
+    failure = classify(error)
+    if failure is None:
+        return False
+    forget()
+    out = stream if stream is not None else sys.stderr
+    out.write("\n".join(failure.lines()) + "\n")
+    out.flush()
+    return True
+
+
 @contextmanager
 def report_validation_errors(stream: TextIO | None = None) -> Iterator[None]:
     """Run an app's construction and ``app.synth()`` inside this block: a validation failure
     prints a short report (one line per problem, no Python or jsii stack trace) to ``stream``
     (default: standard error) and exits with status 1. Other errors propagate unchanged.
 
+    Not needed for a plain app (importing the library installs the same report as
+    :data:`sys.excepthook`); use it to choose the stream, or where an excepthook never runs.
     Also usable as a decorator of the app's ``main()``.
 
     :param stream: where the report goes. Default: ``sys.stderr``.
@@ -170,11 +229,6 @@ def report_validation_errors(stream: TextIO | None = None) -> Iterator[None]:
     try:
         yield
     except (HyperPodValidationError, SizingError, RuntimeError) as error:
-        failure = classify(error)
-        if failure is None:
+        if not print_report(error, stream):
             raise
-        forget()
-        out = stream if stream is not None else sys.stderr
-        out.write("\n".join(failure.lines()) + "\n")
-        out.flush()
         raise SystemExit(EXIT_STATUS) from None

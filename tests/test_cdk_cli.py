@@ -1,4 +1,5 @@
-"""The real ``cdk synth`` on an invalid app: each problem printed once, concisely, exit != 0.
+"""The real ``cdk synth`` on an invalid plain app (it ends with ``app.synth()``, nothing
+wrapped): each problem printed once, concisely, exit != 0.
 
 Two invalid apps (an error raised while the app is built, and cross-group errors found by
 the cluster's node validation in ``app.synth()``), each in a temporary folder with its own
@@ -11,14 +12,11 @@ tests/test_reporting.py covers them in-process.
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-from tests.support.cdk_cli import SYNTH, cdk_env
+from tests.support.cdk_cli import SYNTH, Finished, cdk_env, run_all
 
 APP = '''\
 """A tiny invalid HyperPod app ({case})."""
@@ -28,20 +26,14 @@ os.environ.setdefault("CDK_VALIDATION", "false")
 
 from aws_cdk import App, Stack
 
-from hyperpod_constructs import (
-    HyperPodInstanceType,
-    HyperPodSlurmCluster,
-    InstanceGroup,
-    report_validation_errors,
-)
+from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup
 
 CPU = HyperPodInstanceType.ML_C5_4XLARGE
 
-with report_validation_errors():
-    app = App()
-    stack = Stack(app, "Invalid")
-    HyperPodSlurmCluster(stack, "Cluster", instance_groups=[{groups}])
-    app.synth()
+app = App()
+stack = Stack(app, "Invalid")
+HyperPodSlurmCluster(stack, "Cluster", instance_groups=[{groups}])
+app.synth()
 '''
 
 CASES = {
@@ -63,45 +55,21 @@ CASES = {
 }
 
 
-@dataclass(frozen=True)
-class Synth:
-    """One finished ``cdk synth``."""
-
-    returncode: int
-    output: str
-    outdir: Path
-
-
 @pytest.fixture(scope="module")
-def synths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Synth]:
+def synths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Finished]:
     """Run ``cdk synth`` on every case at once; wait for all of them."""
-    env = cdk_env()
-    running: dict[str, tuple[subprocess.Popen[str], Path]] = {}
+    folders = {case: tmp_path_factory.mktemp(f"cdk-{case}") for case in CASES}
     for case, (groups, _) in CASES.items():
-        folder = tmp_path_factory.mktemp(f"cdk-{case}")
-        (folder / "app.py").write_text(APP.format(case=case, groups=groups))
-        (folder / "cdk.json").write_text(f'{{"app": "{sys.executable} app.py"}}\n')
-        process = subprocess.Popen(
-            SYNTH,
-            cwd=folder,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        running[case] = (process, folder)
-    done: dict[str, Synth] = {}
-    for case, (process, folder) in running.items():
-        output, _ = process.communicate(timeout=120)
-        done[case] = Synth(process.returncode, output, folder / "cdk.out")
-    return done
+        (folders[case] / "app.py").write_text(APP.format(case=case, groups=groups))
+        (folders[case] / "cdk.json").write_text(f'{{"app": "{sys.executable} app.py"}}\n')
+    return run_all(folders, SYNTH, cdk_env(), merged=True)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_invalid_app_fails_with_each_message_once(case: str, synths: dict[str, Synth]) -> None:
+def test_invalid_app_fails_with_each_message_once(case: str, synths: dict[str, Finished]) -> None:
     synth = synths[case]
     rules = CASES[case][1]
-    output = synth.output
+    output = synth.stdout
 
     assert synth.returncode != 0, output
     assert "Traceback" not in output

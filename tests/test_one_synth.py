@@ -1,8 +1,11 @@
-"""Six mistakes in six different stages are all reported by one synth.
+"""Six mistakes in six different stages are all reported by one synth, each once.
 
-The same app runs twice: in process (``app.synth()`` fails with every finding, no template is
-written) and through the real ``cdk synth`` with ``report_validation_errors()`` (each message
-printed once, no Python or jsii stack, no JavaScript file prefix, exit status 1).
+The same plain app (it ends with ``app.synth()``, nothing wrapped) runs three ways: in
+process (``app.synth()`` fails with every error, no template is written), as ``python app.py``
+and through the real ``cdk synth``. Both subprocesses print one report: six lines, one per
+mistake (two rules broken by one value share a line), errors first and then the warning a
+failing synth would otherwise never show, each once, the two groups named ``p5`` told apart
+by their position, no Python or jsii stack, no JavaScript file prefix, exit status 1.
 """
 
 from __future__ import annotations
@@ -17,22 +20,20 @@ import pytest
 from tests.support.cdk_cli import SYNTH, cdk_env
 
 APP = '''\
-"""An app with six mistakes, one per stage."""
-import os
-
-os.environ.setdefault("CDK_VALIDATION", "false")
-
+"""An app with six mistakes, one per stage (as users write it: validation on)."""
 from aws_cdk import App, Duration, Stack
 
 from hyperpod_constructs import (
+    DeepHealthCheck,
     HyperPodInstanceType,
     HyperPodSlurmCluster,
     InstanceGroup,
     MinCountGateOptions,
-    report_validation_errors,
+    NodeProvisioningMode,
 )
 
 CPU = HyperPodInstanceType.ML_C5_4XLARGE
+CHECKS = [DeepHealthCheck.INSTANCE_STRESS, DeepHealthCheck.INSTANCE_CONNECTIVITY]
 
 
 def build(outdir=None):
@@ -42,50 +43,68 @@ def build(outdir=None):
         stack,
         "Cluster",
         cluster_name="my_cluster",  # 1. the cluster's name
-        min_count_gate=MinCountGateOptions(poll_interval=Duration.seconds(5)),  # 2. gate
+        node_provisioning_mode=NodeProvisioningMode.STANDARD,
+        readiness_gate=MinCountGateOptions(poll_interval=Duration.seconds(5)),  # 2. gate
         instance_groups=[
             InstanceGroup.controller("controller", instance_type=CPU),
-            InstanceGroup.compute(  # 3. one group
-                "gpu", instance_type=CPU, instance_count=2, min_instance_count=3, partition="a"
+            InstanceGroup.compute(  # 3. a typo in a type: a warning with a "did you mean"
+                "p5", instance_type=HyperPodInstanceType.of("ml.p5.48xlarg"),
+                instance_count=2, partition="gpu", deep_health_checks=CHECKS,
             ),
-            InstanceGroup.compute(  # 4. another group
+            InstanceGroup.compute(  # 4. a name used twice
+                "p5", instance_type=HyperPodInstanceType.ML_P5_48XLARGE, instance_count=2,
+                # 5. a minimum above the count, and in STANDARD mode: one value, two rules
+                min_instance_count=3, partition="gpu", deep_health_checks=CHECKS,
+            ),
+            InstanceGroup.compute(  # 6. another group
                 "cpu", instance_type=CPU, instance_count=1, threads_per_core=3, partition="b"
             ),
-            InstanceGroup.compute(  # 5. a wrong type
-                "str-type", instance_type="ml.c5.4xlarge", instance_count=1, partition="c"
-            ),
-            InstanceGroup.controller("controller2", instance_type=CPU),  # 6. cross-group
         ],
     )
     return app
 
 
 if __name__ == "__main__":
-    with report_validation_errors():
-        build().synth()
+    build().synth()
 '''
 
-RULES = {
-    "HP-NAME-CLUSTER": None,
-    "HP-GATE-POLL": None,
-    "HP-MIN-ABOVE-COUNT": "gpu",
-    "HP-THREADS": "cpu",
-    "HP-ARG-TYPE": "str-type",
-    "HP-CONTROLLER-ONE": None,
-}
-PROBLEM = re.compile(r"\[(HP-[A-Z0-9-]+)\]$")
+EXPECTED = [
+    # (rule ids, how the line names the cluster and its group), errors first.
+    ("HP-NAME-CLUSTER", "[Six/Cluster] cluster_name "),
+    ("HP-GATE-POLL", "[Six/Cluster] readiness_gate.poll_interval "),
+    (
+        "HP-MIN-ABOVE-COUNT, HP-MIN-NEEDS-CONTINUOUS",
+        "[Six/Cluster] instance group 'p5' (position 3): min_instance_count ",
+    ),
+    ("HP-THREADS", "[Six/Cluster] instance group 'cpu': threads_per_core "),
+    ("HP-GROUP-UNIQUE", "[Six/Cluster] instance group 'p5' (positions 2, 3): name "),
+    ("HP-WARN-INSTANCE-TYPE", "[Six/Cluster] instance group 'p5' (position 2): instance_type "),
+]
+HEADER = "HyperPod validation failed (5 errors, 1 warning); no template was written:"
+PROBLEM = re.compile(r"\[HP-[A-Z0-9-]+\]$")
+RULE = re.compile(r"\[(HP-[A-Z0-9-]+)\]")
 
 
-def _check_problems(lines: list[str]) -> None:
+def _check_problems(lines: list[str], *, warnings: bool = True) -> None:
     problems = [line.strip() for line in lines if PROBLEM.search(line.strip())]
-    found = {PROBLEM.search(line).group(1): line for line in problems}  # type: ignore[union-attr]
-    assert sorted(found) == sorted(RULES), problems
-    assert len(problems) == len(RULES), problems  # each once
-    for rule, group in RULES.items():
-        line = found[rule]
-        assert line.startswith("[Six/Cluster] "), line
-        if group is not None:
-            assert line.startswith(f"[Six/Cluster] instance group {group!r}: "), line
+    expected = EXPECTED if warnings else [e for e in EXPECTED if "-WARN-" not in e[0]]
+    assert [", ".join(RULE.findall(line)) for line in problems] == [
+        rules for rules, _ in expected
+    ], problems
+    for line, (_, start) in zip(problems, expected, strict=True):
+        assert line.startswith(start), line
+
+
+def _check_report(output: str) -> None:
+    for leak in ("Traceback", "at Kernel", "jsii.errors", "program.js", "Node 20", "@jsii"):
+        assert leak not in output, output
+    assert output.count(HEADER) == 1, output
+    _check_problems(output.splitlines())
+    for line in output.splitlines():
+        if PROBLEM.search(line):
+            assert output.count(line.strip()) == 1, line
+    assert "did you mean ml.p5.48xlarge" in output
+    assert "E3644" not in output  # aws-cdk-lib's own report of the typo: not printed again
 
 
 @pytest.fixture(scope="module")
@@ -97,19 +116,23 @@ def app_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_one_synth_in_process_reports_all_six(app_file: Path, tmp_path: Path) -> None:
+    """In process, aws-cdk-lib's error holds the five errors (one line each)."""
     namespace: dict[str, object] = {"__name__": "six"}
     exec(compile(app_file.read_text(), str(app_file), "exec"), namespace)
     app = namespace["build"](str(tmp_path))  # type: ignore[operator]
     with pytest.raises(RuntimeError, match="Validation failed") as failed:
         app.synth()
-    _check_problems(str(failed.value).splitlines())
+    _check_problems(str(failed.value).splitlines(), warnings=False)
     assert list(tmp_path.rglob("*.template.json")) == []
 
 
-def test_one_cdk_synth_reports_all_six_cleanly(app_file: Path) -> None:
+@pytest.mark.parametrize("runner", ["python app.py", "cdk synth"])
+def test_one_plain_synth_reports_all_six_cleanly(app_file: Path, runner: str) -> None:
     env = cdk_env()
+    env.pop("CDK_VALIDATION", None)  # aws-cdk-lib's template validator as users run it
+    command = [sys.executable, "app.py"] if runner == "python app.py" else SYNTH
     result = subprocess.run(
-        SYNTH,
+        command,
         cwd=app_file.parent,
         env=env,
         capture_output=True,
@@ -119,8 +142,5 @@ def test_one_cdk_synth_reports_all_six_cleanly(app_file: Path) -> None:
     )
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
-    for leak in ("Traceback", "at Kernel", "jsii.errors", "program.js", "Node 20", "@jsii"):
-        assert leak not in output, output
-    assert "HyperPod validation failed (6 problems); no template was written:" in output
-    _check_problems(output.splitlines())
+    _check_report(output)
     assert list((app_file.parent / "cdk.out").rglob("*.template.json")) == []

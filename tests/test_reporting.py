@@ -12,6 +12,7 @@ from typing import Any
 import jsii
 import pytest
 from aws_cdk import (
+    Annotations,
     App,
     Aspects,
     IAspect,
@@ -31,6 +32,7 @@ from hyperpod_constructs import (
     HyperPodSlurmCluster,
     HyperPodValidationError,
     InstanceGroup,
+    NodeProvisioningMode,
     report_validation_errors,
 )
 from hyperpod_constructs.reporting import ValidationFailure, classify, validation_messages
@@ -78,7 +80,7 @@ def test_eager_error_one_line_per_problem(tmp_path: Path) -> None:
 
     assert code == 1
     lines = report.splitlines()
-    assert lines[0] == "HyperPod validation failed (2 problems); no template was written:"
+    assert lines[0] == "HyperPod validation failed (2 errors); no template was written:"
     problems = problem_lines(report)
     assert len(problems) == 2
     assert all(line.startswith("[Bad/Cluster] instance group 'gpu_1': ") for line in problems)
@@ -102,7 +104,7 @@ def test_cross_group_errors_at_synth_each_once(tmp_path: Path) -> None:
     report, code = reported(build)
 
     assert code == 1
-    header = "HyperPod validation failed (2 problems); no template was written:"
+    header = "HyperPod validation failed (2 errors); no template was written:"
     assert report.splitlines()[0] == header
     problems = problem_lines(report)
     assert [line.rsplit(" ", 1)[1] for line in problems] == [
@@ -208,7 +210,7 @@ def test_an_invalid_group_added_by_an_aspect_is_reported_like_the_others(tmp_pat
 
     assert code == 1
     assert report.splitlines()[0] == (
-        "HyperPod validation failed (1 problem); no template was written:"
+        "HyperPod validation failed (1 error); no template was written:"
     )
     (problem,) = problem_lines(report)
     assert problem.startswith("[Bad/Cluster] instance group 'bad_name': ")
@@ -234,7 +236,7 @@ def test_default_stream_is_stderr(capsys: pytest.CaptureFixture[str]) -> None:
         raise error
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == "Validation failed (0 problems); no template was written:\n"
+    assert err == "Validation failed (0 errors); no template was written:\n"
 
 
 def test_classify_construct_errors_drops_stack_and_duplicates() -> None:
@@ -248,7 +250,7 @@ def test_classify_construct_errors_drops_stack_and_duplicates() -> None:
     )
     failure = classify(error)
     assert failure == ValidationFailure("construct", ("[S/C] first [HP-A]", "[S/D] second"))
-    assert failure.lines()[0] == "Validation failed (2 problems); no template was written:"
+    assert failure.lines()[0] == "Validation failed (2 errors); no template was written:"
     assert validation_messages(error) == ["[S/C] first [HP-A]", "[S/D] second"]
 
 
@@ -288,7 +290,7 @@ def test_sizing_errors_and_wrong_scopes_are_reported_without_a_traceback() -> No
     report, code = reported(lambda: fsdp_world_size(0))
     assert code == 1
     assert report.splitlines()[0] == (
-        "HyperPod validation failed (1 problem); no template was written:"
+        "HyperPod validation failed (1 error); no template was written:"
     )
     assert "data_parallel=0" in report
 
@@ -302,3 +304,89 @@ def test_sizing_errors_and_wrong_scopes_are_reported_without_a_traceback() -> No
     assert "(got str)" in problem and problem.endswith("[HP-ARG-TYPE]")
     with pytest.raises(HyperPodArgumentError):
         wrong_scope()
+
+
+def test_warnings_follow_the_errors_once_and_acknowledged_ones_stay_out(tmp_path: Path) -> None:
+    """A failing synth writes no template, so no one else would print the warnings: the
+    report lists them after the errors, except those the app acknowledged."""
+    gpu = HyperPodInstanceType.ML_P5_48XLARGE
+
+    def build() -> None:
+        app = App(outdir=str(tmp_path))
+        stack = Stack(app, "Bad")
+        cluster = HyperPodSlurmCluster(
+            stack,
+            "Cluster",
+            instance_groups=[
+                controller(),
+                InstanceGroup.compute("gpu", instance_type=gpu, instance_count=1, partition="g"),
+                InstanceGroup.compute(
+                    "typo",
+                    instance_type=HyperPodInstanceType.of("ml.c5.4xlarg"),
+                    instance_count=1,
+                    partition="c",
+                ),
+                compute("bad", threads_per_core=3),
+            ],
+        )
+        Annotations.of(cluster).acknowledge_warning("hyperpod:HP-WARN-DHC", "CPU-only test")
+        app.synth()
+
+    report, code = reported(build)
+
+    assert code == 1
+    assert report.splitlines()[0] == (
+        "HyperPod validation failed (1 error, 1 warning); no template was written:"
+    )
+    threads, typo = problem_lines(report)
+    assert threads.startswith("[Bad/Cluster] instance group 'bad': threads_per_core")
+    assert typo.startswith("[Bad/Cluster] instance group 'typo': instance_type")
+    assert typo.endswith("[HP-WARN-INSTANCE-TYPE]")
+    assert "HP-WARN-DHC" not in report
+
+
+def test_one_value_breaking_two_rules_is_one_line_naming_both(tmp_path: Path) -> None:
+    def build() -> None:
+        app = App(outdir=str(tmp_path))
+        HyperPodSlurmCluster(
+            Stack(app, "Bad"),
+            "Cluster",
+            node_provisioning_mode=NodeProvisioningMode.STANDARD,
+            instance_groups=[controller(), compute("a", min_instance_count=3)],
+        )
+        app.synth()
+
+    report, _ = reported(build)
+
+    assert report.splitlines()[0] == (
+        "HyperPod validation failed (1 error); no template was written:"
+    )
+    (line,) = problem_lines(report)
+    assert line.startswith(
+        "[Bad/Cluster] instance group 'a': min_instance_count (MinInstanceCount) = 3 is not "
+        "allowed; allowed: 0..instance_count (2); and 0 or omitted with "
+        "node_provisioning_mode=STANDARD"
+    )
+    assert "Fix: lower min_instance_count to at most 2" in line
+    assert "; and use node_provisioning_mode=NodeProvisioningMode.CONTINUOUS" in line
+    assert line.endswith("[HP-MIN-ABOVE-COUNT] [HP-MIN-NEEDS-CONTINUOUS]")
+
+
+def test_a_policy_error_is_in_the_report_of_a_failing_synth(tmp_path: Path) -> None:
+    """A policy's error is an annotation, which a failing synth would never show."""
+    from hyperpod_constructs.policy import HyperPodPolicy
+
+    def build() -> None:
+        app = App(outdir=str(tmp_path))
+        stack = Stack(app, "Bad")
+        HyperPodSlurmCluster(
+            stack, "Cluster", instance_groups=[controller(), compute("a", threads_per_core=3)]
+        )
+        Aspects.of(app).add(HyperPodPolicy(name="acme", require_vpc=True))
+        app.synth()
+
+    report, _ = reported(build)
+
+    threads, policy = problem_lines(report)
+    assert threads.endswith("[HP-THREADS]")
+    assert policy.startswith("[Bad/Cluster] [HPP-VPC] acme: ")

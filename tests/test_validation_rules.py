@@ -210,6 +210,8 @@ class Bad:
     """Other rules the same input breaks (reported in the same failure)."""
     raw: bool = False
     """``value`` is the raw string, shown as messages show strings (see :func:`shown`)."""
+    positions: str = ""
+    """How the message places ``group`` when two groups share its name, e.g. ``" (position 2)"``."""
 
 
 def long(value: str) -> str:
@@ -322,7 +324,8 @@ BAD = [
         allowed="at most one login group"),
     bad("duplicate-group-names", build=with_groups(lambda: [controller(), compute(), compute()]),
         rule="HP-GROUP-UNIQUE", field="name (InstanceGroupName)", value="'gpu'",
-        allowed="a name used by one group of the cluster only (2 groups use it)"),
+        allowed="a name used by one group of the cluster only (2 groups use it)",
+        positions=" (positions 2, 3)"),
     bad("zero-groups", build=with_groups(list),
         rule="HP-GROUPS-COUNT", group=None, field="instance_groups (InstanceGroups)",
         value="'0 groups'", allowed="1..100 instance groups", also=("HP-CONTROLLER-ONE",)),
@@ -643,7 +646,8 @@ def test_bad_input_fails_with_a_precise_message(case: Bad, tmp_path: Path) -> No
         value = shown(value)
     assert line.startswith(f"[{PATH}] ")
     if case.group is not None:
-        assert f"] instance group {case.group!r}: {case.field} = {value}" in line
+        where = f"instance group {case.group!r}{case.positions}"
+        assert f"] {where}: {case.field} = {value}" in line
     else:
         assert f"] {case.field} = {value}" in line
     assert f" is not allowed; allowed: {allowed}" in line

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
 _LONG = 64
 """Strings longer than this are shortened in messages (their length is what matters)."""
@@ -86,6 +86,12 @@ class Finding:
     exemption: str | None = None
     """The reason given with ``HyperPodPolicy.exempt``, when the finding is exempted.
     Default: none."""
+    positions: tuple[int, ...] = ()
+    """Where ``group`` is in the cluster (1 = the first group added), shown only when two
+    groups share the name. Default: none (the cluster adds it where the name is ambiguous)."""
+    also: tuple[Finding, ...] = ()
+    """Other rules broken by the same field and value, reported on this one line (see
+    :func:`merge_findings`). Default: none."""
 
     def __post_init__(self) -> None:
         if self.problem is None and not (self.field and self.allowed):
@@ -104,6 +110,11 @@ class Finding:
         return self.rule
 
     @property
+    def rules(self) -> tuple[str, ...]:
+        """Every rule id this line reports: ``rule``, then those of :attr:`also`."""
+        return (self.rule, *(other.rule for other in self.also))
+
+    @property
     def is_error(self) -> bool:
         """Whether this finding stops the synth."""
         return self.severity is Severity.ERROR
@@ -113,24 +124,65 @@ class Finding:
 
         Warnings read ``field = value: recommended: ...`` instead. A finding with a
         ``problem`` reads ``[rule] policy: path: instance group 'g': problem. Fix: fix``.
+        A finding that merged others (:attr:`also`) names every reason and fix on its line,
+        joined by ``; and``, then each rule id in its brackets: ``[HP-A] [HP-B]``.
         """
         if self.problem is not None:
             return self._problem_message()
-        where = f"instance group {shown(self.group)}: " if self.group is not None else ""
+        reasons = (self, *self.also)
+        allowed = "; and ".join(finding.allowed for finding in reasons)
         if self.severity is Severity.WARNING:
-            verdict = f": recommended: {self.allowed}"
+            verdict = f": recommended: {allowed}"
         else:
-            verdict = f" is not allowed; allowed: {self.allowed}"
-        return f"{where}{self.field} = {shown(self.value)}{verdict}. Fix: {self.fix} [{self.rule}]"
+            verdict = f" is not allowed; allowed: {allowed}"
+        fix = "; and ".join(finding.fix for finding in reasons)
+        stop = "" if verdict.endswith(("?", ".")) else "."
+        return (
+            f"{self._where()}{self.field} = {shown(self.value)}{verdict}{stop} Fix: {fix} "
+            + " ".join(f"[{rule}]" for rule in self.rules)
+        )
+
+    def _where(self) -> str:
+        if self.group is None:
+            return ""
+        if not self.positions:
+            return f"instance group {shown(self.group)}: "
+        noun = "position" if len(self.positions) == 1 else "positions"
+        numbers = ", ".join(str(position) for position in self.positions)
+        return f"instance group {shown(self.group)} ({noun} {numbers}): "
 
     def _problem_message(self) -> str:
         policy = f"{self.policy}: " if self.policy else ""
         path = f"{self.path}: " if self.path is not None else ""
-        group = f"instance group {self.group!r}: " if self.group is not None else ""
+        group = self._where() if self.group is not None else ""
         text = f"[{self.rule}] {policy}{path}{group}{self.problem}. Fix: {self.fix}"
         if self.exemption is not None:
             text += f" (exempted: {self.exemption})"
         return text
+
+
+def merge_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per mistake: findings of the same severity about the same group, field and
+    value (two rules broken by one value) become one, the first with the others in
+    :attr:`Finding.also`; identical findings are kept once. Order: first occurrence."""
+    merged: dict[tuple[object, ...], Finding] = {}
+    for finding in findings:
+        if finding.problem is not None:
+            key: tuple[object, ...] = (finding.message(),)
+        else:
+            key = (
+                finding.severity,
+                finding.group,
+                finding.positions,
+                finding.field,
+                shown(finding.value),
+            )
+        first = merged.get(key)
+        if first is None:
+            merged[key] = finding
+        elif finding.problem is None and finding.rule not in first.rules:
+            merged[key] = replace(first, also=(*first.also, finding))
+    return list(merged.values())
 
 
 class HyperPodValidationError(ValueError):

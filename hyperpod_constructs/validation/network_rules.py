@@ -180,7 +180,7 @@ def cluster_network(spec: ClusterSpec) -> list[Finding]:
     1..16 subnets."""
     found: list[Finding] = []
     if not spec.has_vpc:
-        for group in spec.groups:
+        for position, group in enumerate(spec.groups, start=1):
             storage = group.storage if isinstance(group.storage, tuple) else ()
             if any(getattr(item, "is_fsx", False) for item in storage):
                 found.append(
@@ -192,6 +192,7 @@ def cluster_network(spec: ClusterSpec) -> list[Finding]:
                         "(FsxLustreConfig / FsxOpenZfsConfig)",
                         fix="pass vpc=... to the cluster (the VPC of the file system)",
                         group=group.name,
+                        positions=(position,),
                     )
                 )
         return found

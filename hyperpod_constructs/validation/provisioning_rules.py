@@ -62,7 +62,7 @@ def _provisioning(spec: ClusterSpec) -> list[Finding]:
     found: list[Finding] = []
     mode = f"node_provisioning_mode={spec.mode.name}"
     if spec.mode is not NodeProvisioningMode.CONTINUOUS:
-        for group in spec.groups:
+        for position, group in enumerate(spec.groups, start=1):
             if group.is_gated:
                 found.append(
                     Finding(
@@ -74,6 +74,7 @@ def _provisioning(spec: ClusterSpec) -> list[Finding]:
                         fix="use node_provisioning_mode=NodeProvisioningMode.CONTINUOUS (the "
                         "default), or drop min_instance_count",
                         group=group.name,
+                        positions=(position,),
                     )
                 )
         if spec.has_accounting_database:
