@@ -1,5 +1,5 @@
-"""Command line: ``python -m hyperpod_constructs summary [CDK_OUT] [--json]``, ``watch``, and
-``convert cluster-config.json [-o app.py]``.
+"""Command line: ``python -m hyperpod_constructs summary [CDK_OUT] [--json]``, ``watch``,
+``plan`` and ``convert cluster-config.json [-o app.py]``.
 
 Prints each HyperPod cluster of a synthesized cloud assembly with its instance groups (node
 type, instance type, count, minimum, partition) and its readiness-gate settings; see
@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from .convert.cli import add_convert_command, run_convert
+from .plan.cli import add_plan_command, run_plan
 from .summary import AssemblyError, render_json, render_text, summarize
 from .watch.cli import add_watch_command, run_watch
 
@@ -58,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_watch_command(commands)
     add_convert_command(commands)
+    add_plan_command(commands)
     return parser
 
 
@@ -83,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_watch(args)
     if args.command == "convert":
         return run_convert(args)
+    if args.command == "plan":
+        return run_plan(args)
     try:
         summary = summarize(args.directory)
     except AssemblyError as error:

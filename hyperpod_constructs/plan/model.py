@@ -17,7 +17,6 @@ from enum import Enum
 from typing import Any
 
 from ..gate.runtime.hyperpod_gate.contract import Prop, starts_new_wait
-from ..watch.model import WINDOW
 from ..summary.model import (
     CLUSTER_TYPE,
     ClusterSummary,
@@ -26,8 +25,9 @@ from ..summary.model import (
     render_value,
     summarize_template,
 )
+from ..watch.model import WINDOW
 from .resolve import as_count, canonical, parameter_values, resolve
-from .semantics import CLUSTER, GROUP, Effect, PropertyRule, has_rules_below, rule_for
+from .semantics import CLUSTER, GROUP, Effect, PropertyRule, rule_for
 
 EXIT_OK = 0
 EXIT_ERROR = 2
@@ -82,8 +82,8 @@ class GroupChange(Enum):
 class Change:
     """One property whose value changes, classified by :mod:`.semantics`."""
 
-    property: str
-    """Readable path, e.g. ``InstanceType`` or ``LifeCycleConfig.SourceS3Uri``."""
+    path: str
+    """Readable path of the property, e.g. ``InstanceType`` or ``LifeCycleConfig.SourceS3Uri``."""
     rule: PropertyRule
     old: str | None
     """The baseline's value, rendered (None: not set)."""
@@ -95,7 +95,7 @@ class Change:
 
     def describe(self) -> str:
         """``InstanceType ml.p5.48xlarge -> ml.p5en.48xlarge: <what HyperPod does>``."""
-        return f"{self.property} {_shown(self.old)} -> {_shown(self.new)}: {self.rule.what}"
+        return f"{self.path} {_shown(self.old)} -> {_shown(self.new)}: {self.rule.what}"
 
 
 @dataclass(frozen=True)
@@ -220,7 +220,7 @@ class StackPlan:
         return lines
 
 
-# -- reading the templates ---------------------------------------------------------------------
+# -- reading the templates ------------------------------------------------------------------------
 
 
 def _mapping(value: object) -> Mapping[str, Any]:
@@ -252,6 +252,12 @@ def check_baseline(old: object, new: object, *, same_stack: bool = False) -> Non
         except TemplateError as error:
             raise BaselineError("not-a-template", f"{what} is {error}") from None
     assert isinstance(old, Mapping) and isinstance(new, Mapping)
+    if "Resources" not in old:
+        raise BaselineError(
+            "not-a-template",
+            f"the baseline is not a CloudFormation template: it has no Resources section "
+            f"(its keys: {', '.join(sorted(map(str, old))[:6]) or 'none'})",
+        )
     if not _clusters(old):
         raise BaselineError(
             "no-cluster",
@@ -278,7 +284,7 @@ def overlap(old: Mapping[str, Any], new: Mapping[str, Any]) -> int:
     return len((set(_resources(old)) & set(_resources(new))) - _IGNORED_RESOURCES)
 
 
-# -- comparing values ----------------------------------------------------------------------------
+# -- comparing values -----------------------------------------------------------------------------
 
 
 def _rendered(value: Any) -> str | None:
@@ -293,29 +299,34 @@ def _shown(value: str | None) -> str:
 
 
 def _diff(old: Any, new: Any, pointer: str, label: str) -> list[Change]:
-    """The changed properties between two objects, classified at the deepest level the table
-    has rows for (``Orchestrator/Eks``, ``SlurmConfig/NodeType``)."""
+    """The changed properties between two objects, as deep as both sides are objects
+    (``LifeCycleConfig.SourceS3Uri``), each classified by its nearest row of the table."""
     changes: list[Change] = []
     old_map, new_map = _mapping(old), _mapping(new)
     for key in dict.fromkeys([*old_map, *new_map]):
         before, after = old_map.get(key, _MISSING), new_map.get(key, _MISSING)
-        if before is not _MISSING and after is not _MISSING and canonical(before) == canonical(
-            after
+        if (
+            before is not _MISSING
+            and after is not _MISSING
+            and canonical(before) == canonical(after)
         ):
             continue
         child, name = f"{pointer}/{key}", f"{label}.{key}" if label else str(key)
-        rule = rule_for(child)
-        if rule.effect is Effect.READ_ONLY:
+        if rule_for(child).effect is Effect.READ_ONLY:
             continue
-        nested = all(v is _MISSING or isinstance(v, Mapping) for v in (before, after))
-        if has_rules_below(child) and nested:
+        if isinstance(before, Mapping) and isinstance(after, Mapping) and not _intrinsic(after):
             changes += _diff(before, after, child, name)
         else:
-            changes.append(Change(name, rule, _rendered(before), _rendered(after)))
+            changes.append(Change(name, rule_for(child), _rendered(before), _rendered(after)))
     return changes
 
 
-# -- one instance group ----------------------------------------------------------------------------
+def _intrinsic(value: Mapping[str, Any]) -> bool:
+    """``{"Ref": ...}`` or ``{"Fn::...": ...}``: a value, not an object to compare by key."""
+    return len(value) == 1 and any(k == "Ref" or str(k).startswith("Fn::") for k in value)
+
+
+# -- one instance group ---------------------------------------------------------------------------
 
 
 def _groups(cluster: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
@@ -349,7 +360,8 @@ def _window() -> str:
 
 def _added(name: str, group: Mapping[str, Any], gated: bool, gate_waits: bool) -> GroupPlan:
     count, minimum = _count(group, "InstanceCount"), _count(group, "MinInstanceCount")
-    notes = [f"group added: {count} nodes" + (f", minimum {minimum}" if minimum else "")]
+    size = _plural(count, "node") if isinstance(count, int) else f"{count} nodes"
+    notes = [f"group added: {size}" + (f", minimum {minimum}" if minimum else "")]
     if minimum:
         notes.append(
             f"HyperPod keeps the group out of Slurm until {minimum} nodes are up, and rolls it "
@@ -420,8 +432,9 @@ def _scale_notes(
 ) -> tuple[GroupChange | None, int | None, list[str]]:
     """(headline, nodes terminated, sentences) of a count and minimum change."""
     before, after = as_count(old.get("InstanceCount")), as_count(new.get("InstanceCount"))
-    old_min, new_min = as_count(old.get("MinInstanceCount", 0)), as_count(
-        new.get("MinInstanceCount", 0)
+    old_min, new_min = (
+        as_count(old.get("MinInstanceCount", 0)),
+        as_count(new.get("MinInstanceCount", 0)),
     )
     notes: list[str] = []
     headline: GroupChange | None = None
@@ -497,9 +510,15 @@ def _updated(
         headline = GroupChange.REFUSED
     elif headline is None:
         headline = GroupChange.CHANGED if changes or notes else GroupChange.UNCHANGED
-    if gated and headline is not GroupChange.UNCHANGED:
+    if gated and gate_waits:
+        same_min = canonical(old.get("MinInstanceCount")) == canonical(new.get("MinInstanceCount"))
         notes.append(
-            "the gate waits for its minimum again" if gate_waits else "the gate does not wait"
+            "the gate waits for its minimum again"
+            + (
+                " (unchanged: the wait ends at the first check if the group still has it)"
+                if same_min
+                else ""
+            )
         )
     return GroupPlan(
         name=name,
@@ -557,7 +576,7 @@ def _with_note(group: GroupPlan, note: str) -> GroupPlan:
     return GroupPlan(**{**group.__dict__, "notes": (f"{first} ({note})", *rest)})
 
 
-# -- the gate ---------------------------------------------------------------------------------------
+# -- the gate -------------------------------------------------------------------------------------
 
 
 def _gate_properties(template: Mapping[str, Any], gate: GateSummary | None) -> Mapping[str, Any]:
@@ -601,7 +620,8 @@ def _gate_plan(
             reason = "the gated counts are unchanged: the gate does not wait"
     if waits:
         reason += (
-            " until " + ", ".join(_wait_text(w) for w in waits_for)
+            " until "
+            + ", ".join(_wait_text(w) for w in waits_for)
             + f" (HyperPod's window: {_window()}; the gate gives up after "
             + f"{_duration(new_gate.timeout_seconds)})"
         )
@@ -630,7 +650,7 @@ def _wait_text(wait: GateWait) -> str:
     return text
 
 
-# -- one cluster -------------------------------------------------------------------------------------
+# -- one cluster ----------------------------------------------------------------------------------
 
 
 def _policy_retains(resource: Mapping[str, Any], key: str) -> bool:
@@ -638,25 +658,46 @@ def _policy_retains(resource: Mapping[str, Any], key: str) -> bool:
 
 
 def _all_terminated(
-    old: Mapping[str, Any], live: Mapping[str, int]
+    old: Mapping[str, Any],
+    new: Mapping[str, Any] | None,
+    live: Mapping[str, int],
+    *,
+    retained: bool,
 ) -> tuple[list[GroupPlan], int | None]:
+    """Every group of a cluster that is replaced (``new``: the new cluster) or removed; the
+    total of the nodes it has (terminated unless the old cluster is ``retained``)."""
     plans = []
     total: int | None = 0
+    new_groups = _groups(new) if new is not None else {}
     for name, group in _groups(old).items():
         count, how = _terminated(group, live.get(name))
+        if retained:
+            how = "kept running in the retained cluster"
+        successor = new_groups.get(name)
+        notes = [f"replaced with the cluster: {how}" if new is not None else how]
+        if successor is not None:
+            size, minimum = (
+                _count(successor, "InstanceCount"),
+                _count(successor, "MinInstanceCount"),
+            )
+            notes.append(
+                "the new cluster provisions it from zero: "
+                + (_plural(size, "node") if isinstance(size, int) else f"{size} nodes")
+                + (f", minimum {minimum}" if minimum else "")
+            )
         plans.append(
             GroupPlan(
                 name=name,
                 change=GroupChange.REPLACED,
                 node_type=_node_type(group),
                 old_count=_count(group, "InstanceCount"),
-                new_count=None,
+                new_count=_count(successor, "InstanceCount"),
                 old_min=_count(group, "MinInstanceCount"),
-                new_min=None,
+                new_min=_count(successor, "MinInstanceCount"),
                 live_count=live.get(name),
-                nodes_terminated=count,
+                nodes_terminated=0 if retained else count,
                 changes=(),
-                notes=(how,),
+                notes=tuple(notes),
             )
         )
         total = None if total is None or count is None else total + count
@@ -693,19 +734,30 @@ def _cluster_plan(
                 "CloudFormation creates the new resource before deleting the old one, so the "
                 "creation fails and the update rolls back (keep the construct id, or rename)"
             ]
-        return ClusterPlan(logical_id, name, change, (), False, 0, (), tuple(groups), gate,
-                           tuple(notes))
+        return ClusterPlan(
+            logical_id, name, change, (), False, 0, (), tuple(groups), gate, tuple(notes)
+        )
     if new is None:
         retained = _policy_retains(old, "DeletionPolicy")
-        groups, total = _all_terminated(old, live)
+        groups, total = _all_terminated(old, None, live, retained=retained)
         note = (
             f"cluster removed from the stack and kept running (DeletionPolicy Retain): its "
             f"{_nodes(total)} keep billing outside any stack"
             if retained
             else f"cluster removed: every node terminated ({_nodes(total)})"
         )
-        return ClusterPlan(logical_id, _name(old), ClusterChange.REMOVED, (), retained,
-                           0 if retained else total, (), tuple(groups), gate, (note,))
+        return ClusterPlan(
+            logical_id,
+            _name(old),
+            ClusterChange.REMOVED,
+            (),
+            retained,
+            0 if retained else total,
+            (),
+            tuple(groups),
+            gate,
+            (note,),
+        )
     old_props, new_props = _mapping(old.get("Properties")), _mapping(new.get("Properties"))
     changes = _diff(
         {k: v for k, v in old_props.items() if k != "InstanceGroups"},
@@ -757,20 +809,26 @@ def _replaced(
     gate: GatePlan,
     live: Mapping[str, int],
 ) -> ClusterPlan:
-    forced = ", ".join(f"{c.property} {_shown(c.old)} -> {_shown(c.new)}" for c in replacing)
+    forced = ", ".join(f"{c.path} {_shown(c.old)} -> {_shown(c.new)}" for c in replacing)
     named = _name(new)
-    if named is not None and not any(c.property == "ClusterName" for c in replacing):
+    if named is not None and not any(c.path == "ClusterName" for c in replacing):
         note = (
             f"cluster replacement refused: {forced} is create-only, and CloudFormation cannot "
             f"replace a resource with a custom name ({named}): the update fails and rolls back "
             "(change ClusterName too, to replace the cluster)"
         )
-        return ClusterPlan(logical_id, named, ClusterChange.REFUSED, replacing, False, 0,
-                           others, (), gate, (note,))
-    retained = _policy_retains(old, "UpdateReplacePolicy")
-    groups, total = _all_terminated(old, live)
+        return ClusterPlan(
+            logical_id, named, ClusterChange.REFUSED, replacing, False, 0, others, (), gate, (note,)
+        )
+    # The new template's policy applies to the replacement it asks for.
+    retained = _policy_retains(new, "UpdateReplacePolicy")
+    groups, total = _all_terminated(old, new, live, retained=retained)
     gated = {w.group for w in gate.waits_for}
-    groups += [_added(n, g, n in gated, gate.waits) for n, g in _groups(new).items()]
+    groups += [
+        _added(n, g, n in gated, gate.waits)
+        for n, g in _groups(new).items()
+        if n not in _groups(old)
+    ]
     if retained:
         note = (
             f"cluster replaced ({forced}): the old cluster is kept running (UpdateReplacePolicy "
@@ -808,7 +866,7 @@ def _sum(counts: Iterable[int | None]) -> int | None:
     return total
 
 
-# -- the stack ---------------------------------------------------------------------------------------
+# -- the stack ------------------------------------------------------------------------------------
 
 
 def plan_stack(
@@ -856,7 +914,9 @@ def plan_stack(
     )
 
 
-def cluster_names(template: Mapping[str, Any], parameters: Mapping[str, str] | None = None) -> dict[str, str]:
+def cluster_names(
+    template: Mapping[str, Any], parameters: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """Cluster logical id -> ``ClusterName`` where the template (parameters resolved) holds a
     plain name: the name ``DescribeCluster`` takes."""
     resolved = resolve(template, parameter_values(template, parameters))
@@ -876,8 +936,8 @@ __all__: Sequence[str] = (
     "Change",
     "ClusterChange",
     "ClusterPlan",
-    "GateWait",
     "GatePlan",
+    "GateWait",
     "GroupChange",
     "GroupPlan",
     "StackPlan",

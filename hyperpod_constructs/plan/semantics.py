@@ -254,15 +254,14 @@ UNKNOWN_WHAT = (
 
 
 def rule_for(pointer: str) -> PropertyRule:
-    """The row of ``pointer``, or an :attr:`Effect.UNKNOWN` row for a property the table does
-    not know (pure)."""
-    return RULE_BY_POINTER.get(pointer) or PropertyRule(
-        pointer, Effect.UNKNOWN, UNKNOWN_WHAT, "not in this table"
-    )
-
-
-def has_rules_below(pointer: str) -> bool:
-    """Whether the table has rows for properties inside ``pointer`` (e.g. ``Orchestrator``
-    has ``Orchestrator/Eks``): a change of such an object is classified per child."""
-    prefix = pointer + "/"
-    return any(rule.pointer.startswith(prefix) for rule in RULES)
+    """The row of ``pointer`` or of its nearest enclosing property (``LifeCycleConfig/OnCreate``
+    is classified as ``LifeCycleConfig``); an :attr:`Effect.UNKNOWN` row for a property the
+    table does not know (pure)."""
+    base = GROUP if pointer.startswith(GROUP + "/") else CLUSTER
+    path = pointer
+    while path.startswith(base + "/"):
+        rule = RULE_BY_POINTER.get(path)
+        if rule is not None:
+            return rule
+        path = path.rsplit("/", 1)[0]
+    return PropertyRule(pointer, Effect.UNKNOWN, UNKNOWN_WHAT, "not in this table")
