@@ -36,6 +36,9 @@ EXIT_DISRUPTIVE = 3
 _IGNORED_RESOURCES = frozenset({"CDKMetadata"})
 """Logical ids every CDK stack has: they do not make two templates the same stack's."""
 _RETAIN = frozenset({"Retain", "RetainExceptOnCreate"})
+OTHER_STACK_SHARE = 0.5
+"""A baseline that has none of the new template's clusters (same logical id and name) and
+shares less than this part of its resources with it is another stack's template."""
 _MAX_VALUE = 160
 _MISSING: Any = object()
 WINDOW_HOURS = int(WINDOW.total_seconds()) // 3600
@@ -242,7 +245,8 @@ def _clusters(template: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 def check_baseline(old: object, new: object, *, same_stack: bool = False) -> None:
     """Refuse a baseline that cannot be compared with ``new`` (pure): not a template, a
     template without a HyperPod cluster, or (unless ``same_stack``: the deployed stack of that
-    name) the template of another stack, i.e. one that shares no resource with ``new``.
+    name) the template of another stack: none of its clusters is in ``new`` under the same
+    logical id and name, and it shares less than :data:`OTHER_STACK_SHARE` of its resources.
 
     :raises BaselineError: with its ``code``.
     """
@@ -267,15 +271,24 @@ def check_baseline(old: object, new: object, *, same_stack: bool = False) -> Non
     if same_stack:
         return
     old_ids = set(_resources(old)) - _IGNORED_RESOURCES
-    new_ids = set(_resources(new)) - _IGNORED_RESOURCES
-    if new_ids and not old_ids & new_ids:
+    shared = old_ids & (set(_resources(new)) - _IGNORED_RESOURCES)
+    same_cluster = any(
+        logical_id in _clusters(new) and _name(resource) == _name(_clusters(new)[logical_id])
+        for logical_id, resource in _clusters(old).items()
+    )
+    if not same_cluster and len(shared) < OTHER_STACK_SHARE * len(old_ids):
         raise BaselineError(
             "other-stack",
-            f"the baseline shares no resource with the new template: it is another stack's "
-            f"template (baseline clusters: {', '.join(sorted(_clusters(old)))}; new: "
-            f"{', '.join(sorted(_clusters(new))) or 'none'}); pass the template this stack was "
-            "deployed from",
+            f"the baseline looks like another stack's template: it shares {len(shared)} of its "
+            f"{len(old_ids)} resources with the new template and none of its clusters "
+            f"({', '.join(_label(r, i) for i, r in _clusters(old).items())}); pass the template "
+            "this stack was deployed from",
         )
+
+
+def _label(resource: Mapping[str, Any], logical_id: str) -> str:
+    name = _name(resource)
+    return logical_id if name is None else f"{name} ({logical_id})"
 
 
 def overlap(old: Mapping[str, Any], new: Mapping[str, Any]) -> int:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+import pytest
 from aws_cdk import CfnParameter, RemovalPolicy, Stack
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
@@ -175,3 +176,22 @@ def synthesize(outdir: str) -> dict[str, dict[str, Any]]:
     return {
         variant: assembly.get_stack_by_name(stack_name(variant)).template for variant in VARIANTS
     }
+
+
+@dataclass(frozen=True)
+class PlanPairs:
+    """The synthesized variants: their cloud assembly folder and templates."""
+
+    outdir: str
+    templates: Mapping[str, dict[str, Any]]
+
+    def template_file(self, variant: str) -> str:
+        """The variant's template in the assembly folder (a baseline file)."""
+        return f"{self.outdir}/{stack_name(variant)}.template.json"
+
+
+@pytest.fixture(scope="session")
+def plan_pairs(tmp_path_factory: pytest.TempPathFactory) -> PlanPairs:
+    """Every variant, synthesized once per test session."""
+    outdir = str(tmp_path_factory.mktemp("plan-cdk.out"))
+    return PlanPairs(outdir, synthesize(outdir))
