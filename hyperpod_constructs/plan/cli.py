@@ -158,6 +158,7 @@ def _deployed(
         # cdk deploy keeps the deployed value of a parameter the new template still declares.
         new_parameters=deployed.parameters,
         live=deployed.live,
+        notes=deployed.notes,
     )
 
 

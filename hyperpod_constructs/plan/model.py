@@ -198,6 +198,8 @@ class StackPlan:
     live_counts: bool
     """Whether node counts come from the running clusters."""
     clusters: tuple[ClusterPlan, ...]
+    notes: tuple[str, ...] = ()
+    """What the plan could not read (e.g. a deployed cluster HyperPod does not know)."""
 
     @property
     def exit_code(self) -> int:
@@ -891,6 +893,7 @@ def plan_stack(
     old_parameters: Mapping[str, str] | None = None,
     new_parameters: Mapping[str, str] | None = None,
     live: Mapping[str, Mapping[str, int]] | None = None,
+    notes: Sequence[str] = (),
 ) -> StackPlan:
     """The plan of updating ``old_template`` (what runs) to ``new_template``.
 
@@ -899,6 +902,7 @@ def plan_stack(
     :param new_parameters: values the new template deploys with (default: its defaults; with
         a deployed stack, cdk deploy keeps the deployed values of existing parameters).
     :param live: cluster logical id -> group name -> ``CurrentCount``, when read from AWS.
+    :param notes: what the caller could not read, shown with the plan.
     """
     old = resolve(old_template, parameter_values(old_template, old_parameters))
     new = resolve(new_template, parameter_values(new_template, new_parameters))
@@ -924,6 +928,7 @@ def plan_stack(
             )
             for logical_id in order
         ),
+        notes=tuple(notes),
     )
 
 

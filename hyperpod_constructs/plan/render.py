@@ -50,6 +50,7 @@ def render_text(plan: StackPlan) -> str:
             else "node counts from the baseline's targets"
         )
     ]
+    lines += [f"note: {note}" for note in plan.notes]
     headlines = plan.headlines()
     if headlines:
         lines += ["", "terminates nodes, replaces a cluster or is refused:"]
@@ -126,6 +127,7 @@ def to_json(plan: StackPlan) -> dict[str, Any]:
         "live_counts": plan.live_counts,
         "exit_code": plan.exit_code,
         "disruptive": plan.headlines(),
+        "notes": list(plan.notes),
         "clusters": [
             {
                 "logical_id": c.logical_id,
