@@ -23,8 +23,8 @@ import os
 import re
 import stat
 from collections.abc import Callable
-from json import decoder as _decoder
-from json import scanner as _scanner
+from json import decoder as _json_decoder
+from json import scanner as _json_scanner
 from typing import Any
 
 from ._sanitize import printable
@@ -48,6 +48,8 @@ MAX_INT_DIGITS = 32
 """Longest integer accepted (AWS's ``Long`` has 19 digits)."""
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+_decoder: Any = _json_decoder  # JSONObject, JSONArray, scanstring: not in typeshed
+_scanner: Any = _json_scanner  # py_make_scanner: Python's own scanner, not the C one
 
 
 class InputError(ValueError):
@@ -310,4 +312,3 @@ def read_json(
     text = read_text(path, what, max_bytes=max_bytes)
     name = os.fspath(path)
     return parse_json(text, f"{what} {name!r}" if what != name else repr(name), max_depth=max_depth)
-
