@@ -16,6 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from ._sanitize import printable
 from .convert.cli import add_convert_command, run_convert
 from .plan.cli import add_plan_command, run_plan
 from .summary import AssemblyError, render_json, render_text, summarize
@@ -76,7 +77,25 @@ def _write(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code.
+
+    Whatever the input, no traceback reaches the user: an exception no subcommand expected
+    (a bug) is one ``error:`` line and exit 2."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # the last guard; tests check that no input reaches it
+        print(
+            f"error: unexpected {type(error).__name__}: {printable(error)} (a bug in "
+            "hyperpod_constructs: please report it with the command line)",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exit_:  # --help, or a usage error already printed by argparse
