@@ -379,8 +379,9 @@ def test_exit_codes_of_the_command_line(plan_pairs: PlanPairs, tmp_path: Path) -
     not_json = tmp_path / "old.template.json"
     not_json.write_text("Resources:\n  Cluster: {}\n")
     for args, message in (
-        (["--baseline", str(not_json), *app], "invalid JSON"),
-        (["--baseline", str(tmp_path / "missing.json"), *app], "baseline not found"),
+        (["--baseline", str(not_json), *app], "not JSON"),
+        (["--baseline", str(tmp_path / "missing.json"), *app], "cannot open"),
+        (["--baseline", str(tmp_path), *app], "cannot read a folder"),
         (["--baseline", f"{plan_pairs.outdir}/manifest.json", *app], "[not-a-template]"),
         (["--baseline", plan_pairs.template_file("no-cluster"), *app], "[no-cluster]"),
         (["--baseline", baseline, "--app", str(tmp_path / "nowhere")], "folder not found"),

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from .._input import InputError, read_json
+from .._sanitize import printable
 from ..summary import AssemblyError, StackTemplate, find_templates
-from ..summary.assembly import _read_json, printable
+from ..summary.assembly import MAX_FILE_BYTES, read_assembly_json
 from ..watch.target import _stack_identity
 from .model import (
     EXIT_ERROR,
@@ -91,8 +93,8 @@ class PlanInputError(Exception):
 def _new_stacks(app: str) -> list[_NewStack]:
     stacks = []
     for stack in find_templates(app):
-        document = _read_json(stack.path, "template", Path(app))
-        name, region = _stack_identity(stack)
+        document = read_assembly_json(stack.path, "template", Path(app))
+        name, region = _stack_identity(stack, Path(app))
         if not isinstance(document, Mapping):
             raise PlanInputError(f"template {stack.path} is not a CloudFormation template")
         stacks.append(_NewStack(stack, name, region, document))
@@ -129,9 +131,9 @@ def _matching(stacks: Sequence[_NewStack], baseline: Mapping[str, Any], app: str
 
 
 def _read_baseline(path: str) -> object:
-    """The baseline file, read with the assembly reader's bounds (a regular file, at most
-    64 MiB, UTF-8 JSON), from wherever it is."""
-    return _read_json(Path(path), "baseline", Path(path).resolve().parent)
+    """The baseline file through the one input reader (a regular file, bounded, strict
+    JSON)."""
+    return read_json(path, "baseline", max_bytes=MAX_FILE_BYTES)
 
 
 def _offline(args: argparse.Namespace, stacks: Sequence[_NewStack]) -> StackPlan:
@@ -210,7 +212,7 @@ def run_plan(
                 plan = _deployed(args, stacks, reader or _default_reader)
             except FatalError as error:
                 return fail(str(error))
-    except (AssemblyError, PlanInputError, BaselineError) as error:
+    except (AssemblyError, InputError, PlanInputError, BaselineError) as error:
         return fail(str(error))
     _write(out, render_json(plan) if args.json else render_text(plan))
     return plan.exit_code
