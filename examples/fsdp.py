@@ -26,28 +26,41 @@ class FsdpTrainingStack(Stack):
     """A 128-GPU FSDP cluster in its own VPC, gated at its full world size."""
 
     def __init__(
-        self, scope: Construct, id: str, *, readiness_gate: MinCountGateOptions | None = None
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        readiness_gate: MinCountGateOptions | None = None,
+        cluster_name: str = "fsdp-train",
+        gpu_group: str = "gpu",
+        gpu_nodes: int = 16,
+        gpu_instance_type: HyperPodInstanceType = HyperPodInstanceType.ML_P5_48XLARGE,
+        lifecycle_dir: str = LIFECYCLE_DIR,
     ) -> None:
-        """:param readiness_gate: the gate's options. Default: the library's defaults."""
+        """:param readiness_gate: the gate's options. Default: the library's defaults.
+
+        The other parameters are the edits the "Safe updates" guide plans (docs/
+        safe-updates.md); their defaults are this example as deployed.
+        """
         super().__init__(scope, id, description="HyperPod FSDP training cluster (example)")
         vpc = ec2.Vpc(self, "Vpc", max_azs=1, nat_gateways=1)
         vpc.add_flow_log("FlowLog")
         self.cluster = HyperPodSlurmCluster(
             self,
             "Cluster",
-            cluster_name="fsdp-train",
+            cluster_name=cluster_name,
             vpc=vpc,
-            lifecycle_scripts=LifecycleScripts.from_directory(LIFECYCLE_DIR),
+            lifecycle_scripts=LifecycleScripts.from_directory(lifecycle_dir),
             instance_groups=[
                 InstanceGroup.controller(
                     "controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE
                 ),
                 InstanceGroup.login("login", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
                 InstanceGroup.compute(
-                    "gpu",
-                    instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
-                    instance_count=16,
-                    min_instance_count=16,
+                    gpu_group,
+                    instance_type=gpu_instance_type,
+                    instance_count=gpu_nodes,
+                    min_instance_count=gpu_nodes,
                     partition="gpu",
                     threads_per_core=1,
                     deep_health_checks=[
@@ -64,8 +77,8 @@ class FsdpTrainingStack(Stack):
         ready = ssm.StringParameter(
             self,
             "ReadyMarker",
-            parameter_name="/hyperpod/fsdp-train/ready",
+            parameter_name=f"/hyperpod/{cluster_name}/ready",
             string_value=self.cluster.cluster_arn,
-            description="Written once all 16 GPU nodes are in service",
+            description=f"Written once all {gpu_nodes} GPU nodes are in service",
         )
         ready.node.add_dependency(self.cluster.ready)

@@ -341,6 +341,52 @@ def _intrinsic(value: Mapping[str, Any]) -> bool:
     return len(value) == 1 and any(k == "Ref" or str(k).startswith("Fn::") for k in value)
 
 
+UPLOAD_TYPE = "Custom::CDKBucketDeployment"
+"""CDK's ``BucketDeployment``: the library uploads a scripts folder with it, to a fixed
+``SourceS3Uri``, so an edited script changes the upload, not the cluster's properties."""
+
+
+def _references(value: Any, depth: int = 0) -> set[str]:
+    """Logical ids a value refers to (``Ref``, ``Fn::GetAtt``)."""
+    if depth > 32:
+        return set()
+    if isinstance(value, list):
+        return set().union(*(_references(v, depth + 1) for v in value)) if value else set()
+    if not isinstance(value, Mapping):
+        return set()
+    found: set[str] = set()
+    for key, argument in value.items():
+        if key == "Ref" and isinstance(argument, str):
+            found.add(argument)
+        elif key == "Fn::GetAtt" and isinstance(argument, list) and argument:
+            found.add(str(argument[0]))
+        else:
+            found |= _references(argument, depth + 1)
+    return found
+
+
+def changed_uploads(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Change]:
+    """Bucket logical id -> the change of what CDK uploads into it (``SourceObjectKeys``), for
+    every bucket deployment whose sources differ between the templates."""
+    changes: dict[str, Change] = {}
+    for logical_id, resource in _resources(new).items():
+        if not isinstance(resource, Mapping) or resource.get("Type") != UPLOAD_TYPE:
+            continue
+        before = _mapping(_mapping(_resources(old).get(logical_id)).get("Properties"))
+        after = _mapping(resource.get("Properties"))
+        keys = ("SourceBucketNames", "SourceObjectKeys", "SourceMarkers")
+        if all(canonical(before.get(k)) == canonical(after.get(k)) for k in keys):
+            continue
+        for bucket in _references(after.get("DestinationBucketName")):
+            changes[bucket] = Change(
+                f"LifeCycleConfig scripts uploaded by {logical_id}",
+                rule_for(f"{GROUP}/LifeCycleConfig"),
+                _rendered(before.get("SourceObjectKeys", _MISSING)),
+                _rendered(after.get("SourceObjectKeys", _MISSING)),
+            )
+    return changes
+
+
 # -- one instance group ---------------------------------------------------------------------------
 
 
@@ -511,12 +557,17 @@ def _updated(
     live: int | None,
     gated: bool,
     gate_waits: bool,
+    uploads: Mapping[str, Change],
 ) -> GroupPlan:
     changes = [
         change
         for change in _diff(old, new, GROUP, "")
         if change.effect not in (Effect.IDENTITY, Effect.SCALE, Effect.MINIMUM)
     ]
+    scripts = _mapping(new.get("LifeCycleConfig")).get("SourceS3Uri")
+    if not any(c.path.startswith("LifeCycleConfig") for c in changes):
+        # The same SourceS3Uri with new scripts behind it (an edited script of a folder).
+        changes += [uploads[b] for b in sorted(_references(scripts)) if b in uploads][:1]
     headline, terminated, notes = _scale_notes(old, new, live)
     refused = [c for c in changes if c.effect is Effect.REFUSED]
     notes = [_effect_note(c) for c in refused] + notes
@@ -731,6 +782,7 @@ def _cluster_plan(
     summaries: tuple[dict[str, ClusterSummary], dict[str, ClusterSummary]],
     live: Mapping[str, int],
     taken_names: set[str],
+    uploads: Mapping[str, Change],
 ) -> ClusterPlan:
     old = _clusters(old_template).get(logical_id)
     new = _clusters(new_template).get(logical_id)
@@ -790,7 +842,15 @@ def _cluster_plan(
     for name, group in old_groups.items():
         if name in new_groups:
             groups.append(
-                _updated(name, group, new_groups[name], live.get(name), name in gated, gate.waits)
+                _updated(
+                    name,
+                    group,
+                    new_groups[name],
+                    live.get(name),
+                    name in gated,
+                    gate.waits,
+                    uploads,
+                )
             )
         else:
             groups.append(_removed(name, group, live.get(name)))
@@ -917,6 +977,7 @@ def plan_stack(
         if logical_id not in new_clusters and (name := _name(resource)) is not None
     }
     order = list(dict.fromkeys([*old_clusters, *new_clusters]))
+    uploads = changed_uploads(old, new)
     return StackPlan(
         stack=stack,
         baseline=baseline,
@@ -924,7 +985,13 @@ def plan_stack(
         live_counts=live is not None,
         clusters=tuple(
             _cluster_plan(
-                logical_id, old, new, summaries, (live or {}).get(logical_id, {}), removed_names
+                logical_id,
+                old,
+                new,
+                summaries,
+                (live or {}).get(logical_id, {}),
+                removed_names,
+                uploads,
             )
             for logical_id in order
         ),
