@@ -275,6 +275,23 @@ def test_a_removed_minimum_removes_the_gate(plan_pairs: PlanPairs) -> None:
     assert group(result, "gpu").notes[0] == "minimum 4 -> 0: HyperPod does not wait"
 
 
+def test_the_controller_group_cannot_be_removed_or_renamed(plan_pairs: PlanPairs) -> None:
+    result = plan(plan_pairs, "controller-renamed")
+    controller = group(result, "controller")
+    assert controller.change is GroupChange.REFUSED and controller.renamed_to == "head"
+    assert "exactly one Controller group" in controller.notes[1]
+    assert result.exit_code == 3
+
+
+def test_a_new_construct_id_under_the_same_name_is_refused(plan_pairs: PlanPairs) -> None:
+    result = plan(plan_pairs, "construct-moved")
+    changes = {c.logical_id: c.change for c in result.clusters}
+    assert sorted(changes.values(), key=str) == [ClusterChange.REFUSED, ClusterChange.REMOVED]
+    refused = next(c for c in result.clusters if c.change is ClusterChange.REFUSED)
+    assert "which the removed cluster still holds" in refused.notes[0]
+    assert result.exit_code == 3
+
+
 def test_a_cluster_removed_from_the_stack_terminates_every_node(plan_pairs: PlanPairs) -> None:
     result = plan(plan_pairs, "no-cluster")
     (cluster,) = result.clusters
@@ -393,3 +410,41 @@ def test_exit_codes_of_the_command_line(plan_pairs: PlanPairs, tmp_path: Path) -
         assert failed.stdout == ""
         assert failed.stderr.startswith("error: ") and message in failed.stderr, failed.stderr
         assert failed.stderr.count("\n") == 1 and "Traceback" not in failed.stderr
+
+
+# -- the guard rail in the construct ------------------------------------------------------------
+
+
+def test_the_removal_policy_is_written_only_when_given(plan_pairs: PlanPairs) -> None:
+    def cluster_of(variant: str) -> dict[str, Any]:
+        (resource,) = [
+            r
+            for r in plan_pairs.templates[variant]["Resources"].values()
+            if r["Type"] == "AWS::SageMaker::Cluster"
+        ]
+        return resource
+
+    assert "DeletionPolicy" not in cluster_of("base")
+    assert "UpdateReplacePolicy" not in cluster_of("base")
+    retained = cluster_of("retained")
+    assert (retained["DeletionPolicy"], retained["UpdateReplacePolicy"]) == ("Retain", "Retain")
+
+
+def test_a_snapshot_policy_is_a_finding_naming_the_parameter() -> None:
+    from aws_cdk import RemovalPolicy, Stack
+
+    from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup
+    from tests.conftest import new_app
+    from tests.support.findings import errors_in
+
+    stack = Stack(new_app(), "Snapshot")
+    HyperPodSlurmCluster(
+        stack,
+        "Cluster",
+        instance_groups=[
+            InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE)
+        ],
+        removal_policy=RemovalPolicy.SNAPSHOT,
+    )
+    (finding,) = errors_in(stack)
+    assert finding.field == "removal_policy" and "a cluster has no snapshot" in finding.allowed

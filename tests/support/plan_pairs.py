@@ -59,6 +59,9 @@ class Shape:
     """The GPU count and minimum come from a ``GpuCount`` parameter (default ``gpu_count``)."""
     own_role: bool = False
     """The GPU group brings its own execution role."""
+    controller_name: str = "controller"
+    construct_id: str = "Cluster"
+    """The cluster's construct id (a new one is a new logical id: a new resource)."""
 
 
 BASE = Shape()
@@ -94,6 +97,8 @@ VARIANTS: Mapping[str, Shape] = {
     "ungated": replace(BASE, gpu_min=None),
     "no-cluster": replace(BASE, cluster=False),
     "parameter": replace(BASE, gpu_count_parameter=True),
+    "controller-renamed": replace(BASE, controller_name="head"),
+    "construct-moved": replace(BASE, construct_id="Training"),
 }
 """Variant name -> shape; ``base`` is the usual baseline."""
 
@@ -114,7 +119,9 @@ def _define(stack: Stack, shape: Shape) -> None:
         else None
     )
     groups = [
-        InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE),
+        InstanceGroup.controller(
+            shape.controller_name, instance_type=HyperPodInstanceType.ML_M5_2XLARGE
+        ),
         InstanceGroup.login("login", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
         InstanceGroup.compute(
             shape.gpu_name,
@@ -142,7 +149,7 @@ def _define(stack: Stack, shape: Shape) -> None:
         )
     cluster = HyperPodSlurmCluster(
         stack,
-        "Cluster",
+        shape.construct_id,
         cluster_name=shape.cluster_name,
         vpc_subnets=ec2.SubnetSelection(
             subnets=[
