@@ -59,21 +59,11 @@ class DeployedReader(Reader):
         return _parameters(stacks[0])
 
     def _physical_id(self, stack_name: str, logical_id: str) -> str | None:
-        what = f"cloudformation:DescribeStackResource {logical_id}"
         try:
-            response = self._once(
-                what,
-                lambda: self._cfn.describe_stack_resource(
-                    StackName=stack_name, LogicalResourceId=logical_id
-                ),
-            )
-        except ClientError as error:
-            if _code(error) == "ValidationError":
-                return None
-            raise self._fatal(what, error) from None
-        detail = response.get("StackResourceDetail") or {}
-        physical = detail.get("PhysicalResourceId")
-        return physical if isinstance(physical, str) and physical else None
+            state = self._resource(stack_name, logical_id)
+        except _Transient as error:
+            raise FatalError(str(error)) from None
+        return state.physical_id if state is not None else None
 
     def group_counts(self, cluster: str) -> dict[str, int] | None:
         """Group name -> ``CurrentCount`` of a running cluster (None: no such cluster)."""

@@ -871,7 +871,6 @@ def _cluster_plan(
         others,
         tuple(groups),
         gate,
-        tuple(_effect_note(c) for c in others if c.effect is Effect.REFUSED),
     )
 
 
