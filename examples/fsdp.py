@@ -32,13 +32,30 @@ class FsdpTrainingStack(Stack):
         id: str,
         *,
         readiness_gate: MinCountGateOptions | None = None,
+        cluster_name: str = "fsdp-train",
+        gpu_group: str = "gpu",
+        gpu_nodes: int = 16,
+        gpu_instance_type: HyperPodInstanceType = HyperPodInstanceType.ML_P5_48XLARGE,
+        lifecycle_dir: str = LIFECYCLE_DIR,
         **stack_props: Any,
     ) -> None:
         """:param readiness_gate: the gate's options. Default: the library's defaults.
-        :param stack_props: any other ``Stack`` keyword (``env``, ``synthesizer``, ...)."""
+        :param stack_props: any other ``Stack`` keyword (``env``, ``synthesizer``, ...).
+
+        The other parameters are the edits the "Safe updates" guide plans (docs/
+        safe-updates.md); their defaults are this example as deployed.
+        """
         stack_props.setdefault("description", "HyperPod FSDP training cluster (example)")
         super().__init__(scope, id, **stack_props)
-        self.cluster = add_fsdp_cluster(self, readiness_gate=readiness_gate)
+        self.cluster = add_fsdp_cluster(
+            self,
+            name=cluster_name,
+            readiness_gate=readiness_gate,
+            gpu_group=gpu_group,
+            gpu_nodes=gpu_nodes,
+            gpu_instance_type=gpu_instance_type,
+            lifecycle_dir=lifecycle_dir,
+        )
 
 
 def add_fsdp_cluster(
@@ -47,6 +64,10 @@ def add_fsdp_cluster(
     name: str = "fsdp-train",
     readiness_gate: MinCountGateOptions | None = None,
     vpc: ec2.IVpc | None = None,
+    gpu_group: str = "gpu",
+    gpu_nodes: int = 16,
+    gpu_instance_type: HyperPodInstanceType = HyperPodInstanceType.ML_P5_48XLARGE,
+    lifecycle_dir: str = LIFECYCLE_DIR,
 ) -> HyperPodSlurmCluster:
     """The example's VPC, cluster and ready marker in ``scope`` (a stack, a nested stack or
     a construct in one), for the cluster named ``name``.
@@ -60,17 +81,17 @@ def add_fsdp_cluster(
         "Cluster",
         cluster_name=name,
         vpc=vpc,
-        lifecycle_scripts=LifecycleScripts.from_directory(LIFECYCLE_DIR),
+        lifecycle_scripts=LifecycleScripts.from_directory(lifecycle_dir),
         instance_groups=[
             InstanceGroup.controller(
                 "controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE
             ),
             InstanceGroup.login("login", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
             InstanceGroup.compute(
-                "gpu",
-                instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
-                instance_count=16,
-                min_instance_count=16,
+                gpu_group,
+                instance_type=gpu_instance_type,
+                instance_count=gpu_nodes,
+                min_instance_count=gpu_nodes,
                 partition="gpu",
                 threads_per_core=1,
                 deep_health_checks=[
@@ -89,7 +110,7 @@ def add_fsdp_cluster(
         "ReadyMarker",
         parameter_name=f"/hyperpod/{name}/ready",
         string_value=cluster.cluster_arn,
-        description="Written once all 16 GPU nodes are in service",
+        description=f"Written once all {gpu_nodes} GPU nodes are in service",
     )
     ready.node.add_dependency(cluster.ready)
     return cluster

@@ -1,5 +1,5 @@
-"""Command line: ``python -m hyperpod_constructs summary [CDK_OUT] [--json]``, ``watch``, and
-``convert cluster-config.json [-o app.py]``.
+"""Command line: ``python -m hyperpod_constructs summary [CDK_OUT] [--json]``, ``watch``,
+``plan`` and ``convert cluster-config.json [-o app.py]``.
 
 Prints each HyperPod cluster of a synthesized cloud assembly with its instance groups (node
 type, instance type, count, minimum, partition) and its readiness-gate settings; see
@@ -16,7 +16,9 @@ import os
 import sys
 from collections.abc import Sequence
 
+from ._sanitize import printable
 from .convert.cli import add_convert_command, run_convert
+from .plan.cli import add_plan_command, run_plan
 from .summary import AssemblyError, render_json, render_text, summarize
 from .watch.cli import add_watch_command, run_watch
 
@@ -58,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_watch_command(commands)
     add_convert_command(commands)
+    add_plan_command(commands)
     return parser
 
 
@@ -74,7 +77,25 @@ def _write(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code.
+
+    Whatever the input, no traceback reaches the user: an exception no subcommand expected
+    (a bug) is one ``error:`` line and exit 2."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # the last guard; tests check that no input reaches it
+        print(
+            f"error: unexpected {type(error).__name__}: {printable(error)} (a bug in "
+            "hyperpod_constructs: please report it with the command line)",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exit_:  # --help, or a usage error already printed by argparse
@@ -83,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_watch(args)
     if args.command == "convert":
         return run_convert(args)
+    if args.command == "plan":
+        return run_plan(args)
     try:
         summary = summarize(args.directory)
     except AssemblyError as error:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import jsii
-from aws_cdk import Acknowledgment, Annotations, Names, Resource, Tags, Validations
+from aws_cdk import Acknowledgment, Annotations, Names, RemovalPolicy, Resource, Tags, Validations
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
@@ -247,6 +247,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         tags: Mapping[str, str] | None = None,
         readiness_gate: MinCountGateOptions | None = None,
         min_count_gate: MinCountGateOptions | None = None,
+        removal_policy: RemovalPolicy | None = None,
     ) -> None:
         """Define the cluster.
 
@@ -285,6 +286,15 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             (``min_instance_count > 0``, or a token).
         :param min_count_gate: deprecated spelling of ``readiness_gate`` (it clashed with the
             :attr:`min_count_gate` property); give one or the other.
+        :param removal_policy: what happens to the running cluster when it leaves the stack or
+            CloudFormation replaces it (``DeletionPolicy`` and ``UpdateReplacePolicy``).
+            Default: none written, i.e. CloudFormation's ``Delete``: the cluster and every
+            node go with the stack, so no GPU instance bills after ``cdk destroy`` or a
+            replacement. ``RemovalPolicy.RETAIN`` keeps it running (and its training job)
+            when it is removed or replaced, outside any stack and billing until deleted by
+            hand; ``RETAIN_ON_UPDATE_OR_DELETE`` likewise, except when the creation fails.
+            ``SNAPSHOT`` is refused (a cluster has no snapshot). ``python -m
+            hyperpod_constructs plan`` shows which one applies before a deployment.
         """
         raise_if_any(
             "HyperPodSlurmCluster",
@@ -374,6 +384,15 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             "True or False (a bool)",
             False,
             optional=False,
+        )
+        removal_policy = _usable(
+            found,
+            "removal_policy",
+            removal_policy,
+            lambda v: isinstance(v, RemovalPolicy) and v is not RemovalPolicy.SNAPSHOT,
+            "RemovalPolicy.DESTROY, RETAIN or RETAIN_ON_UPDATE_OR_DELETE (a cluster has no "
+            "snapshot), or None",
+            None,
         )
         gate_parameter, gate_given = (
             ("min_count_gate", min_count_gate)
@@ -495,6 +514,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             instance_groups=lazy_any(lambda: to_l1(self._render_groups())),
             orchestrator=to_l1(orchestrator),
         )
+        if removal_policy is not None:
+            self._resource.apply_removal_policy(removal_policy)
         if vpc is not None:
             self._teardown.add(vpc)
         self._resource.node.add_dependency(self._teardown)

@@ -181,15 +181,84 @@ def test_cli_writes_the_app_and_prints_notes(
         "Imported",
         capsys=capsys,
     )
-    assert (code, out, err) == (0, "", "")
+    assert (code, out) == (0, "")
+    assert err == (
+        f"converted {str(FIXTURES / 'adt-base-config.json')!r}: cluster 'ml-cluster', "
+        f"2 instance groups, app written to {str(output)!r}\n"
+    )
     assert 'STACK_NAME = "Imported"' in output.read_text()
+
+
+def test_cli_refuses_to_overwrite_without_force_and_replaces_atomically_with_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "app.py"
+    output.write_text("# mine\n")
+    request = str(FIXTURES / "docs-continuous-slurm.json")
+    code, out, err = run_cli(request, "-o", str(output), capsys=capsys)
+    assert (code, out, output.read_text()) == (2, "", "# mine\n")
+    assert err == f"error: --output: {str(output)!r} exists: pass --force to replace it\n"
+    code, _, _ = run_cli(request, "-o", str(output), "--force", capsys=capsys)
+    assert code == 0 and "HyperPodSlurmCluster(" in output.read_text()
+    assert [p.name for p in tmp_path.iterdir()] == ["app.py"]  # no temporary file left
+
+
+def test_a_failed_conversion_leaves_the_output_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output, request = tmp_path / "app.py", tmp_path / "bad.json"
+    output.write_text("# mine\n")
+    request.write_text('{"ClusterName": "\\ud800", "InstanceGroups": []}')
+    code, _, err = run_cli(str(request), "-o", str(output), "--force", capsys=capsys)
+    assert (code, output.read_text()) == (2, "# mine\n")
+    assert err.startswith("error: REQUEST_JSON: ") and "lone surrogate" in err
+
+
+def test_legacy_layout_is_inferred_from_group_names_with_a_note(tmp_path: Path) -> None:
+    """Without --provisioning-parameters, names such as controller-machine / compute-nodes
+    give the layout; the template equals the request all the same."""
+    name = "adt-terraform-slurm"
+    source, notes = convert_request(request_of(name), None)
+    assert notes == [
+        "no --provisioning-parameters: assumed the layout of the group names (controller "
+        "'controller-machine', login 'login-nodes', workers 'compute-nodes' in partition "
+        "'compute-nodes'); the template is the same either way, pass the lifecycle scripts' "
+        "provisioning_parameters.json if the partitions differ"
+    ]
+    path = tmp_path / "app.py"
+    path.write_text(source)
+    _, cluster = only(synth_app(path), CLUSTER_TYPE)
+    assert comparable(cluster["Properties"]) == comparable(request_of(name))
+
+
+def test_legacy_layout_with_names_that_say_nothing_needs_the_parameters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    request = request_of("adt-base-config")
+    for group, name in zip(request["InstanceGroups"], ("alpha", "beta"), strict=True):
+        group["InstanceGroupName"] = name
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request))
+    code, out, err = run_cli(str(path), capsys=capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: InstanceGroups[].SlurmConfig: no group has one")
+
+
+def test_a_login_group_that_names_no_group_gets_a_note() -> None:
+    parameters = parameters_of("adt-base-config")
+    assert parameters is not None
+    parameters["login_group"] = "login-nodes"
+    _, notes = convert_request(request_of("adt-base-config"), parameters)
+    assert notes == [
+        "provisioning_parameters.json.login_group 'login-nodes' names no instance group of the "
+        "request (groups: 'controller-machine', 'compute-nodes')"
+    ]
 
 
 @pytest.mark.parametrize(
     ("argv", "field"),
     [
         ((str(FIXTURES / "eks-workshop.json"),), "Orchestrator.Eks"),
-        ((str(FIXTURES / "adt-base-config.json"),), "InstanceGroups[].SlurmConfig"),
         ((str(FIXTURES / "missing.json"),), "REQUEST_JSON"),
         (
             (
@@ -200,7 +269,7 @@ def test_cli_writes_the_app_and_prints_notes(
             "InstanceGroups[0].InstanceGroupName",
         ),
     ],
-    ids=["eks", "legacy-without-parameters", "missing-file", "group-not-in-parameters"],
+    ids=["eks", "missing-file", "group-not-in-parameters"],
 )
 def test_cli_refuses_with_exit_code_2_naming_the_field(
     argv: tuple[str, ...], field: str, capsys: pytest.CaptureFixture[str]

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aws_cdk import App, CfnParameter, Duration, Size, Stack
+from aws_cdk import App, CfnParameter, Duration, RemovalPolicy, Size, Stack
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
@@ -321,6 +321,8 @@ TABLE: list[tuple[str, str, Build, list[Any]]] = [
      ["LIFECYCLE_SCRIPTS", None, 5]),
     ("HyperPodSlurmCluster", "declare_slurm_orchestrator",
      cluster_prop("declare_slurm_orchestrator"), ["yes", None, 1]),
+    ("HyperPodSlurmCluster", "removal_policy", cluster_prop("removal_policy"),
+     [RemovalPolicy.SNAPSHOT, "Retain", 5]),
     ("HyperPodSlurmCluster", "node_provisioning_mode", cluster_prop("node_provisioning_mode"),
      [None]),
     ("HyperPodSlurmCluster", "cluster_name", cluster_prop("cluster_name"), [NUMBER_TOKEN]),
@@ -631,6 +633,9 @@ CLUSTER_ACCEPTS: dict[str, Callable[[object], bool]] = {
     "tags": _optional(_tags),
     "readiness_gate": _optional(lambda v: getattr(v, "label", "").startswith("gate")),
     "min_count_gate": _optional(lambda v: getattr(v, "label", "").startswith("gate")),
+    "removal_policy": _optional(
+        lambda v: isinstance(v, RemovalPolicy) and v is not RemovalPolicy.SNAPSHOT
+    ),
 }
 
 

@@ -312,15 +312,15 @@ def test_broken_template(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
         code, out, err = run(argv, capsys)
         assert (code, out) == (2, "")
         assert err == (
-            f"error: cannot read template {tmp_path / 'Train.template.json'}: invalid JSON: "
-            "Expecting property name enclosed in double quotes: line 1 column 16 (char 15)\n"
+            f"error: cannot read template {tmp_path / 'Train.template.json'}: not JSON: "
+            "Expecting property name enclosed in double quotes at line 1 column 16\n"
         )
 
 
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("", "invalid JSON: Expecting value: line 1 column 1 (char 0)"),
+        ("", "not JSON: Expecting value at line 1 column 1"),
         ("[1, 2]", "not a CloudFormation template: the top level is a list, not an object"),
         ('{"Resources": "x"}', "not a CloudFormation template: Resources is a string"),
     ],
@@ -343,7 +343,7 @@ def test_broken_manifest_and_missing_template(
     (tmp_path / "manifest.json").write_text("{oops", encoding="utf-8")
     code, _, err = run(["summary", str(tmp_path)], capsys)
     assert code == 2
-    assert err.startswith(f"error: cannot read manifest {tmp_path / 'manifest.json'}: invalid JSON")
+    assert err.startswith(f"error: cannot read manifest {tmp_path / 'manifest.json'}: not JSON")
 
     write_json(tmp_path / "manifest.json", stack_manifest("Gone"))
     code, _, err = run(["summary", str(tmp_path)], capsys)
@@ -755,7 +755,8 @@ def test_a_5000_digit_number_is_an_error_not_a_traceback(
     )
     code, out, err = run(["summary", str(tmp_path)], capsys)
     assert (code, out) == (2, "")
-    assert "invalid JSON" in err and len(err.splitlines()) == 1
+    assert "an integer of 5000 digits (at most 32 accepted) at line 1 column 109" in err
+    assert len(err.splitlines()) == 1
 
 
 def test_control_characters_in_names_are_escaped(

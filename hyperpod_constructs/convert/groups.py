@@ -23,9 +23,11 @@ class _Layout:
     partition: str | None
 
 
-def _layouts(groups: list[Any], parameters: object | None) -> list[_Layout]:
+def _layouts(
+    groups: list[Any], parameters: object | None, notes: list[str], *, infer: bool
+) -> list[_Layout]:
     """Each group's node type and partition: from its SlurmConfig, or (legacy layout) from
-    ``provisioning_parameters.json``."""
+    ``provisioning_parameters.json``, or (``infer``, no file) from the group names."""
     with_config = [i for i, g in enumerate(groups) if isinstance(g, Mapping) and "SlurmConfig" in g]
     if with_config:
         if len(with_config) != len(groups):
@@ -40,12 +42,15 @@ def _layouts(groups: list[Any], parameters: object | None) -> list[_Layout]:
             for i in range(len(groups))
         ]
     if parameters is None:
+        inferred = _inferred_layouts(groups, notes) if infer else None
+        if inferred is not None:
+            return inferred
         raise ConversionError(
             "InstanceGroups[].SlurmConfig",
             "no group has one, so the Slurm layout lives in the lifecycle scripts' "
             "provisioning_parameters.json: pass it with --provisioning-parameters",
         )
-    return _legacy_layouts(groups, parameters)
+    return _legacy_layouts(groups, parameters, notes)
 
 
 def _slurm_config(value: object, path: str) -> _Layout:
@@ -60,32 +65,97 @@ def _slurm_config(value: object, path: str) -> _Layout:
     if len(partitions) > 1:
         raise ConversionError(f"{path}.PartitionNames", "at most one partition name")
     config.done()
-    return _Layout(node_type, partitions[0] if partitions else None)
+    partition = partitions[0] if partitions else None
+    return _Layout(node_type, _expect(partition, (str, type(None)), f"{path}.PartitionNames[0]"))
 
 
-def _legacy_layouts(groups: list[Any], parameters: object) -> list[_Layout]:
+def _group_names(groups: list[Any]) -> list[str]:
+    return [
+        _expect(
+            g.get("InstanceGroupName") if isinstance(g, Mapping) else None,
+            str,
+            f"InstanceGroups[{i}].InstanceGroupName",
+        )
+        for i, g in enumerate(groups)
+    ]
+
+
+def _inferred_layouts(groups: list[Any], notes: list[str]) -> list[_Layout] | None:
+    """The legacy layout the group names make obvious: one group named like ``controller``,
+    at most one like ``login``, every other group a worker in the partition of its own name
+    (the lifecycle scripts' default). None when the names do not say it."""
+    names = _group_names(groups)
+    controllers = [n for n in names if "controller" in n.lower()]
+    logins = [n for n in names if "login" in n.lower()]
+    if len(controllers) != 1 or len(logins) > 1 or set(controllers) & set(logins):
+        return None
+    workers = [n for n in names if n not in controllers and n not in logins]
+    if not workers:
+        return None
+    notes.append(
+        "no --provisioning-parameters: assumed the layout of the group names (controller "
+        f"{controllers[0]!r}"
+        + (f", login {logins[0]!r}" if logins else "")
+        + ", workers "
+        + ", ".join(f"{w!r} in partition {w!r}" for w in workers)
+        + "); the template is the same either way, pass the lifecycle scripts' "
+        "provisioning_parameters.json if the partitions differ"
+    )
+    return [
+        _Layout("Controller", None)
+        if n in controllers
+        else _Layout("Login", None)
+        if n in logins
+        else _Layout("Compute", n)
+        for n in names
+    ]
+
+
+def _legacy_layouts(groups: list[Any], parameters: object, notes: list[str]) -> list[_Layout]:
     path = "provisioning_parameters.json"
     if not isinstance(parameters, Mapping):
         raise ConversionError(path, "expected a JSON object")
     roles: dict[str, _Layout] = {}
+
+    def add(name: str, layout: _Layout, where: str) -> None:
+        if name in roles:
+            raise ConversionError(
+                where, f"{name!r} already names the {roles[name].node_type} group"
+            )
+        roles[name] = layout
+
     controller = parameters.get("controller_group")
     if not isinstance(controller, str):
         raise ConversionError(f"{path}.controller_group", "required: the controller group's name")
-    roles[controller] = _Layout("Controller", None)
+    add(controller, _Layout("Controller", None), f"{path}.controller_group")
     login = parameters.get("login_group")
-    if isinstance(login, str):
-        roles[login] = _Layout("Login", None)
-    for index, worker in enumerate(parameters.get("worker_groups") or []):
+    if login is not None:
+        add(
+            _expect(login, str, f"{path}.login_group"),
+            _Layout("Login", None),
+            f"{path}.login_group",
+        )
+    workers = _expect(parameters.get("worker_groups") or [], list, f"{path}.worker_groups")
+    for index, worker in enumerate(workers):
         where = f"{path}.worker_groups[{index}]"
         if not isinstance(worker, Mapping) or not isinstance(
             worker.get("instance_group_name"), str
         ):
             raise ConversionError(where, "expected {instance_group_name, partition_name}")
-        partition = worker.get("partition_name") or worker["instance_group_name"]
-        roles[worker["instance_group_name"]] = _Layout("Compute", str(partition))
+        name = worker["instance_group_name"]
+        partition = worker.get("partition_name")
+        if partition is None:
+            partition = name
+        add(name, _Layout("Compute", _expect(partition, str, f"{where}.partition_name")), where)
+    names = _group_names(groups)
+    for role, value in (("login_group", login), ("controller_group", controller)):
+        if isinstance(value, str) and value not in names:
+            notes.append(
+                f"{path}.{role} {value!r} names no instance group of the request "
+                f"(groups: {', '.join(map(repr, names))})"
+            )
     layouts = []
-    for index, group in enumerate(groups):
-        name = group.get("InstanceGroupName") if isinstance(group, Mapping) else None
+    for index, name in enumerate(names):
         if name not in roles:
             raise ConversionError(
                 f"InstanceGroups[{index}].InstanceGroupName",
@@ -115,7 +185,8 @@ def _instance_types(group: _Fields, path: str) -> list[str]:
 def _instance_type(name: str, imports: _Imports) -> Code:
     cls = imports.library("HyperPodInstanceType").text
     attribute = "ML_" + re.sub(r"[.-]", "_", name.removeprefix("ml.")).upper()
-    if name.startswith("ml.") and hasattr(HyperPodInstanceType, attribute):
+    member = getattr(HyperPodInstanceType, attribute, None) if name.startswith("ml.") else None
+    if member is not None and str(member) == name:  # ml.p5-48xlarge is not ml.p5.48xlarge
         return Raw(f"{cls}.{attribute}")
     return Call(f"{cls}.of", (literal(name),))
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._sanitize import printable
 from .source import Call, Code, Raw, assignment, literal
 
 UNSUPPORTED = {
@@ -40,6 +41,9 @@ class ConversionError(Exception):
         super().__init__(f"{field}: {problem}")
         self.field = field
         self.problem = problem
+
+    def __str__(self) -> str:
+        return printable(super().__str__())
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -3,7 +3,6 @@ them (one line when it fits, else one argument per line with a trailing comma)."
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 LINE_LENGTH = 88
@@ -30,10 +29,39 @@ class Raw(Code):
         return self.text
 
 
+_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(char: str, quote: str) -> str:
+    if char == quote:
+        return "\\" + char
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    if " " <= char <= "~":
+        return char
+    code = ord(char)
+    return (
+        f"\\x{code:02x}"
+        if code < 0x100
+        else f"\\u{code:04x}"
+        if code < 0x10000
+        else f"\\U{code:08x}"
+    )
+
+
+def string_literal(value: str) -> str:
+    """``value`` as a Python string literal that ``ruff format`` keeps and ``ruff check`` passes:
+    printable ASCII as is, everything else escaped (``\\u202e``, ``\\x85``, ``\\U0001f600``:
+    no bidi control, line break or look-alike letter reaches the source), in double quotes unless
+    the value holds more double than single quotes (ruff's choice). Evaluates to ``value``."""
+    quote = "'" if value.count('"') > value.count("'") else '"'
+    return quote + "".join(_escaped(char, quote) for char in value) + quote
+
+
 def literal(value: str | int | float | bool | None) -> Code:
-    """A Python literal; strings in double quotes, as ruff format writes them."""
+    """A Python literal (strings as :func:`string_literal` writes them)."""
     if isinstance(value, str):
-        return Raw(json.dumps(value, ensure_ascii=False))
+        return Raw(string_literal(value))
     return Raw(repr(value))
 
 
@@ -69,7 +97,7 @@ class DictOf(Code):
     items: tuple[tuple[str, Code], ...]
 
     def render(self, indent: int, column: int) -> str:
-        entries = [(f"{json.dumps(key, ensure_ascii=False)}: ", value) for key, value in self.items]
+        entries = [(f"{string_literal(key)}: ", value) for key, value in self.items]
         return _bracketed("{", "}", entries, indent, column)
 
 

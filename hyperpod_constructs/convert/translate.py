@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
+from .._shapes import ShapeError, check
 from .groups import _group, _layouts, _lifecycle, _network
 from .reading import UNSUPPORTED, ConversionError, Options, _expect, _Fields, _Imports
 from .source import Call, Code, DictOf, ListOf, Raw, literal
@@ -29,6 +30,10 @@ def convert_request(
     :raises ConversionError: a field the library cannot express, naming it.
     """
     options = options or Options()
+    try:
+        check(request, "CreateCluster")
+    except ShapeError as error:
+        raise ConversionError(error.field, error.problem) from None
     top = _Fields.of(request, "")
     imports = _Imports()
     notes: list[str] = []
@@ -48,7 +53,7 @@ def convert_request(
             orchestrator, continuous, imports, notes, converting=converting
         )
 
-    layouts = _layouts(groups, provisioning_parameters)
+    layouts = _layouts(groups, provisioning_parameters, notes, infer=not options.continuous)
     legacy = not continuous and all("SlurmConfig" not in g for g in groups)
 
     kwargs: list[tuple[str, Code]] = [("cluster_name", literal(name))]
@@ -183,9 +188,15 @@ def _accounting(value: object, imports: _Imports) -> Code:
 
 def _tags(value: object) -> Code:
     entries: list[tuple[str, Code]] = []
+    seen: dict[str, int] = {}
     for index, tag in enumerate(_expect(value, list, "Tags")):
         config = _Fields.of(tag, f"Tags[{index}]")
         key = _expect(config.require("Key"), str, f"Tags[{index}].Key")
+        if key in seen:
+            raise ConversionError(
+                f"Tags[{index}].Key", f"{key!r} is also the key of Tags[{seen[key]}]"
+            )
+        seen[key] = index
         text = config.take("Value")
         config.done()
         entries.append(

@@ -7,6 +7,8 @@ import re
 from .reading import Options, _Imports
 from .source import Call, assignment, literal, statement
 
+LINE_LIMIT = 100
+"""The longest line ``ruff check`` takes in this project (E501); longer lines get a ``noqa``."""
 ACKNOWLEDGED_WARNING = "hyperpod:ImportedRoleNotGranted"
 SUBNET_WARNING = "@aws-cdk/aws-ec2:noSubnetRouteTableId"
 
@@ -42,6 +44,26 @@ def _sorted_names(names: set[str]) -> list[str]:
 def _plain(text: str) -> str:
     """``text`` safe inside the generated docstring (names only: no quotes or backslashes)."""
     return re.sub(r"[^A-Za-z0-9._ -]", "_", text)[:80]
+
+
+def _overlong(line: str) -> bool:
+    """``ruff check``'s E501 on one line: longer than :data:`LINE_LIMIT`, not one word, not
+    ending with a URL that starts within the limit (the generated source is ASCII)."""
+    if len(line) <= LINE_LIMIT:
+        return False
+    chunks = line.split()
+    if len(chunks) < 2:
+        return False
+    return not ("://" in chunks[-1] and len(line) - len(chunks[-1]) <= LINE_LIMIT)
+
+
+def _with_noqa(text: str) -> str:
+    """Long string values stay on their line (splitting them would change nothing for a
+    reader); such lines tell ruff that they are long on purpose."""
+    return "".join(
+        line[:-1] + "  # noqa: E501\n" if _overlong(line[:-1]) else line
+        for line in text.splitlines(keepends=True)
+    )
 
 
 def _module(cluster_name: str, cluster: Call, imports: _Imports, options: Options) -> str:
@@ -113,4 +135,4 @@ def _module(cluster_name: str, cluster: Call, imports: _Imports, options: Option
         "        build(app)\n",
         "        app.synth()\n",
     ]
-    return "".join(lines)
+    return _with_noqa("".join(lines))

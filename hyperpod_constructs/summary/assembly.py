@@ -9,12 +9,13 @@ every ``*.template.json`` of the folder is read.
 
 from __future__ import annotations
 
-import json
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._input import InputError, read_json
+from .._sanitize import printable
 from .model import ClusterSummary, TemplateError, summarize_template
 
 MANIFEST = "manifest.json"
@@ -23,13 +24,6 @@ NESTED_ASSEMBLY_ARTIFACT = "cdk:cloud-assembly"
 _MAX_NESTING = 10
 MAX_FILE_BYTES = 64 * 2**20
 """The largest manifest or template read (CloudFormation itself takes at most 1 MB)."""
-
-
-def printable(text: str) -> str:
-    """``text`` with control and other unprintable characters escaped as Python does
-    (``\\n``, ``\\x1b``, ...): a name read from a template cannot forge output lines or
-    terminal escapes."""
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 class AssemblyError(Exception):
@@ -95,25 +89,14 @@ def _regular_file_inside(root: Path, path: Path, what: str) -> Path:
     return resolved
 
 
-def _read_json(path: Path, what: str, root: Path) -> object:
+def read_assembly_json(path: Path, what: str, root: Path) -> object:
+    """The JSON file ``path`` of the assembly in ``root`` (a regular file inside it, strict
+    JSON, at most :data:`MAX_FILE_BYTES`); raises :class:`AssemblyError` naming it."""
     resolved = _regular_file_inside(root, path, what)
     try:
-        with resolved.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise AssemblyError(f"cannot read {what} {path}: {error.strerror or error}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise AssemblyError(f"cannot read {what} {path}: larger than {MAX_FILE_BYTES // 2**20} MiB")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise AssemblyError(f"cannot read {what} {path}: not UTF-8 text ({error.reason})") from None
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise AssemblyError(f"cannot read {what} {path}: JSON nested too deeply") from None
-    except ValueError as error:  # invalid JSON, or a number too long to convert
-        raise AssemblyError(f"cannot read {what} {path}: invalid JSON: {error}") from None
+        return read_json(resolved, what, max_bytes=MAX_FILE_BYTES)
+    except InputError as error:
+        raise AssemblyError(f"cannot read {what} {path}: {error.problem}") from None
 
 
 def _stack_name(stem: str) -> str:
@@ -125,7 +108,7 @@ def _stack_name(stem: str) -> str:
 
 def _from_manifest(root: Path, folder: Path, depth: int, seen: set[Path]) -> list[StackTemplate]:
     manifest_path = folder / MANIFEST
-    manifest = _read_json(manifest_path, "manifest", root)
+    manifest = read_assembly_json(manifest_path, "manifest", root)
     if not isinstance(manifest, Mapping):
         raise AssemblyError(f"cannot read manifest {manifest_path}: the top level is not an object")
     artifacts = manifest.get("artifacts", {})
@@ -207,7 +190,7 @@ def summarize(directory: str | Path) -> AssemblySummary:
     clusters: list[ClusterSummary] = []
     templates = find_templates(directory)
     for stack in templates:
-        document = _read_json(stack.path, "template", Path(directory))
+        document = read_assembly_json(stack.path, "template", Path(directory))
         try:
             clusters.extend(
                 summarize_template(document, stack=stack.stack, template_file=stack.relative_path)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from .assembly import AssemblySummary, printable
+from .._sanitize import printable
+from .assembly import AssemblySummary
 from .model import ClusterSummary, Count, GateRequirement, GateSummary, GroupSummary
 
 JSON_SCHEMA_VERSION = 1

@@ -150,8 +150,9 @@ class Reader:
         return FatalError(f"{what} failed in {self.region}: {_code(error)}: {_message(error)}")
 
     # -- the deployed template -------------------------------------------------------------
-    def deployed_targets(self, stack_name: str) -> list[WatchTarget]:
-        """The gated clusters of the deployed stack's template (``GetTemplate``)."""
+    def deployed_template(self, stack_name: str, *, where: str = "", hint: str = "") -> object:
+        """The deployed stack's template (``GetTemplate``), parsed; raises :class:`FatalError`
+        when the stack is not deployed, AWS cannot be read or the template is not JSON."""
         what = f"cloudformation:GetTemplate of stack {stack_name}"
         try:
             response = self._call(what, lambda: self._cfn.get_template(StackName=stack_name))
@@ -160,18 +161,25 @@ class Reader:
         except ClientError as error:
             if _code(error) == "ValidationError":
                 raise FatalError(
-                    f"stack {stack_name} not found in cdk.out nor deployed in {self.region}: "
-                    f"{_message(error)}"
+                    f"stack {stack_name} {where}not deployed in {self.region}: {_message(error)}"
                 ) from None
             raise self._fatal(what, error) from None
         body = response.get("TemplateBody")
         try:
-            template = json.loads(body) if isinstance(body, str) else body
+            return json.loads(body) if isinstance(body, str) else body
         except ValueError:
             raise FatalError(
                 f"the deployed template of stack {stack_name} is not JSON (YAML templates are "
-                "not supported); run watch next to its cdk.out instead"
+                f"not supported){hint}"
             ) from None
+
+    def deployed_targets(self, stack_name: str) -> list[WatchTarget]:
+        """The gated clusters of the deployed stack's template (``GetTemplate``)."""
+        template = self.deployed_template(
+            stack_name,
+            where="not found in cdk.out and ",
+            hint="; run watch next to its cdk.out instead",
+        )
         return targets_from_template(
             template, stack_name=stack_name, display_name=stack_name, region=self.region
         )

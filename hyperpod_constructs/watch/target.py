@@ -7,13 +7,13 @@ one target named by ``--stack`` / ``--cluster``. Standard library only.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..gate.runtime.hyperpod_gate.contract import Prop
 from ..summary import AssemblyError, StackTemplate, find_templates, summarize_template
+from ..summary.assembly import read_assembly_json
 from ..summary.model import WAIT_CONDITION_TYPE, ClusterSummary
 
 
@@ -202,12 +202,12 @@ def _region(environment: object) -> str | None:
     return None if region in ("", "unknown-region") else region
 
 
-def _stack_identity(stack: StackTemplate) -> tuple[str, str | None]:
+def _stack_identity(stack: StackTemplate, root: Path) -> tuple[str, str | None]:
     """(CloudFormation stack name, region) of a template, from the manifest that lists it."""
     manifest_path = stack.path.parent / "manifest.json"
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        manifest = read_assembly_json(manifest_path, "manifest", root)
+    except AssemblyError:
         return stack.stack, None
     for artifact_id, artifact in _mapping(_mapping(manifest).get("artifacts")).items():
         artifact = _mapping(artifact)
@@ -228,11 +228,8 @@ def load_targets(directory: str | Path) -> list[WatchTarget]:
     the folder, a manifest or a template cannot be read."""
     targets: list[WatchTarget] = []
     for stack in find_templates(directory):
-        try:
-            template = json.loads(stack.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise AssemblyError(f"cannot read template {stack.path}: {error}") from None
-        stack_name, region = _stack_identity(stack)
+        template = read_assembly_json(stack.path, "template", Path(directory))
+        stack_name, region = _stack_identity(stack, Path(directory))
         try:
             targets += targets_from_template(
                 template,

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from . import aws, httpput, poll
-from .contract import ArmProperties, Prop, parse_properties
+from .contract import ArmProperties, Prop, parse_properties, starts_new_wait
 
 __all__ = ["ArmProperties", "handler", "parse_properties"]
 
@@ -164,18 +164,11 @@ def wait_already_exists(event: Mapping[str, Any]) -> bool:
 
 
 def needs_new_wait(event: Mapping[str, Any]) -> bool:
-    """Whether an Update must start a new wait.
-
-    The construct derives the wait handle's logical id from the gated minimums and targets,
-    so the same handle means the same gated values: its wait condition (create-only) already
-    holds the result, and a new loop would only poll again for nothing. Any other change
-    (timeout, poll interval, topic) takes effect at the next wait.
-    """
-    old = event.get("OldResourceProperties") or {}
-    new = event.get("ResourceProperties") or {}
-    return bool(
-        old.get(Prop.WAIT_HANDLE_LOGICAL_ID) != new.get(Prop.WAIT_HANDLE_LOGICAL_ID)
-        or old.get(Prop.CLUSTER_NAME) != new.get(Prop.CLUSTER_NAME)
+    """Whether an Update must start a new wait: :func:`~.contract.starts_new_wait` of the
+    event's old and new properties (a new loop for the same gated values would only poll
+    again for nothing)."""
+    return starts_new_wait(
+        event.get("OldResourceProperties") or {}, event.get("ResourceProperties") or {}
     )
 
 

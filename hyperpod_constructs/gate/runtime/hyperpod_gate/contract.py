@@ -154,3 +154,18 @@ def parse_properties(props: Mapping[str, Any]) -> ArmProperties:
         topic_arn=_optional(props, Prop.TOPIC_ARN),
         metrics_namespace=_optional(props, Prop.METRICS_NAMESPACE) or DEFAULT_METRICS_NAMESPACE,
     )
+
+
+def starts_new_wait(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether an update of the arm resource from properties ``old`` to ``new`` starts a new
+    wait (pure; the arm handler decides with it, and ``plan`` states it before a deployment).
+
+    The construct derives the wait handle's logical id from the gated minimums and targets, so
+    the same handle (for the same cluster) means the same gated values: its wait condition
+    (create-only) already holds the result. Any other change (timeout, poll interval, topic)
+    takes effect at the next wait.
+    """
+    return bool(
+        old.get(Prop.WAIT_HANDLE_LOGICAL_ID) != new.get(Prop.WAIT_HANDLE_LOGICAL_ID)
+        or old.get(Prop.CLUSTER_NAME) != new.get(Prop.CLUSTER_NAME)
+    )

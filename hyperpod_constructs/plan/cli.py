@@ -1,0 +1,218 @@
+"""The ``plan`` subcommand: its arguments and the imperative shell around the pure model.
+
+Importing this module imports neither ``aws_cdk`` nor ``boto3``; ``boto3`` loads only for a
+deployed baseline (``--stack`` without ``--baseline``), and a missing one is a one-line error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from .._input import InputError, read_json
+from .._sanitize import printable
+from ..summary import AssemblyError, StackTemplate, find_templates
+from ..summary.assembly import MAX_FILE_BYTES, read_assembly_json
+from ..watch.target import _stack_identity
+from .model import (
+    EXIT_ERROR,
+    BaselineError,
+    StackPlan,
+    check_baseline,
+    overlap,
+    plan_stack,
+)
+from .render import render_json, render_text
+
+DEFAULT_APP = "cdk.out"
+INSTALL_HINT = "pip install 'hyperpod-constructs[watch]'"
+
+
+def add_plan_command(commands: Any) -> None:
+    """Register ``plan`` on the ``add_subparsers()`` object of the main parser."""
+    plan = commands.add_parser(
+        "plan",
+        help="what an update does to a running HyperPod cluster, before cdk deploy",
+        description=(
+            "Compare a synthesized cloud assembly with a baseline (a template file, e.g. the "
+            "main branch's, or the deployed stack) and say, per cluster and instance group, "
+            "what the update does in HyperPod's terms: cluster replaced, groups added, removed "
+            "or renamed, scale-out and scale-in, changes applied to new nodes only or by a "
+            "rolling software update, changes HyperPod refuses, and whether the readiness gate "
+            "waits."
+        ),
+        epilog=(
+            "exit codes: 0 nothing terminates a node, replaces or removes a cluster or is "
+            "refused; 3 something does (printed first); 2 bad input, missing credentials or "
+            "region, or AWS not reachable"
+        ),
+    )
+    plan.add_argument(
+        "--baseline",
+        metavar="OLD.template.json",
+        help="the template the stack runs now (no AWS access needed); without it, --stack "
+        "reads the deployed stack's template, parameters and live node counts",
+    )
+    plan.add_argument(
+        "--app",
+        metavar="CDK_OUT",
+        default=DEFAULT_APP,
+        help=f"the cloud assembly with the new templates (default: {DEFAULT_APP})",
+    )
+    plan.add_argument(
+        "--stack",
+        help="the stack to plan (its name or cdk display name); required without --baseline",
+    )
+    plan.add_argument(
+        "--region", help="AWS region of the deployed stack (default: the stack's, else your config)"
+    )
+    plan.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (schema in docs/cli.md) instead of the text",
+    )
+
+
+@dataclass(frozen=True)
+class _NewStack:
+    stack: StackTemplate
+    name: str
+    """The CloudFormation stack name."""
+    region: str | None
+    template: Mapping[str, Any]
+
+
+class PlanInputError(Exception):
+    """Bad input: exit 2 with this one-line message."""
+
+
+def _new_stacks(app: str) -> list[_NewStack]:
+    stacks = []
+    for stack in find_templates(app):
+        document = read_assembly_json(stack.path, "template", Path(app))
+        name, region = _stack_identity(stack, Path(app))
+        if not isinstance(document, Mapping):
+            raise PlanInputError(f"template {stack.path} is not a CloudFormation template")
+        stacks.append(_NewStack(stack, name, region, document))
+    if not stacks:
+        raise PlanInputError(f"no stack template in {app}: run cdk synth first")
+    return stacks
+
+
+def _named(stacks: Sequence[_NewStack], name: str, app: str) -> _NewStack:
+    for candidate in stacks:
+        if name in (candidate.name, candidate.stack.stack):
+            return candidate
+    choices = ", ".join(s.stack.stack for s in stacks)
+    raise PlanInputError(f"no stack {name} in {app}; stacks: {choices}")
+
+
+def _matching(stacks: Sequence[_NewStack], baseline: Mapping[str, Any], app: str) -> _NewStack:
+    """The stack of the assembly that the baseline is a template of: the one sharing the most
+    resources with it (the other-stack check then refuses a baseline sharing none)."""
+    scored = sorted(stacks, key=lambda s: overlap(baseline, s.template), reverse=True)
+    best = scored[0]
+    if len(scored) > 1 and overlap(baseline, scored[1].template) == overlap(
+        baseline, best.template
+    ):
+        tied = ", ".join(
+            s.stack.stack
+            for s in scored
+            if overlap(baseline, s.template) == overlap(baseline, best.template)
+        )
+        raise PlanInputError(
+            f"the baseline matches more than one stack of {app} ({tied}): choose one with --stack"
+        )
+    return best
+
+
+def _read_baseline(path: str) -> object:
+    """The baseline file through the one input reader (a regular file, bounded, strict
+    JSON)."""
+    return read_json(path, "baseline", max_bytes=MAX_FILE_BYTES)
+
+
+def _offline(args: argparse.Namespace, stacks: Sequence[_NewStack]) -> StackPlan:
+    old = _read_baseline(args.baseline)
+    check_baseline(old, old)  # a template with a cluster, before looking for its stack
+    assert isinstance(old, Mapping)
+    new = _named(stacks, args.stack, args.app) if args.stack else _matching(stacks, old, args.app)
+    check_baseline(old, new.template)
+    return plan_stack(old, new.template, stack=new.stack.stack, baseline=args.baseline)
+
+
+def _deployed(
+    args: argparse.Namespace, stacks: Sequence[_NewStack], reader: Callable[[str | None], Any]
+) -> StackPlan:
+    new = _named(stacks, args.stack, args.app)
+    deployed = reader(args.region or new.region).baseline(new.name)
+    check_baseline(deployed.template, new.template, same_stack=True)
+    return plan_stack(
+        deployed.template,
+        new.template,
+        stack=new.stack.stack,
+        baseline=f"the deployed stack {new.name}",
+        old_parameters=deployed.parameters,
+        # cdk deploy keeps the deployed value of a parameter the new template still declares.
+        new_parameters=deployed.parameters,
+        live=deployed.live,
+        notes=deployed.notes,
+    )
+
+
+def _default_reader(region: str | None) -> Any:
+    from .aws import DeployedReader
+
+    return DeployedReader(region=region)
+
+
+def _write(stream: TextIO, text: str) -> None:
+    try:
+        stream.write(text)
+        stream.flush()
+    except BrokenPipeError:
+        pass
+
+
+def run_plan(
+    args: argparse.Namespace,
+    *,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+    reader: Callable[[str | None], Any] | None = None,
+) -> int:
+    """Run ``plan``; return the exit code (see the epilog)."""
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+
+    def fail(message: str) -> int:
+        print(f"error: {printable(message)}", file=err)
+        return EXIT_ERROR
+
+    if args.baseline is None and args.stack is None:
+        return fail(
+            "give a baseline: --baseline OLD.template.json (e.g. the main branch's template), or "
+            "--stack NAME to compare with the deployed stack"
+        )
+    try:
+        stacks = _new_stacks(args.app)
+        if args.baseline is not None:
+            plan = _offline(args, stacks)
+        else:
+            try:
+                import boto3  # type: ignore[import-untyped, unused-ignore] # noqa: F401
+            except ImportError:
+                return fail(f"plan --stack reads AWS and needs boto3: {INSTALL_HINT}")
+            from .aws import FatalError
+
+            try:
+                plan = _deployed(args, stacks, reader or _default_reader)
+            except FatalError as error:
+                return fail(str(error))
+    except (AssemblyError, InputError, PlanInputError, BaselineError) as error:
+        return fail(str(error))
+    _write(out, render_json(plan) if args.json else render_text(plan))
+    return plan.exit_code
