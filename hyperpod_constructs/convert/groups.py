@@ -309,12 +309,14 @@ def _storage(value: object, path: str, imports: _Imports) -> Code:
         )
     if ebs is not None:
         volume = _Fields.of(ebs, f"{path}.EbsVolumeConfig")
-        size = _expect(
-            volume.require("VolumeSizeInGB"), int, f"{path}.EbsVolumeConfig.VolumeSizeInGB"
-        )
-        imports.cdk.add("Size")
-        kwargs: list[tuple[str, Code]] = [("volume_size", Call("Size.gibibytes", (literal(size),)))]
         root, key = volume.take("RootVolume"), volume.take("VolumeKmsKeyId")
+        # A root volume (RootVolume true) has no size: HyperPod sizes it (API reference).
+        size_value = (volume.take if root is True else volume.require)("VolumeSizeInGB")
+        kwargs: list[tuple[str, Code]] = []
+        if size_value is not None:
+            size = _expect(size_value, int, f"{path}.EbsVolumeConfig.VolumeSizeInGB")
+            imports.cdk.add("Size")
+            kwargs.append(("volume_size", Call("Size.gibibytes", (literal(size),))))
         if root is not None:
             kwargs.append(
                 ("root_volume", literal(_expect(root, bool, f"{path}.EbsVolumeConfig.RootVolume")))
@@ -347,10 +349,10 @@ def _batch_size(value: object, path: str, imports: _Imports) -> Code:
     config = _Fields.of(value, path)
     kind, number = config.require("Type"), _expect(config.require("Value"), int, f"{path}.Value")
     config.done()
-    factories = {"INSTANCE_COUNT": "instances", "CAPACITY_PERCENT": "percentage"}
+    factories = {"INSTANCE_COUNT": "instances", "CAPACITY_PERCENTAGE": "percentage"}
     if kind not in factories:
         raise ConversionError(
-            f"{path}.Type", f"expected INSTANCE_COUNT or CAPACITY_PERCENT, got {kind!r}"
+            f"{path}.Type", f"expected INSTANCE_COUNT or CAPACITY_PERCENTAGE, got {kind!r}"
         )
     return Call(f"{imports.library('BatchSize').text}.{factories[kind]}", (literal(number),))
 

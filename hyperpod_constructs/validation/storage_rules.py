@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aws_cdk import Size
+from aws_cdk import Size, SizeRoundingBehavior
 
 from . import limits
 from .arguments import (
+    TOKEN,
     argument_finding,
     check,
     is_bool,
@@ -36,7 +37,17 @@ EBS_SIZE = Rule(
     E,
     Scope.GROUP,
     "`storage[].volume_size` / `EbsVolumeConfig.VolumeSizeInGB`",
-    "required; a whole number of GiB, 1..16384; a token only as `Size.gibibytes(token)`",
+    "required (unless `root_volume=True`); a whole number of GiB, 1..16384; a token only as "
+    "`Size.gibibytes(token)`",
+)
+
+EBS_ROOT_VOLUME = Rule(
+    "HP-EBS-ROOT-VOLUME",
+    E,
+    Scope.GROUP,
+    "`storage[].root_volume` / `EbsVolumeConfig.RootVolume`",
+    "with `root_volume=True`: no `volume_size` (HyperPod sizes the root volume) and a "
+    "`kms_key_id`",
 )
 
 EBS_KMS = Rule(
@@ -75,6 +86,7 @@ MOUNT_PATH = Rule(
 RULES = (
     STORAGE_COUNT,
     EBS_SIZE,
+    EBS_ROOT_VOLUME,
     EBS_KMS,
     FSX_DNS,
     FSX_MOUNT_NAME,
@@ -100,7 +112,9 @@ def _ebs(storage: InstanceStorage, group: str) -> list[Finding]:
         optional=True,
         group=group,
     )
-    if volume is None:
+    if storage.root_volume is True:
+        found += _root_volume(storage, group)
+    elif volume is None:
         found.append(
             Finding(
                 rule=EBS_SIZE.id,
@@ -157,6 +171,41 @@ def _ebs(storage: InstanceStorage, group: str) -> list[Finding]:
     return found
 
 
+def _root_volume(storage: InstanceStorage, group: str) -> list[Finding]:
+    """``RootVolume`` true: the API reference forbids ``VolumeSizeInGB`` and requires
+    ``VolumeKmsKeyId``."""
+    found: list[Finding] = []
+    volume = storage.volume_size
+    if volume is not None:
+        concrete = isinstance(volume, Size) and not volume.is_unresolved()
+        found.append(
+            Finding(
+                rule=EBS_ROOT_VOLUME.id,
+                field="storage[].volume_size (EbsVolumeConfig.VolumeSizeInGB)",
+                value=_gib(float(volume.to_gibibytes(rounding=SizeRoundingBehavior.NONE)))
+                if concrete
+                else (TOKEN if isinstance(volume, Size) else volume),
+                allowed="no size with root_volume=True (HyperPod sizes the root volume)",
+                fix="drop volume_size, or add a second InstanceStorage.ebs(volume_size=...) for "
+                "an extra volume",
+                group=group,
+            )
+        )
+    if storage.kms_key_id is None:
+        found.append(
+            Finding(
+                rule=EBS_ROOT_VOLUME.id,
+                field="storage[].kms_key_id (EbsVolumeConfig.VolumeKmsKeyId)",
+                value=None,
+                allowed="a customer managed KMS key with root_volume=True (the root volume's "
+                "configuration only sets its key)",
+                fix="pass kms_key_id=key.key_arn, or drop root_volume",
+                group=group,
+            )
+        )
+    return found
+
+
 def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
     key = "FsxLustreConfig" if storage.kind == "fsx_lustre" else "FsxOpenZfsConfig"
     found = pattern_findings(
@@ -196,7 +245,7 @@ def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
     return found
 
 
-@reports(STORAGE_COUNT, EBS_SIZE, EBS_KMS, FSX_DNS, FSX_MOUNT_NAME, MOUNT_PATH)
+@reports(STORAGE_COUNT, EBS_SIZE, EBS_ROOT_VOLUME, EBS_KMS, FSX_DNS, FSX_MOUNT_NAME, MOUNT_PATH)
 def storage_configs(group: InstanceGroup) -> list[Finding]:
     """At most four storage configs, each with valid EBS or FSx values."""
     found: list[Finding] = []
