@@ -58,7 +58,9 @@ if TYPE_CHECKING:
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
 
-PARTITION_RULES = frozenset({"HP-PARTITION-NAME", "HP-PARTITION-REQUIRED"})
+PARTITION_RULES = frozenset(
+    {"HP-PARTITION-NAME", "HP-WARN-PARTITION-MISSING", "HP-WARN-PARTITION-HEAD-NODE"}
+)
 """Rules about ``SlurmConfig.PartitionNames``, which the legacy layout does not render."""
 
 DESCRIBE_ACTIONS = (

@@ -16,7 +16,7 @@ from .arguments import (
     pattern_findings,
 )
 from .finding import Finding, Severity
-from .rule import Rule, Scope, reports
+from .rule import Rule, Scope, Source, reports
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -30,6 +30,7 @@ STORAGE_COUNT = Rule(
     Scope.GROUP,
     "`storage` / `InstanceStorageConfigs`",
     "0..4 configs",
+    source=Source.api("ClusterInstanceGroupSpecification.InstanceStorageConfigs", "0..4 items"),
 )
 
 EBS_SIZE = Rule(
@@ -39,6 +40,9 @@ EBS_SIZE = Rule(
     "`storage[].volume_size` / `EbsVolumeConfig.VolumeSizeInGB`",
     "required (unless `root_volume=True`); a whole number of GiB, 1..16384; a token only as "
     "`Size.gibibytes(token)`",
+    source=Source.api(
+        "ClusterEbsVolumeConfig.VolumeSizeInGB", "1..16384; required unless RootVolume is true"
+    ),
 )
 
 EBS_ROOT_VOLUME = Rule(
@@ -46,8 +50,12 @@ EBS_ROOT_VOLUME = Rule(
     E,
     Scope.GROUP,
     "`storage[].root_volume` / `EbsVolumeConfig.RootVolume`",
-    "with `root_volume=True`: no `volume_size` (HyperPod sizes the root volume) and a "
-    "`kms_key_id`",
+    "with `root_volume=True`: no `volume_size` (HyperPod sizes the root volume) and a `kms_key_id`",
+    source=Source.api(
+        "ClusterEbsVolumeConfig.RootVolume",
+        "when true, VolumeSizeInGB cannot be given (HyperPod sizes the root volume) and "
+        "VolumeKmsKeyId must be",
+    ),
 )
 
 EBS_KMS = Rule(
@@ -56,6 +64,9 @@ EBS_KMS = Rule(
     Scope.GROUP,
     "`storage[].kms_key_id` / `EbsVolumeConfig.VolumeKmsKeyId`",
     "up to 2048 of `[a-zA-Z0-9:/_-]`",
+    source=Source.api(
+        "ClusterEbsVolumeConfig.VolumeKmsKeyId", "0..2048 characters, pattern [a-zA-Z0-9:/_-]*"
+    ),
 )
 
 FSX_DNS = Rule(
@@ -64,6 +75,10 @@ FSX_DNS = Rule(
     Scope.GROUP,
     "`storage[].dns_name` / `Fsx*Config.DnsName`",
     "`fs-`/`fc-`/`fsi-`/`fci-`, 8 or more hex digits, a dot and 4..253 characters",
+    source=Source.schema(
+        "ClusterFsxLustreConfig.DnsName / ClusterFsxOpenZfsConfig.DnsName",
+        "pattern ^((fs|fc)i?-[0-9a-f]{8,}\\..{4,253})$",
+    ),
 )
 
 FSX_MOUNT_NAME = Rule(
@@ -72,6 +87,7 @@ FSX_MOUNT_NAME = Rule(
     Scope.GROUP,
     "`storage[].mount_name` / `FsxLustreConfig.MountName`",
     "1..8 of `[A-Za-z0-9_-]` (required)",
+    source=Source.api("ClusterFsxLustreConfig.MountName", "required, 1..8 of [A-Za-z0-9_-]"),
 )
 
 MOUNT_PATH = Rule(
@@ -81,6 +97,10 @@ MOUNT_PATH = Rule(
     "`storage[].mount_path` / `Fsx*Config.MountPath`",
     "absolute, no `//`, no trailing `/`, `[a-zA-Z0-9._-]` segments, no `.`/`..` segments, up to "
     "1024 characters",
+    source=Source.schema(
+        "ClusterFsxLustreConfig.MountPath / ClusterFsxOpenZfsConfig.MountPath",
+        "absolute, no //, no trailing /, up to 1024 characters (the API's pattern is looser)",
+    ),
 )
 
 RULES = (
