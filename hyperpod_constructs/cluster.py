@@ -195,6 +195,7 @@ class _ClusterRules:
         self._cluster = cluster
 
     def validate(self) -> list[str]:
+        self._cluster._annotate_cross_group_warnings()
         findings = self._cluster.findings()
         record_findings(self._cluster.node.path, findings)
         return [finding.message() for finding in findings]
@@ -432,6 +433,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             )
         )
         self._findings: list[Finding] = []
+        self._cross_group_warnings: set[str] = set()
         self._record(found)
         if any(finding.is_error for finding in scripts_findings):
             self._lifecycle = None  # reported; binding it could not work
@@ -661,7 +663,16 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             else:
                 Annotations.of(self).add_warning_v2(f"hyperpod:{finding.rule}", finding.message())
 
-    def _cross_group_findings(self) -> list[Finding]:
+    def _annotate_cross_group_warnings(self) -> None:
+        """The rules across groups run at synth (groups may still be added before); their
+        warnings become annotations then, each once."""
+        for finding in self._cross_group_findings(errors=False):
+            message = finding.message()
+            if message not in self._cross_group_warnings:
+                self._cross_group_warnings.add(message)
+                Annotations.of(self).add_warning_v2(f"hyperpod:{finding.rule}", message)
+
+    def _cross_group_findings(self, *, errors: bool = True) -> list[Finding]:
         spec = ClusterSpec(
             name=self._name,
             mode=self._mode,
@@ -673,7 +684,11 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             subnet_count=len(self._subnet_ids) if self._has_network else None,
             slurm_layout=self._slurm_layout,
         )
-        return [f for f in validate_cluster(spec) if f.rule != "HP-NAME-CLUSTER" and f.is_error]
+        return [
+            f
+            for f in validate_cluster(spec)
+            if f.rule != "HP-NAME-CLUSTER" and f.is_error is errors
+        ]
 
     def _default_role(self) -> iam.Role:
         role = iam.Role(

@@ -81,6 +81,7 @@ class InstanceGroup:
         min_instance_count: int | None = None,
         threads_per_core: int | None = None,
         storage: Sequence[InstanceStorage] = (),
+        training_plan_arn: str | None = None,
         image_id: str | None = None,
         execution_role: iam.IRole | None = None,
         lifecycle_scripts: LifecycleScripts | None = None,
@@ -90,7 +91,10 @@ class InstanceGroup:
         network_interface: NetworkInterfaceType | None = None,
         capacity_type: CapacityType | None = None,
     ) -> InstanceGroup:
-        """The Slurm controller group (exactly one per cluster). Default: one instance."""
+        """The Slurm controller group (one per cluster). Default: one instance.
+
+        ``training_plan_arn``: run the group on a SageMaker training plan's reserved capacity
+        (the API allows it on any group). Default: none."""
         return cls._head_node_group(NodeType.CONTROLLER, **_arguments(locals()))
 
     @classmethod
@@ -103,6 +107,7 @@ class InstanceGroup:
         min_instance_count: int | None = None,
         threads_per_core: int | None = None,
         storage: Sequence[InstanceStorage] = (),
+        training_plan_arn: str | None = None,
         image_id: str | None = None,
         execution_role: iam.IRole | None = None,
         lifecycle_scripts: LifecycleScripts | None = None,
@@ -112,7 +117,9 @@ class InstanceGroup:
         network_interface: NetworkInterfaceType | None = None,
         capacity_type: CapacityType | None = None,
     ) -> InstanceGroup:
-        """The login group (at most one per cluster). Default: one instance."""
+        """The login group (at most one per cluster). Default: one instance.
+
+        ``training_plan_arn``: as for :meth:`controller`. Default: none."""
         return cls._head_node_group(NodeType.LOGIN, **_arguments(locals()))
 
     @classmethod

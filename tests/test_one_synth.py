@@ -54,7 +54,7 @@ def build(outdir=None):
             InstanceGroup.compute(  # 5. a wrong type
                 "str-type", instance_type="ml.c5.4xlarge", instance_count=1, partition="c"
             ),
-            InstanceGroup.controller("controller2", instance_type=CPU),  # 6. cross-group
+            InstanceGroup.login("cpu", instance_type=CPU),  # 6. cross-group: a name twice
         ],
     )
     return app
@@ -71,7 +71,7 @@ RULES = {
     "HP-MIN-ABOVE-COUNT": "gpu",
     "HP-THREADS": "cpu",
     "HP-ARG-TYPE": "str-type",
-    "HP-CONTROLLER-ONE": None,
+    "HP-GROUP-UNIQUE": "cpu",
 }
 PROBLEM = re.compile(r"\[(HP-[A-Z0-9-]+)\]$")
 

@@ -134,10 +134,8 @@ def _network(value: object, path: str, imports: _Imports) -> tuple[Code, Code]:
 
 
 _FACTORIES = {"Controller": "controller", "Login": "login", "Compute": "compute"}
-_COMPUTE_ONLY = {
-    "OnStartDeepHealthChecks": "deep_health_checks",
-    "TrainingPlanArn": "training_plan_arn",
-}
+_COMPUTE_ONLY = {"OnStartDeepHealthChecks": "deep_health_checks"}
+"""Fields only the compute factory takes (a training plan is allowed on any group)."""
 
 
 def _group(
