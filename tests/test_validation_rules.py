@@ -37,10 +37,8 @@ from hyperpod_constructs import (
     LifecycleScripts,
     MinCountGateOptions,
     NodeProvisioningMode,
-    NodeType,
     SlurmConfigStrategy,
 )
-from hyperpod_constructs.enums import SlurmLayout
 from hyperpod_constructs.updates import BatchSize, ScheduledUpdate
 from hyperpod_constructs.validation import (
     FAMILIES,
