@@ -124,6 +124,50 @@ def test_every_api_shape_and_schema_definition_a_source_names_exists() -> None:
             assert where.startswith(("https://docs.aws.amazon.com/", "https://aws.amazon.com/"))
 
 
+def _api_member(where: str) -> Any | None:
+    """The API-model member an ``API Shape.Member`` source names (None for a whole shape)."""
+    shape_name, _, member = where.removeprefix("API ").partition(".")
+    if not member:
+        return None
+    model = _sagemaker()
+    if shape_name.endswith("Request"):
+        shape = model.operation_model(shape_name.removesuffix("Request")).input_shape
+    else:
+        shape = model.shape_for(shape_name)
+    return shape.members[member]
+
+
+CROSS_FIELD = {
+    "HP-MIN-ABOVE-COUNT": "at most instance_count; HP-MIN-RANGE states 0..6758",
+    "HP-GROUP-UNIQUE": "names, not how many; HP-GROUPS-COUNT states 1..100",
+}
+"""Rules whose source member has a range the rule is not about (another rule states it)."""
+
+
+def test_a_rule_states_the_range_of_the_api_member_it_rests_on() -> None:
+    """Where a rule rests on an API member with a range (a count, a length, a list size), its
+    summary states that range's upper end as the model has it today."""
+    checked = 0
+    for rule in RULES.values():
+        assert rule.source is not None
+        if not rule.source.where.startswith("API ") or rule.severity is not Severity.ERROR:
+            continue
+        if rule.id in CROSS_FIELD:
+            continue
+        member = _api_member(rule.source.where)
+        if member is None or "max" not in member.metadata:
+            continue
+        if member.type_name == "string" and "characters" not in rule.summary:
+            continue  # a length implied by a pattern the summary states instead
+        low, high = member.metadata.get("min", 0), member.metadata["max"]
+        stated = (f"{low}..{high}", f"..{high}", f"up to {high}", f"at most {high}")
+        if (low, high) == (1, 2):
+            stated += ("1 or 2",)
+        assert any(text in rule.summary for text in stated), (rule.id, low, high, rule.summary)
+        checked += 1
+    assert checked >= 10
+
+
 def test_docs_table_shows_each_source() -> None:
     docs = (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
     for rule in RULES.values():
