@@ -21,7 +21,6 @@ import botocore.session
 import pytest
 import regex
 from aws_cdk import App, Size, Stack
-from aws_cdk import aws_ec2 as ec2
 from aws_cdk.assertions import Annotations, Match
 
 from hyperpod_constructs import (
@@ -48,6 +47,7 @@ from tests.conftest import ROOT, new_app
 from tests.support import api_model
 from tests.support.findings import errors_in
 from tests.template_utils import CLUSTER_TYPE, cfn_lint, describe_matches, only
+from tests.test_tokens import vpc
 
 CPU = HyperPodInstanceType.ML_C5_XLARGE
 GPU = HyperPodInstanceType.ML_P5_48XLARGE
@@ -261,29 +261,28 @@ def test_gate_namespace_follows_put_metric_data(namespace: str) -> None:
 # -- the two rendering fixes, judged by botocore's model and cfn-lint's schema ----------------
 
 
-def _rendered(*storage: InstanceStorage, update: ScheduledUpdate | None = None) -> dict[str, Any]:
+def _cluster_properties(groups: list[InstanceGroup]) -> dict[str, Any]:
+    """The ``AWS::SageMaker::Cluster`` properties of a synthesized cluster (no gate)."""
     app = new_app()
     stack = Stack(app, "Claims")
     HyperPodSlurmCluster(
-        stack,
-        "Cluster",
-        readiness_gate=MinCountGateOptions(enabled=False),
-        instance_groups=[
-            InstanceGroup.controller("controller", instance_type=CPU),
-            InstanceGroup.compute(
-                "gpu",
-                instance_type=GPU,
-                instance_count=2,
-                partition="gpu",
-                deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS],
-                storage=storage,
-                scheduled_update=update,
-            ),
-        ],
+        stack, "Cluster", readiness_gate=MinCountGateOptions(enabled=False), instance_groups=groups
     )
-    template = app.synth().get_stack_by_name("Claims").template
-    _, cluster = only(template, CLUSTER_TYPE)
+    _, cluster = only(app.synth().get_stack_by_name("Claims").template, CLUSTER_TYPE)
     return dict(cluster["Properties"])
+
+
+def _rendered(*storage: InstanceStorage, update: ScheduledUpdate | None = None) -> dict[str, Any]:
+    gpu = InstanceGroup.compute(
+        "gpu",
+        instance_type=GPU,
+        instance_count=2,
+        partition="gpu",
+        deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS],
+        storage=storage,
+        scheduled_update=update,
+    )
+    return _cluster_properties([InstanceGroup.controller("controller", instance_type=CPU), gpu])
 
 
 def _oracles(properties: dict[str, Any]) -> tuple[list[str], str]:
@@ -383,23 +382,14 @@ def test_convert_reads_percentage_batches_and_root_volumes(tmp_path: Path) -> No
 
 
 def test_training_plans_on_controller_and_login_groups() -> None:
-    app = new_app()
-    stack = Stack(app, "Plan")
-    HyperPodSlurmCluster(
-        stack,
-        "Cluster",
-        readiness_gate=MinCountGateOptions(enabled=False),
-        instance_groups=[
+    properties = _cluster_properties(
+        [
             InstanceGroup.controller("controller", instance_type=CPU, training_plan_arn=PLAN_ARN),
             InstanceGroup.login("login", instance_type=CPU, training_plan_arn=PLAN_ARN),
             InstanceGroup.compute("cpu", instance_type=CPU, instance_count=1, partition="cpu"),
-        ],
+        ]
     )
-    _, cluster = only(app.synth().get_stack_by_name("Plan").template, CLUSTER_TYPE)
-    plans = {
-        g["InstanceGroupName"]: g.get("TrainingPlanArn")
-        for g in cluster["Properties"]["InstanceGroups"]
-    }
+    plans = {g["InstanceGroupName"]: g.get("TrainingPlanArn") for g in properties["InstanceGroups"]}
     assert plans == {"controller": PLAN_ARN, "login": PLAN_ARN, "cpu": None}
 
 
@@ -457,17 +447,6 @@ def test_values_cloudformation_cannot_express_yet(value: str, definition: str) -
 
 
 # -- the warnings that replaced unconfirmed errors -------------------------------------------
-
-
-def _vpc(stack: Stack) -> ec2.IVpc:
-    return ec2.Vpc.from_vpc_attributes(
-        stack,
-        "Vpc",
-        vpc_id="vpc-0123456789abcdef0",
-        availability_zones=["us-east-1a"],
-        private_subnet_ids=["subnet-0123456789abcdef0"],
-        private_subnet_route_table_ids=["rtb-0123456789abcdef0"],
-    )
 
 
 def _controller(**props: Any) -> InstanceGroup:
@@ -557,5 +536,5 @@ def test_fsx_with_a_vpc_does_not_warn() -> None:
         _controller(),
         _compute(storage=[InstanceStorage.fsx_lustre(dns_name=FSX_DNS, mount_name="abc")]),
     ]
-    HyperPodSlurmCluster(stack, "Cluster", vpc=_vpc(stack), instance_groups=groups)
+    HyperPodSlurmCluster(stack, "Cluster", vpc=vpc(stack), instance_groups=groups)
     assert _warnings_and_errors(stack) == ([], [])
