@@ -100,6 +100,7 @@ def test_library_sources_are_only_for_the_library_api() -> None:
         "HP-GATE-TOKEN-DURATION",
         "HP-LIFECYCLE-FILES",
         "HP-SIZING",
+        "HP-WARN-FLEX-MIXED",
     ]
 
 
