@@ -563,16 +563,22 @@ def valid_group(
 ) -> GroupSpec:
     count = draw(st.one_of(st.integers(0, 16), st.just(6758)))
     compute = node_type is NodeType.COMPUTE
+    itype = draw(st.sampled_from(VALID_TYPES))
+    catalogued = HyperPodInstanceType.of(itype)
+    connectivity = catalogued.is_accelerated and bool(catalogued.efa_capable)
+    all_checks = [(), (), tuple(DeepHealthCheck), *[(c,) for c in DeepHealthCheck]]
     return GroupSpec(
         name=name,
         node_type=node_type,
-        instance_type=draw(st.sampled_from(VALID_TYPES)),
+        instance_type=itype,
         count=count,
         minimum=draw(st.one_of(st.none(), st.integers(0, count))) if gated else None,
         partition=draw(st.one_of(valid_names, st.just("p" * 1024))) if compute else None,
         threads=draw(st.sampled_from([None, 1, 2])),
-        checks=draw(
-            st.sampled_from([(), (), tuple(DeepHealthCheck), *[(c,) for c in DeepHealthCheck]])
+        checks=draw(  # InstanceConnectivity only where it can run (HP-DHC-CONNECTIVITY)
+            st.sampled_from(
+                all_checks if connectivity else [(), (), (DeepHealthCheck.INSTANCE_STRESS,)]
+            )
         ),
         storage=tuple(draw(st.lists(valid_storage(fsx), max_size=2))),
         training_plan_arn=draw(valid_plans),
