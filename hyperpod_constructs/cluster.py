@@ -63,7 +63,9 @@ if TYPE_CHECKING:
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
 
-PARTITION_RULES = frozenset({"HP-PARTITION-NAME", "HP-PARTITION-REQUIRED"})
+PARTITION_RULES = frozenset(
+    {"HP-PARTITION-NAME", "HP-WARN-PARTITION-MISSING", "HP-WARN-PARTITION-HEAD-NODE"}
+)
 """Rules about ``SlurmConfig.PartitionNames``, which the legacy layout does not render."""
 
 DESCRIBE_ACTIONS = (
@@ -729,7 +731,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             subnet_count=len(self._subnet_ids) if self._has_network else None,
             slurm_layout=self._slurm_layout,
         )
-        return [f for f in validate_cluster(spec) if f.rule != "HP-NAME-CLUSTER" and f.is_error]
+        return [f for f in validate_cluster(spec) if f.rule != "HP-NAME-CLUSTER"]
 
     def _default_role(self) -> iam.Role:
         role = iam.Role(

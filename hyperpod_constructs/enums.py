@@ -78,9 +78,14 @@ class BatchSizeType(enum.Enum):
     """How a rolling AMI update counts its batches (``CapacitySizeConfig.Type``)."""
 
     INSTANCE_COUNT = "INSTANCE_COUNT"
-    CAPACITY_PERCENT = "CAPACITY_PERCENT"
-    """The API's value (botocore's ``CapacitySizeType``). The CloudFormation schema's pattern
-    spells it ``CAPACITY_PERCENTAGE``; the API model wins here."""
+    CAPACITY_PERCENTAGE = "CAPACITY_PERCENTAGE"
+    """A percentage of the group's instances: the value of HyperPod's ``NodeUnavailabilityType``
+    (the shape of ``RollingDeploymentPolicy.MaximumBatchSize.Type`` in the API model) and of the
+    CloudFormation schema's pattern. Not the SageMaker endpoints' ``CapacitySizeType`` value
+    ``CAPACITY_PERCENT``, which HyperPod rejects."""
+    CAPACITY_PERCENT = "CAPACITY_PERCENTAGE"
+    """Deprecated alias of :attr:`CAPACITY_PERCENTAGE` (the same member; it used to render the
+    endpoints' value ``CAPACITY_PERCENT``, which HyperPod rejects)."""
 
 
 class AutoPatchStrategy(enum.Enum):

@@ -97,6 +97,7 @@ class InstanceGroup:
         min_instance_count: int | None = None,
         threads_per_core: int | None = None,
         storage: Sequence[InstanceStorage] = (),
+        training_plan_arn: str | None = None,
         image_id: str | None = None,
         execution_role: iam.IRole | None = None,
         lifecycle_scripts: LifecycleScripts | None = None,
@@ -107,9 +108,11 @@ class InstanceGroup:
         capacity_type: CapacityType | None = None,
         auto_patch: AutoPatchStrategy | None = None,
     ) -> InstanceGroup:
-        """The Slurm controller group (exactly one per cluster). Default: one instance.
+        """The Slurm controller group (one per cluster). Default: one instance.
 
         Give ``instance_type``, or ``instance_types`` (a flexible group, in priority order).
+        ``training_plan_arn``: run the group on a SageMaker training plan's reserved capacity
+        (the API allows it on any group). Default: none.
         """
         return cls._head_node_group(NodeType.CONTROLLER, **_arguments(locals()))
 
@@ -124,6 +127,7 @@ class InstanceGroup:
         min_instance_count: int | None = None,
         threads_per_core: int | None = None,
         storage: Sequence[InstanceStorage] = (),
+        training_plan_arn: str | None = None,
         image_id: str | None = None,
         execution_role: iam.IRole | None = None,
         lifecycle_scripts: LifecycleScripts | None = None,
@@ -137,6 +141,7 @@ class InstanceGroup:
         """The login group (at most one per cluster). Default: one instance.
 
         Give ``instance_type``, or ``instance_types`` (a flexible group, in priority order).
+        ``training_plan_arn``: as for :meth:`controller`. Default: none.
         """
         return cls._head_node_group(NodeType.LOGIN, **_arguments(locals()))
 

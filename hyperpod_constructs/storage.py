@@ -33,13 +33,27 @@ class InstanceStorage:
 
     @classmethod
     def ebs(
-        cls, *, volume_size: Size, root_volume: bool | None = None, kms_key_id: str | None = None
+        cls,
+        *,
+        volume_size: Size | None = None,
+        root_volume: bool | None = None,
+        kms_key_id: str | None = None,
     ) -> InstanceStorage:
-        """An EBS volume per instance (1..16384 GiB), mounted at ``/opt/sagemaker``.
+        """An extra EBS volume per instance (1..16384 GiB), mounted at ``/opt/sagemaker``; or,
+        with ``root_volume=True``, the customer managed KMS key of each instance's root volume.
 
-        :param volume_size: size of the volume; must be a whole number of GiB.
-        :param root_volume: apply the size and key to the root volume instead. Default: no.
-        :param kms_key_id: customer managed KMS key id or ARN. Default: AWS managed key.
+        The API reference (``ClusterEbsVolumeConfig.RootVolume``): with ``RootVolume`` true the
+        configuration applies to the root volume, ``VolumeSizeInGB`` cannot be given (HyperPod
+        sizes the root volume) and ``VolumeKmsKeyId`` is required; otherwise ``VolumeSizeInGB``
+        is required and the key optional. Checked when the group is added to a cluster
+        (``HP-EBS-SIZE``, ``HP-EBS-ROOT-VOLUME``).
+
+        :param volume_size: size of the extra volume, a whole number of GiB; required unless
+            ``root_volume=True``, where it must be left out. Default: none.
+        :param root_volume: configure the root volume's encryption key instead of an extra
+            volume. Default: no (an extra volume).
+        :param kms_key_id: customer managed KMS key id or ARN; required with
+            ``root_volume=True``. Default: an AWS owned key.
         """
         return cls(
             kind="ebs", volume_size=volume_size, root_volume=root_volume, kms_key_id=kms_key_id
@@ -110,7 +124,9 @@ class InstanceStorage:
         """The CloudFormation ``ClusterInstanceStorageConfig`` object."""
         if self.kind == "ebs":
             size = self.volume_size_gib()
-            ebs: dict[str, Any] = {"VolumeSizeInGB": int(size) if size is not None else None}
+            ebs: dict[str, Any] = {}
+            if size is not None:
+                ebs["VolumeSizeInGB"] = int(size)
             if self.root_volume is not None:
                 ebs["RootVolume"] = self.root_volume
             if self.kms_key_id is not None:

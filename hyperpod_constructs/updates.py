@@ -28,8 +28,8 @@ class BatchSize:
 
     @classmethod
     def percentage(cls, percent: int) -> BatchSize:
-        """``percent`` % of the group's instances per batch."""
-        return cls(BatchSizeType.CAPACITY_PERCENT, percent)
+        """``percent`` % of the group's instances per batch (``Type: CAPACITY_PERCENTAGE``)."""
+        return cls(BatchSizeType.CAPACITY_PERCENTAGE, percent)
 
     def render(self) -> dict[str, Any]:
         """The CloudFormation ``CapacitySizeConfig`` object."""

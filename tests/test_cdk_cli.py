@@ -46,11 +46,9 @@ CASES = {
     ),
     # Found by the cluster's node validation when app.synth() runs.
     "cross": (
-        'InstanceGroup.controller("c1", instance_type=CPU), '
-        'InstanceGroup.controller("c2", instance_type=CPU), '
         'InstanceGroup.compute("a", instance_type=CPU, instance_count=1, partition="p"), '
         'InstanceGroup.compute("a", instance_type=CPU, instance_count=1, partition="p")',
-        {"HP-CONTROLLER-ONE", "HP-GROUP-UNIQUE"},
+        {"HP-CONTROLLER-REQUIRED", "HP-GROUP-UNIQUE"},
     ),
 }
 

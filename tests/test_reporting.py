@@ -97,7 +97,7 @@ def test_cross_group_errors_at_synth_each_once(tmp_path: Path) -> None:
         HyperPodSlurmCluster(
             stack,
             "Cluster",
-            instance_groups=[controller("c1"), controller("c2"), compute("a"), compute("a")],
+            instance_groups=[compute("a"), compute("a")],
         )
         app.synth()
 
@@ -108,7 +108,7 @@ def test_cross_group_errors_at_synth_each_once(tmp_path: Path) -> None:
     assert report.splitlines()[0] == header
     problems = problem_lines(report)
     assert [line.rsplit(" ", 1)[1] for line in problems] == [
-        "[HP-CONTROLLER-ONE]",
+        "[HP-CONTROLLER-REQUIRED]",
         "[HP-GROUP-UNIQUE]",
     ]
     assert all(line.startswith("[Bad/Cluster] ") for line in problems)

@@ -15,6 +15,9 @@ B'. The converse, except for ``STRICTER_BY_DESIGN``: when cfn-lint accepts the d
    every rule the library rejects it with is a HyperPod rule the schema cannot express.
 C. Whatever the library accepts, it renders exactly the direct props (nothing dropped,
    renamed or defaulted).
+D. Whatever the library accepts satisfies every enum, pattern, length, range and required
+   member of the ``CreateCluster`` shapes in botocore's API model (one generic walk driven by
+   the model: tests/support/api_model.py), so an AWS change to a shape fails here.
 
 Speed: each configuration builds two tiny apps (~25 ms) and lints one resource (~25 ms):
 only the ``AWS::SageMaker::Cluster`` resource is linted, with every value a literal (imported
@@ -61,6 +64,7 @@ from hyperpod_constructs import (
 )
 from hyperpod_constructs.instance_type import known_names
 from tests.conftest import new_app
+from tests.support import api_model
 from tests.template_utils import CLUSTER_TYPE, cfn_lint, describe_matches, only, references
 
 ROLE_ARN = "arn:aws:iam::123456789012:role/hyperpod-execution"
@@ -75,20 +79,16 @@ UNNAMED = "unnamed-cluster"
 STRICTER_BY_DESIGN: dict[str, str] = {
     # Rules HyperPod enforces that the resource schema cannot express; Property B' does not
     # hold for them (the library rejects, cfn-lint accepts), on purpose.
-    "HP-CONTROLLER-ONE": "exactly one Controller group (the schema does not count NodeTypes)",
-    "HP-LOGIN-MAX": "at most one Login group",
+    "HP-CONTROLLER-REQUIRED": "a Controller group (the schema does not count NodeTypes)",
     "HP-GROUP-UNIQUE": "group names unique in the cluster (JSON schema cannot say so)",
-    "HP-PARTITION-REQUIRED": "a Compute group needs a partition (schema: 0..1 names)",
-    "HP-PARTITION-FORBIDDEN": "no partition on Controller / Login groups",
     "HP-MIN-ABOVE-COUNT": "MinInstanceCount <= InstanceCount (a cross-field rule)",
     "HP-MIN-NEEDS-CONTINUOUS": "MinInstanceCount > 0 needs NodeProvisioningMode Continuous",
-    "HP-STRATEGY-IN-CONTINUOUS": "no SlurmConfigStrategy in Continuous mode",
     "HP-ACCOUNTING-NEEDS-CONTINUOUS": "AccountingDatabase only in Continuous mode",
-    "HP-FSX-NEEDS-VPC": "FSx storage needs the cluster in a VPC",
+    "HP-EBS-ROOT-VOLUME": "RootVolume true: no VolumeSizeInGB, a VolumeKmsKeyId (API reference)",
     "HP-DHC-DISTINCT": "each deep health check at most once (schema: up to 3, repeats allowed)",
     "HP-INSTANCE-TYPE": "the ml.<family>.<size> shape (schema: any string; the API: an enum)",
     "HP-CONTROLLER-COUNT": "the controller group has at least one instance",
-    "HP-DHC-CONNECTIVITY": "InstanceConnectivity only on GPU / Trainium types (it tests EFA)",
+    "HP-DHC-CONNECTIVITY": "InstanceConnectivity only on GPU / Trainium types with EFA",
     "HP-LIFECYCLE": "a key prefix without '..', '//', 's3://' or whitespace, and OnCreate a "
     "file name without '/'",
 }
@@ -112,7 +112,7 @@ IGNORED: list[Callable[[Any], bool]] = [
 @dataclass(frozen=True)
 class StorageSpec:
     kind: str  # "ebs" | "fsx_lustre" | "fsx_open_zfs"
-    size_gib: int = 100
+    size_gib: int | None = 100
     root_volume: bool | None = None
     kms_key_id: str | None = None
     dns_name: str = FSX_DNS
@@ -218,7 +218,9 @@ def _library_group(spec: GroupSpec) -> InstanceGroup:
         if item.kind == "ebs":
             storage.append(
                 InstanceStorage.ebs(
-                    volume_size=Size.gibibytes(item.size_gib),
+                    volume_size=Size.gibibytes(item.size_gib)
+                    if item.size_gib is not None
+                    else None,
                     root_volume=item.root_volume,
                     kms_key_id=item.kms_key_id,
                 )
@@ -483,6 +485,12 @@ def check(spec: ClusterSpec, outdir: Path, stats: Stats | None = None) -> bool:
             assert canonical(library.properties) == canonical(direct), (
                 f"C: the library rendered other props than given:\n{spec}"
             )
+            off_model = api_model.violations(library.properties)
+            assert not off_model, (
+                "D: the library accepted a cluster the API model rejects:\n"
+                + "\n".join(off_model)
+                + f"\n{spec}"
+            )
         elif not direct_findings:
             unexplained = sorted(library.rules - STRICTER_BY_DESIGN.keys())
             assert not unexplained, (
@@ -533,10 +541,12 @@ valid_images = st.sampled_from([None, None, "ami-0123456789abcdef0", "ami-012345
 def valid_storage(draw: st.DrawFn, fsx: bool) -> StorageSpec:
     kind = draw(st.sampled_from(["ebs", "fsx_lustre", "fsx_open_zfs"] if fsx else ["ebs"]))
     if kind == "ebs":
+        if draw(st.integers(0, 3)) == 0:  # a root volume: no size, a key (API reference)
+            return StorageSpec("ebs", size_gib=None, root_volume=True, kms_key_id=KMS_ARN)
         return StorageSpec(
             "ebs",
             size_gib=draw(st.one_of(st.integers(1, 16384), st.just(16384))),
-            root_volume=draw(st.sampled_from([None, True, False])),
+            root_volume=draw(st.sampled_from([None, False])),
             kms_key_id=draw(valid_kms),
         )
     return StorageSpec(
@@ -553,16 +563,22 @@ def valid_group(
 ) -> GroupSpec:
     count = draw(st.one_of(st.integers(0, 16), st.just(6758)))
     compute = node_type is NodeType.COMPUTE
+    itype = draw(st.sampled_from(VALID_TYPES))
+    catalogued = HyperPodInstanceType.of(itype)
+    connectivity = catalogued.is_accelerated and bool(catalogued.efa_capable)
+    all_checks = [(), (), tuple(DeepHealthCheck), *[(c,) for c in DeepHealthCheck]]
     return GroupSpec(
         name=name,
         node_type=node_type,
-        instance_type=draw(st.sampled_from(VALID_TYPES)),
+        instance_type=itype,
         count=count,
         minimum=draw(st.one_of(st.none(), st.integers(0, count))) if gated else None,
         partition=draw(st.one_of(valid_names, st.just("p" * 1024))) if compute else None,
         threads=draw(st.sampled_from([None, 1, 2])),
-        checks=draw(
-            st.sampled_from([(), (), tuple(DeepHealthCheck), *[(c,) for c in DeepHealthCheck]])
+        checks=draw(  # InstanceConnectivity only where it can run (HP-DHC-CONNECTIVITY)
+            st.sampled_from(
+                all_checks if connectivity else [(), (), (DeepHealthCheck.INSTANCE_STRESS,)]
+            )
         ),
         storage=tuple(draw(st.lists(valid_storage(fsx), max_size=2))),
         training_plan_arn=draw(valid_plans),
@@ -994,14 +1010,10 @@ def test_library_and_schema_agree_at_the_limits(
 
 
 STRICTER_CASES: list[tuple[str, list[Callable[[ClusterSpec], ClusterSpec]]]] = [
-    ("HP-CONTROLLER-ONE", [_group(0, node_type=NodeType.COMPUTE, partition="c")]),
-    ("HP-LOGIN-MAX", [_group(0, node_type=NodeType.LOGIN)]),
+    ("HP-CONTROLLER-REQUIRED", [_group(0, node_type=NodeType.COMPUTE, partition="c")]),
     ("HP-GROUP-UNIQUE", [_group(1, name="gpu", node_type=NodeType.COMPUTE, partition="a")]),
-    ("HP-PARTITION-REQUIRED", [_group(GPU, partition=None)]),
-    ("HP-PARTITION-FORBIDDEN", [_group(0, partition="ctl")]),
     ("HP-MIN-ABOVE-COUNT", [_group(GPU, minimum=5)]),
     ("HP-MIN-NEEDS-CONTINUOUS", [_cluster(mode=NodeProvisioningMode.STANDARD)]),
-    ("HP-STRATEGY-IN-CONTINUOUS", [_cluster(strategy=SlurmConfigStrategy.MANAGED)]),
     (
         "HP-ACCOUNTING-NEEDS-CONTINUOUS",
         [
@@ -1009,7 +1021,8 @@ STRICTER_CASES: list[tuple[str, list[Callable[[ClusterSpec], ClusterSpec]]]] = [
             _cluster(mode=NodeProvisioningMode.STANDARD, accounting=AccountingSpec()),
         ],
     ),
-    ("HP-FSX-NEEDS-VPC", [_group(GPU, storage=(LUSTRE,))]),
+    ("HP-EBS-ROOT-VOLUME", [_group(GPU, storage=(replace(EBS, root_volume=True),))]),
+    ("HP-EBS-ROOT-VOLUME", [_group(GPU, storage=(replace(EBS, size_gib=None, root_volume=True),))]),
     ("HP-DHC-DISTINCT", [_group(GPU, checks=(DeepHealthCheck.INSTANCE_STRESS,) * 2)]),
     ("HP-INSTANCE-TYPE", [_group(GPU, instance_type="p5.48xlarge")]),
     ("HP-LIFECYCLE", [_cluster(lifecycle=LifecycleSpec(prefix="scripts/../other"))]),

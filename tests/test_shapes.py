@@ -159,7 +159,7 @@ def test_per_group_fields_render_in_cloudformation_shape(every_field: Template) 
         "DeploymentConfig": {
             "RollingUpdatePolicy": {
                 "MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 1},
-                "RollbackMaximumBatchSize": {"Type": "CAPACITY_PERCENT", "Value": 50},
+                "RollbackMaximumBatchSize": {"Type": "CAPACITY_PERCENTAGE", "Value": 50},
             },
             "WaitIntervalInSeconds": 300,
             "AutoRollbackConfiguration": [{"AlarmName": "gpu-health"}],

@@ -103,9 +103,7 @@ class FullStack(Stack):
             instance_groups=[
                 controller(
                     threads_per_core=2,
-                    storage=[
-                        InstanceStorage.ebs(volume_size=Size.gibibytes(100), root_volume=True)
-                    ],
+                    storage=[InstanceStorage.ebs(root_volume=True, kms_key_id=KMS_KEY)],
                 ),
                 InstanceGroup.login("login", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
                 InstanceGroup.compute(
@@ -228,7 +226,7 @@ def test_optional_group_fields_are_rendered_only_where_given(
 def test_instance_storage_ebs_and_fsx(full_template: dict[str, Any]) -> None:
     groups = groups_by_name(full_template)
     assert groups["controller"]["InstanceStorageConfigs"] == [
-        {"EbsVolumeConfig": {"VolumeSizeInGB": 100, "RootVolume": True}}
+        {"EbsVolumeConfig": {"RootVolume": True, "VolumeKmsKeyId": KMS_KEY}}
     ]
     assert groups["gpu"]["InstanceStorageConfigs"] == [
         {"EbsVolumeConfig": {"VolumeSizeInGB": 500, "VolumeKmsKeyId": KMS_KEY}},

@@ -265,9 +265,8 @@ STILL_CHECKED = [
 def test_concrete_values_next_to_tokens_are_checked(build: Build, rule: str, text_: str) -> None:
     stack = Stack(App(), "Test")
     build(stack)
-    # FSx storage without a VPC is reported in the same synth (HP-FSX-NEEDS-VPC).
     rules = [finding.rule for finding in errors_in(stack)]
-    assert [r for r in rules if r != "HP-FSX-NEEDS-VPC"] == [rule]
+    assert rules == [rule]
     assert text_ in report_of(stack)
 
 
@@ -281,11 +280,12 @@ def test_concrete_values_next_to_tokens_are_checked(build: Build, rule: str, tex
         ),
         pytest.param(
             lambda: [
-                controller(),
-                InstanceGroup.controller(Fn.import_value("C"), instance_type=CPU),
+                InstanceGroup.compute(
+                    Fn.import_value("C"), instance_type=CPU, instance_count=1, partition="p"
+                )
             ],
-            "HP-CONTROLLER-ONE",
-            id="token-named-second-controller",
+            "HP-CONTROLLER-REQUIRED",
+            id="token-named-compute-group-is-no-controller",
         ),
     ],
 )

@@ -37,10 +37,8 @@ from hyperpod_constructs import (
     LifecycleScripts,
     MinCountGateOptions,
     NodeProvisioningMode,
-    NodeType,
     SlurmConfigStrategy,
 )
-from hyperpod_constructs.enums import SlurmLayout
 from hyperpod_constructs.updates import BatchSize, ScheduledUpdate
 from hyperpod_constructs.validation import (
     FAMILIES,
@@ -293,11 +291,6 @@ BAD = [
                           node_provisioning_mode=NodeProvisioningMode.STANDARD),
         rule="HP-MIN-NEEDS-CONTINUOUS", field=MIN, value="2",
         allowed="0 or omitted with node_provisioning_mode=STANDARD"),
-    bad("slurm_config_strategy-in-continuous",
-        build=with_cluster(slurm_config_strategy=SlurmConfigStrategy.MERGE),
-        rule="HP-STRATEGY-IN-CONTINUOUS", group=None,
-        field="slurm_config_strategy (Orchestrator.Slurm.SlurmConfigStrategy)", value="'Merge'",
-        allowed="None with node_provisioning_mode=CONTINUOUS (HyperPod rejects any value)"),
     bad("accounting-database-in-standard",
         build=lambda stack, _tmp: cluster(
             stack, node_provisioning_mode=NodeProvisioningMode.STANDARD,
@@ -308,51 +301,30 @@ BAD = [
         value="'an AccountingDatabase'",
         allowed="none with node_provisioning_mode=STANDARD (only NodeProvisioningMode.CONTINUOUS"),
     # Slurm layout and group counts
-    bad("zero-controllers", build=with_groups(lambda: [compute()]),
-        rule="HP-CONTROLLER-ONE", group=None,
-        field="instance_groups (SlurmConfig.NodeType=Controller)", value="[]",
-        allowed="exactly one controller group"),
-    bad("two-controllers", build=with_groups(lambda: [controller("c1"), controller("c2"),
-                                                      compute()]),
-        rule="HP-CONTROLLER-ONE", group=None,
-        field="instance_groups (SlurmConfig.NodeType=Controller)", value="['c1', 'c2']",
-        allowed="exactly one controller group"),
-    bad("two-logins", build=with_groups(lambda: [controller(), login("l1"), login("l2"),
-                                                 compute()]),
-        rule="HP-LOGIN-MAX", group=None,
-        field="instance_groups (SlurmConfig.NodeType=Login)", value="['l1', 'l2']",
-        allowed="at most one login group"),
     bad("duplicate-group-names", build=with_groups(lambda: [controller(), compute(), compute()]),
         rule="HP-GROUP-UNIQUE", field="name (InstanceGroupName)", value="'gpu'",
         allowed="a name used by one group of the cluster only (2 groups use it)",
         positions=" (positions 2, 3)"),
     bad("zero-groups", build=with_groups(list),
         rule="HP-GROUPS-COUNT", group=None, field="instance_groups (InstanceGroups)",
-        value="'0 groups'", allowed="1..100 instance groups", also=("HP-CONTROLLER-ONE",)),
+        value="'0 groups'", allowed="1..100 instance groups", also=("HP-CONTROLLER-REQUIRED",)),
     bad("101-groups", build=with_groups(lambda: [controller(), *many_computes(100)]),
         rule="HP-GROUPS-COUNT", group=None, field="instance_groups (InstanceGroups)",
         value="'101 groups'", allowed="1..100 instance groups"),
     # Partitions
-    bad("compute-without-partition", build=with_group(partition=""),
-        rule="HP-PARTITION-REQUIRED", field=PARTITION, value="''",
-        allowed="exactly one partition name for a compute group"),
-    bad("compute-partition-None", build=with_group(partition=None),
-        rule="HP-PARTITION-REQUIRED", field=PARTITION, value="None",
-        allowed="exactly one partition name for a compute group"),
+    bad("compute-partition-empty", build=with_group(partition=""),
+        rule="HP-PARTITION-NAME", field=PARTITION, value="''",
+        allowed="1..1024 characters: letters and digits"),
+    bad("no-controller", build=with_groups(lambda: [compute()]),
+        rule="HP-CONTROLLER-REQUIRED", group=None,
+        field="instance_groups (SlurmConfig.NodeType=Controller)", value="[]",
+        allowed="a controller group"),
     bad("bad-partition-name", build=with_group(partition="gpu_a100"),
         rule="HP-PARTITION-NAME", field=PARTITION, value="'gpu_a100'",
         allowed="1..1024 characters: letters and digits"),
     bad("partition-1025-chars", build=with_group(partition="p" * 1025),
         rule="HP-PARTITION-NAME", field=PARTITION, value=long("p" * 1025),
         allowed="1..1024 characters"),
-    bad("partition-on-controller",
-        build=with_groups(lambda: [
-            InstanceGroup(name="controller", node_type=NodeType.CONTROLLER, instance_type=CPU,
-                          instance_count=1, partition="ctl"),
-            compute(),
-        ]),
-        rule="HP-PARTITION-FORBIDDEN", group="controller", field=PARTITION,
-        value="'ctl'", allowed="no partition on a controller group"),
     # Names
     bad("bad-cluster-name", build=with_cluster(cluster_name="my_cluster"),
         rule="HP-NAME-CLUSTER", group=None, field="cluster_name (ClusterName)",
@@ -430,10 +402,6 @@ BAD = [
                            vpc=True),
         rule="HP-MOUNT-PATH", field="storage[].mount_path (FsxOpenZfsConfig.MountPath)",
         value="'home'", allowed="an absolute path without '//' or a trailing '/'"),
-    bad("fsx-without-vpc",
-        build=with_storage(InstanceStorage.fsx_lustre(dns_name=FSX_DNS, mount_name="abcdefgh")),
-        rule="HP-FSX-NEEDS-VPC", field="vpc (VpcConfig)", value="None",
-        allowed="a VPC whenever a group mounts FSx storage"),
     # Network
     bad("six-security-groups", build=with_network(groups=6),
         rule="HP-VPC-SECURITY-GROUPS", group=None,
@@ -578,11 +546,6 @@ BAD = [
         rule="HP-GATE-POLL", group=None, field="readiness_gate.poll_interval",
         value="'10 minutes'", allowed="10 seconds .. 15 minutes, and shorter than the timeout"),
     # Issue 10: legacy layout, node recovery, scheduled updates, per-group network
-    bad("legacy-layout-in-continuous",
-        build=with_cluster(slurm_layout=SlurmLayout.LIFECYCLE_SCRIPTS),
-        rule="HP-LAYOUT-NEEDS-STANDARD", group=None, field="slurm_layout (SlurmConfig)",
-        value="'LIFECYCLE_SCRIPTS'",
-        allowed="SlurmLayout.API with node_provisioning_mode=CONTINUOUS"),
     bad("node-recovery-string", build=with_cluster(node_recovery="automatic"),
         rule="HP-NODE-RECOVERY", group=None, field="node_recovery (NodeRecovery)",
         value="'automatic'", allowed="NodeRecovery.AUTOMATIC, NodeRecovery.NONE, None"),
@@ -739,7 +702,7 @@ def test_all_problems_of_a_group_are_reported_together() -> None:
         stack, [controller(), compute(threads_per_core=3, image_id="ami-1", partition="")]
     )
     assert [f.rule for f in hyperpod.findings()] == [
-        "HP-PARTITION-REQUIRED",
+        "HP-PARTITION-NAME",
         "HP-THREADS",
         "HP-IMAGE-ID",
     ]
@@ -917,6 +880,14 @@ def test_gate_timeout_of_3_hours_does_not_warn() -> None:
 
 WARNINGS = {
     "HP-WARN-DHC",
+    "HP-WARN-DHC-CPU",
+    "HP-WARN-PARTITION-MISSING",
+    "HP-WARN-PARTITION-HEAD-NODE",
+    "HP-WARN-CONTROLLER-ONE",
+    "HP-WARN-LOGIN-MAX",
+    "HP-WARN-FSX-NEEDS-VPC",
+    "HP-WARN-LAYOUT-NEEDS-STANDARD",
+    "HP-WARN-STRATEGY-IN-CONTINUOUS",
     "HP-WARN-GATE-TIMEOUT",
     "HP-WARN-GATE-TOKEN-COUNT",
     "HP-WARN-DHC-CONNECTIVITY",
@@ -924,11 +895,13 @@ WARNINGS = {
     "HP-WARN-INSTANCE-TYPE",
     "HP-WARN-LIFECYCLE-BUCKET",
 }
-"""Tested by the warning tests of this module and tests/test_new_rules.py."""
+"""Tested by the warning tests of this module, tests/test_new_rules.py and
+tests/test_rule_claims.py."""
 ELSEWHERE = {
     "HP-ARG-TYPE": "tests/test_fuzz_entry_points.py",
     "HP-GATE-NAMESPACE": "tests/test_new_rules.py",
     "HP-DHC-CONNECTIVITY": "tests/test_new_rules.py",
+    "HP-EBS-ROOT-VOLUME": "tests/test_rule_claims.py",
     "HP-CONTROLLER-COUNT": "tests/test_new_rules.py",
     "HP-BLUEPRINT-ARGS": "tests/test_blueprints.py",
     "HP-BLUEPRINT-SIZING": "tests/test_blueprints.py",

@@ -222,10 +222,8 @@ def _network(value: object, path: str, imports: _Imports) -> tuple[Code, Code]:
 
 
 _FACTORIES = {"Controller": "controller", "Login": "login", "Compute": "compute"}
-_COMPUTE_ONLY = {
-    "OnStartDeepHealthChecks": "deep_health_checks",
-    "TrainingPlanArn": "training_plan_arn",
-}
+_COMPUTE_ONLY = {"OnStartDeepHealthChecks": "deep_health_checks"}
+"""Fields only the compute factory takes (a training plan is allowed on any group)."""
 
 
 def _group(
@@ -425,12 +423,14 @@ def _storage(value: object, path: str, imports: _Imports) -> Code:
         )
     if ebs is not None:
         volume = _Fields.of(ebs, f"{path}.EbsVolumeConfig")
-        size = _expect(
-            volume.require("VolumeSizeInGB"), int, f"{path}.EbsVolumeConfig.VolumeSizeInGB"
-        )
-        imports.cdk.add("Size")
-        kwargs: list[tuple[str, Code]] = [("volume_size", Call("Size.gibibytes", (literal(size),)))]
         root, key = volume.take("RootVolume"), volume.take("VolumeKmsKeyId")
+        # A root volume (RootVolume true) has no size: HyperPod sizes it (API reference).
+        size_value = (volume.take if root is True else volume.require)("VolumeSizeInGB")
+        kwargs: list[tuple[str, Code]] = []
+        if size_value is not None:
+            size = _expect(size_value, int, f"{path}.EbsVolumeConfig.VolumeSizeInGB")
+            imports.cdk.add("Size")
+            kwargs.append(("volume_size", Call("Size.gibibytes", (literal(size),))))
         if root is not None:
             kwargs.append(
                 ("root_volume", literal(_expect(root, bool, f"{path}.EbsVolumeConfig.RootVolume")))
@@ -463,10 +463,10 @@ def _batch_size(value: object, path: str, imports: _Imports) -> Code:
     config = _Fields.of(value, path)
     kind, number = config.require("Type"), _expect(config.require("Value"), int, f"{path}.Value")
     config.done()
-    factories = {"INSTANCE_COUNT": "instances", "CAPACITY_PERCENT": "percentage"}
+    factories = {"INSTANCE_COUNT": "instances", "CAPACITY_PERCENTAGE": "percentage"}
     if kind not in factories:
         raise ConversionError(
-            f"{path}.Type", f"expected INSTANCE_COUNT or CAPACITY_PERCENT, got {kind!r}"
+            f"{path}.Type", f"expected INSTANCE_COUNT or CAPACITY_PERCENTAGE, got {kind!r}"
         )
     return Call(f"{imports.library('BatchSize').text}.{factories[kind]}", (literal(number),))
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 
 from .._tokens import is_unresolved
 from .finding import Finding, HyperPodArgumentError, Severity
-from .rule import Rule, Scope
+from .rule import Rule, Scope, Source
 
 E = Severity.ERROR
 
@@ -26,6 +26,7 @@ ARG_TYPE = Rule(
     "the documented type: e.g. `HyperPodInstanceType.of(...)`, not a `str`; an `int`, not a "
     "`float`/`bool`/NaN; a list, not `None`; a `bool`, not a string",
     checked_by="every public entry point (check, check_items, argument_finding)",
+    source=Source.library("the types of the library's own Python parameters"),
 )
 
 RULES = (ARG_TYPE,)

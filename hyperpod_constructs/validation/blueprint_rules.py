@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from .finding import Severity
-from .rule import Rule, Scope
+from .rule import Rule, Scope, Source
 
 E = Severity.ERROR
 
@@ -15,6 +15,7 @@ BLUEPRINT_ARGS = Rule(
     "blueprint arguments",
     "what the platform defaults allow (instance types, spare instances, tags)",
     checked_by="hyperpod_constructs.blueprints.training",
+    source=Source.library("the arguments of the library's own blueprints"),
 )
 
 BLUEPRINT_SIZING = Rule(
@@ -24,6 +25,7 @@ BLUEPRINT_SIZING = Rule(
     "blueprint layout",
     "a parallel layout that fits the instance type",
     checked_by="hyperpod_constructs.blueprints.training",
+    source=Source.library("the layouts of the library's own blueprints"),
 )
 
 RULES = (BLUEPRINT_ARGS, BLUEPRINT_SIZING)

@@ -18,7 +18,7 @@ from .layout_rules import group_layout
 from .name_rules import cluster_name
 from .network_rules import cluster_network, network_selection_findings, override_network_findings
 from .provisioning_rules import provisioning_mode
-from .rule import Rule, Scope, reports
+from .rule import Rule, Scope, Source, reports
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -42,6 +42,7 @@ NODE_RECOVERY = Rule(
     Scope.CLUSTER,
     "`node_recovery` / `NodeRecovery`",
     "`NodeRecovery.AUTOMATIC`, `NodeRecovery.NONE`, `None` or a string token",
+    source=Source.api("CreateClusterRequest.NodeRecovery", "Automatic | None"),
 )
 
 ACCOUNTING_DATABASE = Rule(
@@ -50,6 +51,10 @@ ACCOUNTING_DATABASE = Rule(
     Scope.CLUSTER,
     "`accounting_database.*` / `AccountingDatabase`",
     "endpoint: a host name, 1..255 characters; name: 1..64 of `[a-zA-Z0-9$_]`; port: 1..65535",
+    source=Source.api(
+        "ClusterAccountingDatabase",
+        "Endpoint a host name of 1..255 characters, Name 1..64 of [a-zA-Z0-9$_], Port 1..65535",
+    ),
 )
 
 TAGS = Rule(
@@ -59,6 +64,11 @@ TAGS = Rule(
     "`tags` / `Tags`",
     "at most 50; keys 1..128 and values 0..256 characters of Unicode letters, digits, whitespace "
     "and `_ . : / = + - @`; keys not starting with `aws:`",
+    source=Source.api(
+        "CreateClusterRequest.Tags",
+        "0..50 tags; TagKey 1..128 and TagValue 0..256 of [\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]; the "
+        "aws: prefix is reserved",
+    ),
 )
 
 SYNTHESIZER_ASSETS = Rule(
@@ -68,6 +78,10 @@ SYNTHESIZER_ASSETS = Rule(
     "the stack's synthesizer",
     "one that hosts file assets (not `BootstraplessSynthesizer`) when the cluster has a "
     "readiness gate (its Lambda code) or lifecycle scripts from a directory (their upload)",
+    source=Source(
+        "https://docs.aws.amazon.com/cdk/api/v2/docs/aws-cdk-lib.BootstraplessSynthesizer.html",
+        "a synthesizer that needs no bootstrap stack does not support assets",
+    ),
 )
 
 RULES = (NODE_RECOVERY, ACCOUNTING_DATABASE, TAGS, SYNTHESIZER_ASSETS)

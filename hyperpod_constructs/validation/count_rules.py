@@ -16,7 +16,8 @@ from .arguments import (
     type_name,
 )
 from .finding import Finding, Severity
-from .rule import Rule, Scope, reports
+from .rule import Rule, Scope, Source, reports
+from .sources import SLURM_SCALING
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -29,6 +30,10 @@ COUNT_INT = Rule(
     Scope.GROUP,
     "`instance_count`, `min_instance_count`",
     "a Python `int` (not `float`, not `bool`)",
+    source=Source.library(
+        "a Python int for an API integer (ClusterInstanceCount): a float or bool would be "
+        "rendered as given"
+    ),
 )
 
 COUNT_RANGE = Rule(
@@ -37,6 +42,7 @@ COUNT_RANGE = Rule(
     Scope.GROUP,
     "`instance_count` / `InstanceCount`",
     "0..6758",
+    source=Source.api("ClusterInstanceGroupSpecification.InstanceCount", "an integer, 0..6758"),
 )
 
 CONTROLLER_COUNT = Rule(
@@ -45,6 +51,10 @@ CONTROLLER_COUNT = Rule(
     Scope.GROUP,
     "`instance_count` of a controller group",
     "at least 1 (the cluster cannot run without its Slurm controller)",
+    source=Source(
+        SLURM_SCALING,
+        "the cluster becomes InService only after at least one controller node is provisioned",
+    ),
 )
 
 MIN_RANGE = Rule(
@@ -53,6 +63,7 @@ MIN_RANGE = Rule(
     Scope.GROUP,
     "`min_instance_count` / `MinInstanceCount`",
     "0..6758",
+    source=Source.api("ClusterInstanceGroupSpecification.MinInstanceCount", "an integer, 0..6758"),
 )
 
 MIN_ABOVE_COUNT = Rule(
@@ -61,6 +72,11 @@ MIN_ABOVE_COUNT = Rule(
     Scope.GROUP,
     "`min_instance_count` / `MinInstanceCount`",
     "0..`instance_count`",
+    source=Source.api(
+        "ClusterInstanceGroupSpecification.MinInstanceCount",
+        "the minimum number of the group's instances required for it to become InService (of "
+        "InstanceCount)",
+    ),
 )
 
 SIZING = Rule(
@@ -70,6 +86,7 @@ SIZING = Rule(
     "`min_accelerators`, `instance_count`",
     "`min_accelerators` >= 1, on a type whose accelerator count is known, not together with "
     "`min_instance_count`; a compute group needs `instance_count` or `min_accelerators`",
+    source=Source.library("min_accelerators is the library's own way to size MinInstanceCount"),
 )
 
 RULES = (

@@ -24,7 +24,8 @@ from ..enums import AutoPatchStrategy
 from ..instance_type import HyperPodInstanceType, known_names
 from .arguments import check, check_items, instance_of
 from .finding import Finding, Severity
-from .rule import Rule, Scope, reports
+from .rule import Rule, Scope, Source, reports
+from .sources import SEARCHED
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -42,6 +43,11 @@ FLEX_TYPES = Rule(
     "`instance_types` / `InstanceRequirements.InstanceTypes`",
     f"1..{MAX_TYPES} instance types in priority order (the API's limit), instead of "
     "`instance_type`, never both",
+    source=Source.api(
+        "ClusterInstanceRequirements.InstanceTypes",
+        "1..20 types in priority order; InstanceType and InstanceRequirements are mutually "
+        "exclusive (ClusterInstanceGroupSpecification)",
+    ),
 )
 
 WARN_FLEX_REPEAT = Rule(
@@ -51,6 +57,9 @@ WARN_FLEX_REPEAT = Rule(
     "`instance_types` / `InstanceRequirements.InstanceTypes`",
     "each type once (a repeated type adds no fallback; not confirmed by AWS's documentation "
     "as an error)",
+    source=Source.unconfirmed(
+        SEARCHED, "no statement on repeated types in InstanceRequirements.InstanceTypes"
+    ),
 )
 
 WARN_FLEX_MIXED = Rule(
@@ -60,6 +69,9 @@ WARN_FLEX_MIXED = Rule(
     "`instance_types` / `InstanceRequirements.InstanceTypes`",
     "types with the same accelerators per instance: the group is one Slurm partition, and a "
     "job sized for the first type's GPUs per node does not fit a fallback with fewer",
+    source=Source.library(
+        "advice: a flexible group is one Slurm partition, and jobs are sized per node"
+    ),
 )
 
 RULES = (FLEX_TYPES, WARN_FLEX_REPEAT, WARN_FLEX_MIXED)

@@ -13,15 +13,16 @@ from .._tokens import is_unresolved
 from ..gate.options import MAX_GATE_TIMEOUT, MAX_POLL, MIN_POLL, MinCountGateOptions
 from .arguments import TOKEN, check, instance_of, is_bool
 from .finding import Finding, Severity
-from .rule import Rule, Scope, reports
+from .rule import Rule, Scope, Source, reports
+from .sources import PUT_METRIC_DATA, SLURM_SCALING, WAIT_CONDITION
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
 
 MAX_NAMESPACE_LENGTH = 255
-NAMESPACE = re.compile(r"[A-Za-z0-9.\-_/#: ]+")
-"""CloudWatch ``PutMetricData`` Namespace: 1..255 characters of these (full match), not
-starting with ``:`` and not in the reserved ``AWS/`` namespaces."""
+NAMESPACE = re.compile(r"[^:][\x20-\x7e]*")
+"""CloudWatch ``PutMetricData`` Namespace: 1..255 ASCII characters without control characters
+(full match), not starting with ``:`` (the API's pattern ``[^:].*``)."""
 
 
 E, W = Severity.ERROR, Severity.WARNING
@@ -32,6 +33,7 @@ GATE_TIMEOUT = Rule(
     Scope.GATE,
     "`readiness_gate.timeout`",
     "more than 0, at most 12 h",
+    source=Source(WAIT_CONDITION, "Timeout: at most 43200 seconds (12 hours)"),
 )
 
 GATE_POLL = Rule(
@@ -40,6 +42,7 @@ GATE_POLL = Rule(
     Scope.GATE,
     "`readiness_gate.poll_interval`",
     "10 s .. 15 min, and shorter than the timeout",
+    source=Source.library("the poll interval of the library's own readiness gate"),
 )
 
 GATE_NAMESPACE = Rule(
@@ -47,8 +50,12 @@ GATE_NAMESPACE = Rule(
     E,
     Scope.GATE,
     "`readiness_gate.metrics_namespace`",
-    "1..255 characters of letters, digits and `. - _ / # : space`, at least one non-space, not "
-    "starting with `:` or `AWS/`",
+    "1..255 printable ASCII characters, not starting with `:` or `AWS/`",
+    source=Source(
+        PUT_METRIC_DATA,
+        "Namespace: 1..255 ASCII characters without control characters, pattern [^:].*; AWS/ "
+        "namespaces belong to AWS services",
+    ),
 )
 
 
@@ -58,6 +65,7 @@ GATE_TOKEN_DURATION = Rule(
     Scope.GATE,
     "`readiness_gate.timeout` / `poll_interval`",
     "a concrete `Duration`",
+    source=Source.library("the durations are built into the library's own state machine"),
 )
 
 WARN_GATE_TOKEN_COUNT = Rule(
@@ -67,6 +75,7 @@ WARN_GATE_TOKEN_COUNT = Rule(
     "`instance_count`, `min_instance_count` of a gated group",
     "numbers, if an update that only changes a parameter's value must wait again (the gate "
     "waits for a token's deployed value, but does not re-arm when only it changes)",
+    source=Source(WAIT_CONDITION, "a wait condition is create-only: an update does not wait again"),
 )
 
 WARN_GATE_TIMEOUT = Rule(
@@ -76,6 +85,7 @@ WARN_GATE_TIMEOUT = Rule(
     "`readiness_gate.timeout`",
     "at least 3 h (HyperPod's MinCount window)",
     checked_by="hyperpod_constructs.gate.construct (MinCountGate)",
+    source=Source(SLURM_SCALING, "a group whose minimum is not met within 3 hours rolls back"),
 )
 
 RULES = (
@@ -113,9 +123,7 @@ def _namespace(value: object, parameter: str) -> list[Finding]:
     if (
         1 <= len(value) <= MAX_NAMESPACE_LENGTH
         and NAMESPACE.fullmatch(value)
-        and value.strip()
-        and not value.startswith(":")
-        and not value.upper().startswith("AWS/")
+        and not value.startswith("AWS/")
     ):
         return []
     return [
@@ -123,8 +131,8 @@ def _namespace(value: object, parameter: str) -> list[Finding]:
             rule=GATE_NAMESPACE.id,
             field=field,
             value=value,
-            allowed=f"1..{MAX_NAMESPACE_LENGTH} characters of letters, digits and . - _ / # : "
-            "space, not only spaces, not starting with ':' or 'AWS/' (reserved for AWS)",
+            allowed=f"1..{MAX_NAMESPACE_LENGTH} printable ASCII characters, not starting with "
+            "':' or 'AWS/' (AWS services' namespaces)",
             fix="use e.g. 'HyperPod/MinCountGate' (the default)",
         )
     ]

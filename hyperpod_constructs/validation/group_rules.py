@@ -18,7 +18,12 @@ from .finding import Finding
 from .flexible_rules import auto_patch, flexible_types, per_type_findings
 from .gate_rules import gate_findings
 from .group_arguments import group_argument_findings, label
-from .health_check_rules import connectivity, health_checks, missing_health_checks
+from .health_check_rules import (
+    connectivity,
+    cpu_health_checks,
+    health_checks,
+    missing_health_checks,
+)
 from .lifecycle_rules import lifecycle_findings
 from .name_rules import check_name, group_name
 from .network_rules import override_network
@@ -47,6 +52,7 @@ GROUP_RULES: tuple[Callable[[InstanceGroup], list[Finding]], ...] = (
     missing_health_checks,
     controller_count,
     connectivity,
+    cpu_health_checks,
     dev_partition,
     unknown_instance_type,
     flexible_types,

@@ -9,10 +9,12 @@ from .._tokens import is_unresolved
 from ..enums import DeepHealthCheck, NodeType
 from . import limits
 from .finding import Finding, Severity
-from .rule import Rule, Scope, reports
+from .rule import Rule, Scope, Source, reports
+from .sources import SLURM_DEEP_HEALTH_CHECKS
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
+    from ..instance_type import HyperPodInstanceType
 
 E, W = Severity.ERROR, Severity.WARNING
 
@@ -22,6 +24,11 @@ DHC_UNKNOWN = Rule(
     Scope.GROUP,
     "`deep_health_checks` / `OnStartDeepHealthChecks`",
     "`DeepHealthCheck` members only (plain strings are rejected)",
+    source=Source.api(
+        "DeepHealthCheckType",
+        "InstanceStress | InstanceConnectivity (| MultiNodeTrainingValidation, which the "
+        "CloudFormation schema does not list)",
+    ),
 )
 
 DHC_DISTINCT = Rule(
@@ -30,6 +37,10 @@ DHC_DISTINCT = Rule(
     Scope.GROUP,
     "`deep_health_checks` / `OnStartDeepHealthChecks`",
     "none, or 1..2 distinct checks",
+    source=Source.library(
+        "the library takes the checks as a set: the schema's enum has two values and a repeat is "
+        "a mistake (the API allows 1..3 items and says nothing on repeats)"
+    ),
 )
 
 DHC_CONNECTIVITY = Rule(
@@ -37,8 +48,14 @@ DHC_CONNECTIVITY = Rule(
     E,
     Scope.GROUP,
     "`deep_health_checks` / `OnStartDeepHealthChecks`",
-    "`InstanceConnectivity` only on an instance type with multi-node GPU networking (EFA GPU "
-    "types)",
+    "`InstanceConnectivity` only on a GPU or Trainium type with EFA (multi-node accelerator "
+    "networking)",
+    source=Source(
+        SLURM_DEEP_HEALTH_CHECKS,
+        "InstanceConnectivity runs NCCL tests across nodes and is only supported on instances "
+        "with multi-node GPU communication (EFA); the cluster-level table lists GPU (NCCL) and "
+        "Trainium (NCCOM)",
+    ),
 )
 
 WARN_DHC_CONNECTIVITY = Rule(
@@ -47,6 +64,7 @@ WARN_DHC_CONNECTIVITY = Rule(
     Scope.GROUP,
     "`deep_health_checks` / `OnStartDeepHealthChecks`",
     "`InstanceConnectivity` only on groups of at least 2 instances",
+    source=Source(SLURM_DEEP_HEALTH_CHECKS, "InstanceConnectivity requires at least 2 nodes"),
 )
 
 WARN_DHC = Rule(
@@ -55,6 +73,23 @@ WARN_DHC = Rule(
     Scope.GROUP,
     "`deep_health_checks` / `OnStartDeepHealthChecks`",
     "deep health checks on GPU and Trainium compute groups",
+    source=Source(
+        SLURM_DEEP_HEALTH_CHECKS,
+        "deep health checks test GPU and Trainium instances before jobs land on them",
+    ),
+)
+
+WARN_DHC_CPU = Rule(
+    "HP-WARN-DHC-CPU",
+    W,
+    Scope.GROUP,
+    "`deep_health_checks` / `OnStartDeepHealthChecks`",
+    "no deep health checks on CPU-only types: AWS lists every check for GPU and Trainium types",
+    source=Source(
+        SLURM_DEEP_HEALTH_CHECKS,
+        "each utility of the deep health checks lists GPU, Trainium, or both as its instance "
+        "type compatibility (no CPU-only type); the API does not say it refuses them",
+    ),
 )
 
 RULES = (
@@ -63,6 +98,7 @@ RULES = (
     DHC_CONNECTIVITY,
     WARN_DHC_CONNECTIVITY,
     WARN_DHC,
+    WARN_DHC_CPU,
 )
 """This family's rules, in documentation order."""
 
@@ -109,6 +145,18 @@ def health_checks(group: InstanceGroup) -> list[Finding]:
     return found
 
 
+def _connectivity_gap(itype: HyperPodInstanceType) -> str:
+    """Why ``itype`` cannot run ``InstanceConnectivity`` (``""`` when it can, or when the
+    library does not know: a token, or a type outside the catalogue that is accelerated)."""
+    if is_unresolved(itype.name) or not limits.INSTANCE_TYPE.fullmatch(itype.name):
+        return ""
+    if not itype.is_accelerated:
+        return "has no GPUs or Trainium chips"
+    if itype.efa_capable is False:
+        return "has no EFA"
+    return ""
+
+
 @reports(DHC_CONNECTIVITY, WARN_DHC_CONNECTIVITY)
 def connectivity(group: InstanceGroup) -> list[Finding]:
     """``InstanceConnectivity`` runs cluster-level collective tests (NCCL on GPUs, NCCOM on
@@ -122,15 +170,15 @@ def connectivity(group: InstanceGroup) -> list[Finding]:
     if DeepHealthCheck.INSTANCE_CONNECTIVITY not in group.deep_health_checks:
         return []
     itype = group.instance_type
-    known = not is_unresolved(itype.name) and limits.INSTANCE_TYPE.fullmatch(itype.name)
-    if known and not itype.is_accelerated:
+    unsupported = _connectivity_gap(itype)
+    if unsupported:
         return [
             Finding(
                 rule=DHC_CONNECTIVITY.id,
                 field=DHC,
                 value=[check.value for check in group.deep_health_checks],
                 allowed="InstanceConnectivity only on GPU or Trainium types with multi-node "
-                f"networking (EFA); {itype.name} has no accelerators",
+                f"networking (EFA); {itype.name} {unsupported}",
                 fix="drop DeepHealthCheck.INSTANCE_CONNECTIVITY (keep INSTANCE_STRESS)",
                 group=group.name,
             )
@@ -170,3 +218,25 @@ def missing_health_checks(group: InstanceGroup) -> list[Finding]:
             )
         )
     return found
+
+
+@reports(WARN_DHC_CPU)
+def cpu_health_checks(group: InstanceGroup) -> list[Finding]:
+    """Deep health checks on a CPU-only type of the catalogue (a warning): AWS documents them
+    for GPU and Trainium types only, so they would test little and delay the nodes."""
+    itype = group.instance_type
+    if not group.deep_health_checks or is_unresolved(itype.name) or itype.is_accelerated:
+        return []
+    if not itype.is_known:
+        return []  # a type newer than the library: its accelerators are unknown
+    return [
+        Finding(
+            rule=WARN_DHC_CPU.id,
+            field=DHC,
+            value=[getattr(check, "value", check) for check in group.deep_health_checks],
+            allowed=f"none on {itype.name}, a CPU-only type (AWS lists the deep health checks "
+            "for GPU and Trainium types)",
+            fix="drop deep_health_checks on this group, or acknowledge this warning",
+            group=group.name,
+        )
+    ]

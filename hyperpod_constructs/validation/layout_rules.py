@@ -10,12 +10,13 @@ from .._tokens import is_unresolved
 from ..enums import NodeType
 from . import limits
 from .finding import Finding, Severity
-from .rule import Rule, Scope, reports
+from .rule import UNCONFIRMED, Rule, Scope, Source, reports
+from .sources import SEARCHED, SLURM_SCALING
 
 if TYPE_CHECKING:
     from .cluster_rules import ClusterSpec
 
-E = Severity.ERROR
+E, W = Severity.ERROR, Severity.WARNING
 
 GROUPS_COUNT = Rule(
     "HP-GROUPS-COUNT",
@@ -23,22 +24,41 @@ GROUPS_COUNT = Rule(
     Scope.CROSS_GROUP,
     "`instance_groups` / `InstanceGroups`",
     "1..100 groups",
+    source=Source.api("CreateClusterRequest.InstanceGroups", "1..100 items"),
 )
 
-CONTROLLER_ONE = Rule(
-    "HP-CONTROLLER-ONE",
+CONTROLLER_REQUIRED = Rule(
+    "HP-CONTROLLER-REQUIRED",
     E,
     Scope.CROSS_GROUP,
     "`instance_groups` (NodeType=Controller)",
-    "exactly one controller group",
+    "a controller group",
+    source=Source(
+        SLURM_SCALING,
+        "the cluster becomes InService only after at least one controller node is provisioned",
+    ),
 )
 
-LOGIN_MAX = Rule(
-    "HP-LOGIN-MAX",
-    E,
+WARN_CONTROLLER_ONE = Rule(
+    "HP-WARN-CONTROLLER-ONE",
+    W,
+    Scope.CROSS_GROUP,
+    "`instance_groups` (NodeType=Controller)",
+    f"one controller group ({UNCONFIRMED}; more controllers: raise the group's `instance_count`)",
+    source=Source.unconfirmed(
+        SEARCHED,
+        "no statement on how many Controller groups a cluster may have (the multi-head guide "
+        "speaks of controller nodes, not groups)",
+    ),
+)
+
+WARN_LOGIN_MAX = Rule(
+    "HP-WARN-LOGIN-MAX",
+    W,
     Scope.CROSS_GROUP,
     "`instance_groups` (NodeType=Login)",
-    "at most one login group",
+    f"at most one login group ({UNCONFIRMED})",
+    source=Source.unconfirmed(SEARCHED, "no statement on how many Login groups a cluster may have"),
 )
 
 GROUP_UNIQUE = Rule(
@@ -47,18 +67,24 @@ GROUP_UNIQUE = Rule(
     Scope.CROSS_GROUP,
     "`name` / `InstanceGroupName`",
     "unique within the cluster",
+    source=Source.api(
+        "UpdateClusterRequest.InstanceGroups",
+        "groups are identified by InstanceGroupName (UpdateCluster, DeleteInstanceGroups, "
+        "ListClusterNodes)",
+    ),
 )
 
 RULES = (
     GROUPS_COUNT,
-    CONTROLLER_ONE,
-    LOGIN_MAX,
+    CONTROLLER_REQUIRED,
+    WARN_CONTROLLER_ONE,
+    WARN_LOGIN_MAX,
     GROUP_UNIQUE,
 )
 """This family's rules, in documentation order."""
 
 
-@reports(GROUPS_COUNT, CONTROLLER_ONE, LOGIN_MAX, GROUP_UNIQUE)
+@reports(GROUPS_COUNT, CONTROLLER_REQUIRED, WARN_CONTROLLER_ONE, WARN_LOGIN_MAX, GROUP_UNIQUE)
 def group_layout(spec: ClusterSpec) -> list[Finding]:
     """1..100 groups, exactly one controller, at most one login group, unique names."""
     found: list[Finding] = []
@@ -77,26 +103,38 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
         )
     roles = Counter(group.node_type for group in spec.groups)
     names = {role: [g.name for g in spec.groups if g.node_type is role] for role in NodeType}
-    if roles[NodeType.CONTROLLER] != 1:
+    controllers = names[NodeType.CONTROLLER]
+    if not controllers:
         found.append(
             Finding(
-                rule=CONTROLLER_ONE.id,
+                rule=CONTROLLER_REQUIRED.id,
                 field="instance_groups (SlurmConfig.NodeType=Controller)",
-                value=names[NodeType.CONTROLLER],
-                allowed="exactly one controller group",
-                fix="add InstanceGroup.controller(...)"
-                if not names[NodeType.CONTROLLER]
-                else "keep one controller group and remove the others",
+                value=controllers,
+                allowed="a controller group (the cluster is InService only once a controller "
+                "node is up)",
+                fix="add InstanceGroup.controller(...)",
+            )
+        )
+    elif len(controllers) > 1:
+        found.append(
+            Finding(
+                rule=WARN_CONTROLLER_ONE.id,
+                field="instance_groups (SlurmConfig.NodeType=Controller)",
+                value=controllers,
+                allowed=f"one controller group ({UNCONFIRMED})",
+                fix="keep one controller group and raise its instance_count for backup "
+                "controllers, or acknowledge this warning",
             )
         )
     if roles[NodeType.LOGIN] > 1:
         found.append(
             Finding(
-                rule=LOGIN_MAX.id,
+                rule=WARN_LOGIN_MAX.id,
                 field="instance_groups (SlurmConfig.NodeType=Login)",
                 value=names[NodeType.LOGIN],
-                allowed="at most one login group",
-                fix="keep one login group; raise its instance_count for more nodes",
+                allowed=f"at most one login group ({UNCONFIRMED})",
+                fix="keep one login group and raise its instance_count for more nodes, or "
+                "acknowledge this warning",
             )
         )
     counts = Counter(

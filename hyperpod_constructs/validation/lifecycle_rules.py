@@ -9,7 +9,8 @@ from .._tokens import is_unresolved
 from . import limits
 from .arguments import argument_finding
 from .finding import Finding, Severity
-from .rule import Rule, Scope, reports
+from .rule import Rule, Scope, Source, reports
+from .sources import INSTANCE_ROLE_POLICY
 
 if TYPE_CHECKING:
     from ..lifecycle import LifecycleScripts
@@ -26,6 +27,11 @@ LIFECYCLE = Rule(
     "directory; an S3 prefix without `..`, `//`, `s3://` or whitespace; the S3 URI at most 1024 "
     "characters; exactly one of a directory, a bucket or an `s3://<bucket>/<prefix>` URI "
     "(`from_s3_uri`, with one of `on_create` / `on_init_complete`)",
+    source=Source.api(
+        "ClusterLifeCycleConfig",
+        "OnCreate 1..128 characters, SourceS3Uri up to 1024 (the library also refuses path tricks"
+        " in the prefix)",
+    ),
 )
 
 LIFECYCLE_FILES = Rule(
@@ -35,6 +41,10 @@ LIFECYCLE_FILES = Rule(
     "`lifecycle_scripts` of `from_directory` (`exclude` / `include`)",
     "valid `.gitignore` patterns; no symbolic link leaving the folder; `on_create` among the "
     "files the upload keeps",
+    source=Source.library(
+        "the include / exclude patterns of the library's own upload "
+        "(LifecycleScripts.from_directory)"
+    ),
 )
 
 WARN_LIFECYCLE_BUCKET = Rule(
@@ -44,6 +54,10 @@ WARN_LIFECYCLE_BUCKET = Rule(
     "`lifecycle_scripts.bucket` / `LifeCycleConfig.SourceS3Uri`",
     "a `sagemaker-*` bucket when the execution role is imported (the library cannot grant it read "
     "access to another bucket)",
+    source=Source(
+        INSTANCE_ROLE_POLICY,
+        "the managed instance role policy reads only buckets named sagemaker-*",
+    ),
 )
 
 RULES = (LIFECYCLE, LIFECYCLE_FILES, WARN_LIFECYCLE_BUCKET)

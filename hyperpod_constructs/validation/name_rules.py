@@ -14,7 +14,7 @@ from .arguments import (
 )
 from .finding import Finding, Severity
 from .group_arguments import label
-from .rule import Rule, Scope, reports
+from .rule import Rule, Scope, Source, reports
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -27,6 +27,10 @@ NAME_GROUP = Rule(
     Scope.GROUP,
     "`name` / `InstanceGroupName`",
     "1..63 characters, `[a-zA-Z0-9](-*[a-zA-Z0-9])*` (full match)",
+    source=Source.api(
+        "ClusterInstanceGroupSpecification.InstanceGroupName",
+        "1..63 characters, pattern [a-zA-Z0-9](-*[a-zA-Z0-9])*",
+    ),
 )
 
 NAME_CLUSTER = Rule(
@@ -35,6 +39,9 @@ NAME_CLUSTER = Rule(
     Scope.CLUSTER,
     "`cluster_name` / `ClusterName`",
     "1..63 characters, `[a-zA-Z0-9](-*[a-zA-Z0-9])*` (full match)",
+    source=Source.api(
+        "CreateClusterRequest.ClusterName", "1..63 characters, pattern [a-zA-Z0-9](-*[a-zA-Z0-9])*"
+    ),
 )
 
 RULES = (

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING
 
 from . import limits
 from .finding import Finding, Severity
-from .rule import Rule, Scope, reports
+from .rule import UNCONFIRMED, Rule, Scope, Source, reports
+from .sources import SEARCHED
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
     from .cluster_rules import ClusterSpec
 
-E = Severity.ERROR
+E, W = Severity.ERROR, Severity.WARNING
 
 OVERRIDE_VPC = Rule(
     "HP-OVERRIDE-VPC",
@@ -22,6 +23,10 @@ OVERRIDE_VPC = Rule(
     "`vpc_subnets`, `security_groups` / `OverrideVpcConfig`",
     "1..5 security groups, 1..16 explicit subnets; a subnet selection without `subnets` only when "
     "the cluster has a `vpc`; security groups of the group or the cluster",
+    source=Source.api(
+        "ClusterInstanceGroupSpecification.OverrideVpcConfig",
+        "a VpcConfig: SecurityGroupIds (1..5) and Subnets (1..16), both required",
+    ),
 )
 
 VPC_REQUIRED = Rule(
@@ -31,14 +36,21 @@ VPC_REQUIRED = Rule(
     "`security_groups`, `vpc_subnets` / `VpcConfig`",
     "together with `vpc`, or explicit subnets (`SubnetSelection(subnets=...)`) together with "
     "`security_groups`",
+    source=Source.api("VpcConfig", "SecurityGroupIds and Subnets are both required"),
 )
 
-FSX_NEEDS_VPC = Rule(
-    "HP-FSX-NEEDS-VPC",
-    E,
+WARN_FSX_NEEDS_VPC = Rule(
+    "HP-WARN-FSX-NEEDS-VPC",
+    W,
     Scope.CROSS_GROUP,
     "`vpc` / `VpcConfig`",
-    "a VPC whenever a group mounts FSx",
+    f"a VPC whenever a group mounts FSx ({UNCONFIRMED}; an FSx file system lives in a VPC, "
+    "and without `VpcConfig` the nodes run in one AWS manages)",
+    source=Source.unconfirmed(
+        SEARCHED,
+        "no statement that FSx storage configs need the cluster's VpcConfig (an inference: a "
+        "file system is reachable only from its VPC)",
+    ),
 )
 
 VPC_SECURITY_GROUPS = Rule(
@@ -47,6 +59,7 @@ VPC_SECURITY_GROUPS = Rule(
     Scope.CROSS_GROUP,
     "`security_groups` / `VpcConfig.SecurityGroupIds`",
     "1..5",
+    source=Source.api("VpcConfig.SecurityGroupIds", "1..5 items"),
 )
 
 VPC_SUBNETS = Rule(
@@ -55,12 +68,13 @@ VPC_SUBNETS = Rule(
     Scope.CROSS_GROUP,
     "`vpc_subnets` / `VpcConfig.Subnets`",
     "1..16 subnets",
+    source=Source.api("VpcConfig.Subnets", "1..16 items"),
 )
 
 RULES = (
     OVERRIDE_VPC,
     VPC_REQUIRED,
-    FSX_NEEDS_VPC,
+    WARN_FSX_NEEDS_VPC,
     VPC_SECURITY_GROUPS,
     VPC_SUBNETS,
 )
@@ -174,7 +188,7 @@ def network_selection_findings(
     ]
 
 
-@reports(FSX_NEEDS_VPC, VPC_SECURITY_GROUPS, VPC_SUBNETS)
+@reports(WARN_FSX_NEEDS_VPC, VPC_SECURITY_GROUPS, VPC_SUBNETS)
 def cluster_network(spec: ClusterSpec) -> list[Finding]:
     """The cluster's ``VpcConfig``: a network whenever FSx is mounted, 1..5 security groups,
     1..16 subnets."""
@@ -185,12 +199,13 @@ def cluster_network(spec: ClusterSpec) -> list[Finding]:
             if any(getattr(item, "is_fsx", False) for item in storage):
                 found.append(
                     Finding(
-                        rule=FSX_NEEDS_VPC.id,
+                        rule=WARN_FSX_NEEDS_VPC.id,
                         field="vpc (VpcConfig)",
                         value=None,
                         allowed="a VPC whenever a group mounts FSx storage "
-                        "(FsxLustreConfig / FsxOpenZfsConfig)",
-                        fix="pass vpc=... to the cluster (the VPC of the file system)",
+                        f"(FsxLustreConfig / FsxOpenZfsConfig; {UNCONFIRMED})",
+                        fix="pass vpc=... to the cluster (the VPC of the file system), or "
+                        "acknowledge this warning",
                         group=group.name,
                         positions=(position,),
                     )

@@ -16,7 +16,7 @@ from .arguments import (
     pattern_findings,
 )
 from .finding import Finding, Severity
-from .rule import Rule, Scope, reports
+from .rule import Rule, Scope, Source, reports
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -29,6 +29,7 @@ THREADS = Rule(
     Scope.GROUP,
     "`threads_per_core` / `ThreadsPerCore`",
     "1 or 2",
+    source=Source.api("ClusterInstanceGroupSpecification.ThreadsPerCore", "1 or 2"),
 )
 
 IMAGE_ID = Rule(
@@ -37,6 +38,11 @@ IMAGE_ID = Rule(
     Scope.GROUP,
     "`image_id` / `ImageId`",
     "`ami-` and 8 or 17 lowercase hex digits, or `default`",
+    source=Source.api(
+        "ClusterInstanceGroupSpecification.ImageId",
+        "pattern ami-[0-9a-fA-F]{8,17}|default; AMI ids have 8 or 17 lowercase hex digits "
+        "(cfn-lint's AWS::EC2::Image.Id format)",
+    ),
 )
 
 TRAINING_PLAN = Rule(
@@ -45,6 +51,11 @@ TRAINING_PLAN = Rule(
     Scope.GROUP,
     "`training_plan_arn` / `TrainingPlanArn`",
     "`arn:aws[a-z-]*:sagemaker:<region>:<12 digits>:training-plan/...`, 50..2048 characters",
+    source=Source.api(
+        "ClusterInstanceGroupSpecification.TrainingPlanArn",
+        "50..2048 characters, pattern "
+        "arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:[0-9]{12}:training-plan/.*; any group may use one",
+    ),
 )
 
 INSTANCE_TYPE = Rule(
@@ -53,6 +64,9 @@ INSTANCE_TYPE = Rule(
     Scope.GROUP,
     "`instance_type` / `InstanceType`",
     "`ml.<family>.<size>` (also types newer than the library)",
+    source=Source.api(
+        "ClusterInstanceGroupSpecification.InstanceType", "an enum of ml.<family>.<size> names"
+    ),
 )
 
 WARN_INSTANCE_TYPE = Rule(
@@ -61,6 +75,10 @@ WARN_INSTANCE_TYPE = Rule(
     Scope.GROUP,
     "`instance_type` / `InstanceType`",
     'a type in the library\'s catalogue (an unknown type gets a "did you mean")',
+    source=Source.api(
+        "ClusterInstanceType",
+        "the enum the catalogue is compared with (tests/test_instance_types.py)",
+    ),
 )
 
 RULES = (

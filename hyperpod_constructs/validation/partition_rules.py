@@ -9,19 +9,26 @@ from ..enums import NodeType
 from . import limits
 from .finding import Finding, Severity
 from .name_rules import check_name
-from .rule import Rule, Scope, reports
+from .rule import UNCONFIRMED, Rule, Scope, Source, reports
+from .sources import SEARCHED
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
 
 E, W = Severity.ERROR, Severity.WARNING
 
-PARTITION_REQUIRED = Rule(
-    "HP-PARTITION-REQUIRED",
-    E,
+WARN_PARTITION_MISSING = Rule(
+    "HP-WARN-PARTITION-MISSING",
+    W,
     Scope.GROUP,
     "`partition` / `SlurmConfig.PartitionNames`",
-    "exactly one name on a compute group",
+    f"a partition on a compute group ({UNCONFIRMED}: the API makes `PartitionNames` optional on "
+    "every group)",
+    source=Source.unconfirmed(
+        SEARCHED,
+        "no statement that a Compute group needs a partition; API ClusterSlurmConfig."
+        "PartitionNames is optional (0..1 names) on every node type",
+    ),
 )
 
 PARTITION_NAME = Rule(
@@ -30,14 +37,24 @@ PARTITION_NAME = Rule(
     Scope.GROUP,
     "`partition` / `SlurmConfig.PartitionNames[0]`",
     "1..1024 characters, `[a-zA-Z0-9](-*[a-zA-Z0-9])*` (full match)",
+    source=Source.api(
+        "ClusterSlurmConfig.PartitionNames",
+        "at most 1 name, up to 1024 characters, pattern [a-zA-Z0-9](-*[a-zA-Z0-9])*",
+    ),
 )
 
-PARTITION_FORBIDDEN = Rule(
-    "HP-PARTITION-FORBIDDEN",
-    E,
+WARN_PARTITION_HEAD_NODE = Rule(
+    "HP-WARN-PARTITION-HEAD-NODE",
+    W,
     Scope.GROUP,
     "`partition` / `SlurmConfig.PartitionNames`",
-    "none on controller and login groups",
+    f"no partition on controller and login groups ({UNCONFIRMED}: the API allows one on every "
+    "group)",
+    source=Source.unconfirmed(
+        SEARCHED,
+        "no statement that Controller or Login groups must not name a partition; API "
+        "ClusterSlurmConfig.PartitionNames allows 0..1 names on every node type",
+    ),
 )
 
 WARN_PARTITION_DEV = Rule(
@@ -45,55 +62,62 @@ WARN_PARTITION_DEV = Rule(
     W,
     Scope.GROUP,
     "`partition` / `SlurmConfig.PartitionNames[0]`",
-    "not `dev`: HyperPod already puts every node in the `dev` partition",
+    f"not `dev`: every node is said to join the `dev` partition ({UNCONFIRMED})",
+    source=Source.unconfirmed(
+        SEARCHED, "no AWS page found that says HyperPod puts every node in a partition named dev"
+    ),
 )
 
 RULES = (
-    PARTITION_REQUIRED,
+    WARN_PARTITION_MISSING,
     PARTITION_NAME,
-    PARTITION_FORBIDDEN,
+    WARN_PARTITION_HEAD_NODE,
     WARN_PARTITION_DEV,
 )
 """This family's rules, in documentation order."""
 
 
-@reports(PARTITION_REQUIRED, PARTITION_NAME, PARTITION_FORBIDDEN)
+@reports(WARN_PARTITION_MISSING, PARTITION_NAME, WARN_PARTITION_HEAD_NODE)
 def partition_name(group: InstanceGroup) -> list[Finding]:
-    """A compute group names exactly one valid partition; controller and login groups none."""
+    """A partition name is valid; a compute group names one and controller and login groups
+    none (warnings: AWS's documentation confirms neither)."""
     name, partition = group.name, group.partition
     field = "partition (SlurmConfig.PartitionNames)"
-    if group.node_type is NodeType.COMPUTE:
-        if partition is None or partition == "":
-            return [
-                Finding(
-                    rule=PARTITION_REQUIRED.id,
-                    field=field,
-                    value=partition,
-                    allowed="exactly one partition name for a compute group",
-                    fix="pass partition='gpu' (or another name)",
-                    group=name,
-                )
-            ]
-        return check_name(
-            partition,
-            rule=PARTITION_NAME.id,
-            field=field,
-            group=name,
-            max_length=limits.MAX_PARTITION_LENGTH,
-        )
-    if partition is not None:
-        role = group.node_type.value.lower()
+    if partition is None:
+        if group.node_type is not NodeType.COMPUTE:
+            return []
         return [
             Finding(
-                rule=PARTITION_FORBIDDEN.id,
+                rule=WARN_PARTITION_MISSING.id,
                 field=field,
                 value=partition,
-                allowed=f"no partition on a {role} group (None)",
-                fix="remove partition; only compute groups join partitions",
+                allowed=f"a partition name for a compute group ({UNCONFIRMED}; without one, "
+                "the group's nodes may be in no partition of their own)",
+                fix="pass partition='gpu' (or another name), or acknowledge this warning",
                 group=name,
             )
         ]
-    return []
+    found = check_name(
+        partition,
+        rule=PARTITION_NAME.id,
+        field=field,
+        group=name,
+        max_length=limits.MAX_PARTITION_LENGTH,
+    )
+    if group.node_type is not NodeType.COMPUTE:
+        role = group.node_type.value.lower()
+        found.append(
+            Finding(
+                rule=WARN_PARTITION_HEAD_NODE.id,
+                field=field,
+                value=partition,
+                allowed=f"no partition on a {role} group ({UNCONFIRMED}; the API allows it)",
+                fix="remove partition unless the head nodes must run jobs, or acknowledge this "
+                "warning",
+                group=name,
+            )
+        )
+    return found
 
 
 DEV_PARTITION = "dev"

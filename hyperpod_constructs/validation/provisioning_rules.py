@@ -10,12 +10,13 @@ from .arguments import (
     argument_finding,
 )
 from .finding import Finding, Severity
-from .rule import Rule, Scope, reports
+from .rule import UNCONFIRMED, Rule, Scope, Source, reports
+from .sources import SEARCHED, SLURM_SCALING
 
 if TYPE_CHECKING:
     from .cluster_rules import ClusterSpec
 
-E = Severity.ERROR
+E, W = Severity.ERROR, Severity.WARNING
 
 MIN_NEEDS_CONTINUOUS = Rule(
     "HP-MIN-NEEDS-CONTINUOUS",
@@ -23,6 +24,11 @@ MIN_NEEDS_CONTINUOUS = Rule(
     Scope.CROSS_GROUP,
     "`min_instance_count` / `MinInstanceCount`",
     "> 0 only with `NodeProvisioningMode.CONTINUOUS`",
+    source=Source(
+        SLURM_SCALING,
+        "MinInstanceCount is a feature of continuous provisioning (NodeProvisioningMode "
+        "Continuous)",
+    ),
 )
 
 ACCOUNTING_NEEDS_CONTINUOUS = Rule(
@@ -31,29 +37,43 @@ ACCOUNTING_NEEDS_CONTINUOUS = Rule(
     Scope.CROSS_GROUP,
     "`accounting_database` / `Orchestrator.Slurm.AccountingDatabase`",
     "only with `NodeProvisioningMode.CONTINUOUS`",
+    source=Source(
+        SLURM_SCALING,
+        "the Slurm accounting database is supported with continuous provisioning only",
+    ),
 )
 
-LAYOUT_NEEDS_STANDARD = Rule(
-    "HP-LAYOUT-NEEDS-STANDARD",
-    E,
+WARN_LAYOUT_NEEDS_STANDARD = Rule(
+    "HP-WARN-LAYOUT-NEEDS-STANDARD",
+    W,
     Scope.CROSS_GROUP,
     "`slurm_layout` / `SlurmConfig`",
-    "`SlurmLayout.LIFECYCLE_SCRIPTS` only with `NodeProvisioningMode.STANDARD`",
+    f"`SlurmLayout.LIFECYCLE_SCRIPTS` only with `NodeProvisioningMode.STANDARD` ({UNCONFIRMED})",
+    source=Source.unconfirmed(
+        SEARCHED,
+        "no statement found that continuous provisioning ignores provisioning_parameters.json",
+    ),
 )
 
-STRATEGY_IN_CONTINUOUS = Rule(
-    "HP-STRATEGY-IN-CONTINUOUS",
-    E,
+WARN_STRATEGY_IN_CONTINUOUS = Rule(
+    "HP-WARN-STRATEGY-IN-CONTINUOUS",
+    W,
     Scope.CROSS_GROUP,
     "`slurm_config_strategy` / `Orchestrator.Slurm.SlurmConfigStrategy`",
-    "only with `NodeProvisioningMode.STANDARD`",
+    f"only with `NodeProvisioningMode.STANDARD` ({UNCONFIRMED})",
+    source=Source.unconfirmed(
+        SEARCHED,
+        "no statement found that SlurmConfigStrategy is refused in Continuous mode (API "
+        "ClusterOrchestratorSlurmConfig.SlurmConfigStrategy: Overwrite | Managed | Merge, "
+        "optional)",
+    ),
 )
 
 RULES = (
     MIN_NEEDS_CONTINUOUS,
     ACCOUNTING_NEEDS_CONTINUOUS,
-    LAYOUT_NEEDS_STANDARD,
-    STRATEGY_IN_CONTINUOUS,
+    WARN_LAYOUT_NEEDS_STANDARD,
+    WARN_STRATEGY_IN_CONTINUOUS,
 )
 """This family's rules, in documentation order."""
 
@@ -90,32 +110,37 @@ def _provisioning(spec: ClusterSpec) -> list[Finding]:
     elif spec.slurm_layout is SlurmLayout.LIFECYCLE_SCRIPTS:
         found.append(
             Finding(
-                rule=LAYOUT_NEEDS_STANDARD.id,
+                rule=WARN_LAYOUT_NEEDS_STANDARD.id,
                 field="slurm_layout (SlurmConfig)",
                 value=spec.slurm_layout.name,
-                allowed=f"SlurmLayout.API with {mode} (Continuous mode takes node types and "
-                "partitions only from each group's SlurmConfig; provisioning_parameters.json "
-                "is not read)",
+                allowed=f"SlurmLayout.API with {mode} (Continuous mode is said to take node "
+                "types and partitions only from each group's SlurmConfig, not from "
+                f"provisioning_parameters.json; {UNCONFIRMED})",
                 fix="use slurm_layout=SlurmLayout.API (the default), or "
-                "node_provisioning_mode=NodeProvisioningMode.STANDARD",
+                "node_provisioning_mode=NodeProvisioningMode.STANDARD, or acknowledge this "
+                "warning",
             )
         )
     if spec.mode is NodeProvisioningMode.CONTINUOUS and spec.slurm_config_strategy is not None:
         found.append(
             Finding(
-                rule=STRATEGY_IN_CONTINUOUS.id,
+                rule=WARN_STRATEGY_IN_CONTINUOUS.id,
                 field="slurm_config_strategy (Orchestrator.Slurm.SlurmConfigStrategy)",
                 value=spec.slurm_config_strategy.value,
-                allowed=f"None with {mode} (HyperPod rejects any value); only with STANDARD",
-                fix="remove slurm_config_strategy; Continuous mode takes the Slurm layout "
-                "from each group's SlurmConfig",
+                allowed=f"None with {mode} (HyperPod is said to reject any value; "
+                f"{UNCONFIRMED}); only with STANDARD",
+                fix="remove slurm_config_strategy (Continuous mode takes the Slurm layout "
+                "from each group's SlurmConfig), or acknowledge this warning",
             )
         )
     return found
 
 
 @reports(
-    MIN_NEEDS_CONTINUOUS, ACCOUNTING_NEEDS_CONTINUOUS, LAYOUT_NEEDS_STANDARD, STRATEGY_IN_CONTINUOUS
+    MIN_NEEDS_CONTINUOUS,
+    ACCOUNTING_NEEDS_CONTINUOUS,
+    WARN_LAYOUT_NEEDS_STANDARD,
+    WARN_STRATEGY_IN_CONTINUOUS,
 )
 def provisioning_mode(spec: ClusterSpec) -> list[Finding]:
     """The provisioning mode the other rules read (``None`` would render as STANDARD)."""

@@ -88,13 +88,15 @@ def rule(rule_id: str) -> Rule:
 def rule_table() -> str:
     """The Markdown table of every rule, as docs/validation.md shows it."""
     lines = [
-        "| Rule | Severity | Scope | Field | Allowed (error) / recommended (warning) |",
-        "|---|---|---|---|---|",
+        "| Rule | Severity | Scope | Field | Allowed (error) / recommended (warning) | Source |",
+        "|---|---|---|---|---|---|",
     ]
     for entry in RULES.values():
         summary = entry.summary.replace("|", "\\|")
+        source = entry.source.markdown().replace("|", "\\|") if entry.source else ""
         lines.append(
-            f"| `{entry.id}` | {entry.severity} | {entry.scope} | {entry.field} | {summary} |"
+            f"| `{entry.id}` | {entry.severity} | {entry.scope} | {entry.field} | {summary} "
+            f"| {source} |"
         )
     return "\n".join(lines)
 

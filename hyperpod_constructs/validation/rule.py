@@ -37,6 +37,65 @@ class Scope(enum.StrEnum):
     """A training blueprint's arguments."""
 
 
+class SourceKind(enum.StrEnum):
+    """What a rule's claim rests on."""
+
+    AWS = "aws"
+    """An AWS statement: the SageMaker API model (botocore's ``service-2.json``, which the API
+    reference shows), the CloudFormation resource schema, or an AWS guide page."""
+    LIBRARY = "library"
+    """The library's own Python API (the type of an argument, an option of the library's own
+    readiness gate or blueprints): no AWS statement is needed."""
+    UNCONFIRMED = "unconfirmed"
+    """Searched for and not found in AWS's documentation: only a warning may rest on it."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a rule's claim comes from: the AWS page or API-model shape, and the gist of what
+    it says (``where``: a URL, or ``API <Shape>.<Member>`` for the SageMaker API model,
+    ``CloudFormation <Definition>.<Property>`` for the resource schema)."""
+
+    where: str
+    says: str
+    kind: SourceKind = SourceKind.AWS
+
+    @classmethod
+    def api(cls, shape: str, says: str) -> Source:
+        """A shape of the SageMaker API model (botocore ``sagemaker/2017-07-24``), e.g.
+        ``ClusterInstanceGroupSpecification.InstanceCount``."""
+        return cls(f"API {shape}", says)
+
+    @classmethod
+    def schema(cls, definition: str, says: str) -> Source:
+        """A definition of the ``AWS::SageMaker::Cluster`` resource schema (cfn-lint's copy)."""
+        return cls(f"CloudFormation AWS::SageMaker::Cluster {definition}", says)
+
+    @classmethod
+    def library(cls, says: str) -> Source:
+        """A rule about the library's own Python API (no AWS claim)."""
+        return cls("hyperpod-constructs", says, SourceKind.LIBRARY)
+
+    @classmethod
+    def unconfirmed(cls, searched: str, says: str) -> Source:
+        """No AWS statement found (``searched``: where it was looked for)."""
+        return cls(searched, says, SourceKind.UNCONFIRMED)
+
+    def markdown(self) -> str:
+        """How docs/validation.md shows it: the place (a link for a URL) and the gist."""
+        where = self.where
+        if where.startswith("https://"):
+            where = f"[{where.rstrip('/').rsplit('/', 1)[-1]}]({where})"
+        elif self.kind is SourceKind.AWS:
+            where = f"`{where}`"
+        prefix = "not confirmed; searched: " if self.kind is SourceKind.UNCONFIRMED else ""
+        return f"{prefix}{where}: {self.says}"
+
+
+UNCONFIRMED = "not confirmed by AWS's documentation"
+"""The words every warning whose source is :attr:`SourceKind.UNCONFIRMED` says."""
+
+
 @dataclass(frozen=True)
 class Rule:
     """One validation rule: a stable id, its severity, what it looks at, a one-line summary,
@@ -52,6 +111,10 @@ class Rule:
     checked_by: str = ""
     """Where the check lives when it is not a :class:`Check` of this package (a construct or
     factory that reports the rule itself). Default: empty (a :class:`Check` reports it)."""
+    source: Source | None = None
+    """What the claim rests on (:class:`Source`). Every error has an AWS source or is about the
+    library's own API (a test checks it); a warning may rest on an unconfirmed claim, and then
+    says so in its summary (:data:`UNCONFIRMED`). Default: none."""
     checks: tuple[Check[...], ...] = dataclasses.field(
         default=(), init=False, compare=False, repr=False
     )

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aws_cdk import Size
+from aws_cdk import Size, SizeRoundingBehavior
 
 from . import limits
 from .arguments import (
+    TOKEN,
     argument_finding,
     check,
     is_bool,
     pattern_findings,
 )
 from .finding import Finding, Severity
-from .rule import Rule, Scope, reports
+from .rule import Rule, Scope, Source, reports
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -29,6 +30,7 @@ STORAGE_COUNT = Rule(
     Scope.GROUP,
     "`storage` / `InstanceStorageConfigs`",
     "0..4 configs",
+    source=Source.api("ClusterInstanceGroupSpecification.InstanceStorageConfigs", "0..4 items"),
 )
 
 EBS_SIZE = Rule(
@@ -36,7 +38,24 @@ EBS_SIZE = Rule(
     E,
     Scope.GROUP,
     "`storage[].volume_size` / `EbsVolumeConfig.VolumeSizeInGB`",
-    "required; a whole number of GiB, 1..16384; a token only as `Size.gibibytes(token)`",
+    "required (unless `root_volume=True`); a whole number of GiB, 1..16384; a token only as "
+    "`Size.gibibytes(token)`",
+    source=Source.api(
+        "ClusterEbsVolumeConfig.VolumeSizeInGB", "1..16384; required unless RootVolume is true"
+    ),
+)
+
+EBS_ROOT_VOLUME = Rule(
+    "HP-EBS-ROOT-VOLUME",
+    E,
+    Scope.GROUP,
+    "`storage[].root_volume` / `EbsVolumeConfig.RootVolume`",
+    "with `root_volume=True`: no `volume_size` (HyperPod sizes the root volume) and a `kms_key_id`",
+    source=Source.api(
+        "ClusterEbsVolumeConfig.RootVolume",
+        "when true, VolumeSizeInGB cannot be given (HyperPod sizes the root volume) and "
+        "VolumeKmsKeyId must be",
+    ),
 )
 
 EBS_KMS = Rule(
@@ -45,6 +64,9 @@ EBS_KMS = Rule(
     Scope.GROUP,
     "`storage[].kms_key_id` / `EbsVolumeConfig.VolumeKmsKeyId`",
     "up to 2048 of `[a-zA-Z0-9:/_-]`",
+    source=Source.api(
+        "ClusterEbsVolumeConfig.VolumeKmsKeyId", "0..2048 characters, pattern [a-zA-Z0-9:/_-]*"
+    ),
 )
 
 FSX_DNS = Rule(
@@ -53,6 +75,10 @@ FSX_DNS = Rule(
     Scope.GROUP,
     "`storage[].dns_name` / `Fsx*Config.DnsName`",
     "`fs-`/`fc-`/`fsi-`/`fci-`, 8 or more hex digits, a dot and 4..253 characters",
+    source=Source.schema(
+        "ClusterFsxLustreConfig.DnsName / ClusterFsxOpenZfsConfig.DnsName",
+        "pattern ^((fs|fc)i?-[0-9a-f]{8,}\\..{4,253})$",
+    ),
 )
 
 FSX_MOUNT_NAME = Rule(
@@ -61,6 +87,7 @@ FSX_MOUNT_NAME = Rule(
     Scope.GROUP,
     "`storage[].mount_name` / `FsxLustreConfig.MountName`",
     "1..8 of `[A-Za-z0-9_-]` (required)",
+    source=Source.api("ClusterFsxLustreConfig.MountName", "required, 1..8 of [A-Za-z0-9_-]"),
 )
 
 MOUNT_PATH = Rule(
@@ -70,11 +97,16 @@ MOUNT_PATH = Rule(
     "`storage[].mount_path` / `Fsx*Config.MountPath`",
     "absolute, no `//`, no trailing `/`, `[a-zA-Z0-9._-]` segments, no `.`/`..` segments, up to "
     "1024 characters",
+    source=Source.schema(
+        "ClusterFsxLustreConfig.MountPath / ClusterFsxOpenZfsConfig.MountPath",
+        "absolute, no //, no trailing /, up to 1024 characters (the API's pattern is looser)",
+    ),
 )
 
 RULES = (
     STORAGE_COUNT,
     EBS_SIZE,
+    EBS_ROOT_VOLUME,
     EBS_KMS,
     FSX_DNS,
     FSX_MOUNT_NAME,
@@ -100,7 +132,9 @@ def _ebs(storage: InstanceStorage, group: str) -> list[Finding]:
         optional=True,
         group=group,
     )
-    if volume is None:
+    if storage.root_volume is True:
+        found += _root_volume(storage, group)
+    elif volume is None:
         found.append(
             Finding(
                 rule=EBS_SIZE.id,
@@ -157,6 +191,41 @@ def _ebs(storage: InstanceStorage, group: str) -> list[Finding]:
     return found
 
 
+def _root_volume(storage: InstanceStorage, group: str) -> list[Finding]:
+    """``RootVolume`` true: the API reference forbids ``VolumeSizeInGB`` and requires
+    ``VolumeKmsKeyId``."""
+    found: list[Finding] = []
+    volume = storage.volume_size
+    if volume is not None:
+        concrete = isinstance(volume, Size) and not volume.is_unresolved()
+        found.append(
+            Finding(
+                rule=EBS_ROOT_VOLUME.id,
+                field="storage[].volume_size (EbsVolumeConfig.VolumeSizeInGB)",
+                value=_gib(float(volume.to_gibibytes(rounding=SizeRoundingBehavior.NONE)))
+                if concrete
+                else (TOKEN if isinstance(volume, Size) else volume),
+                allowed="no size with root_volume=True (HyperPod sizes the root volume)",
+                fix="drop volume_size, or add a second InstanceStorage.ebs(volume_size=...) for "
+                "an extra volume",
+                group=group,
+            )
+        )
+    if storage.kms_key_id is None:
+        found.append(
+            Finding(
+                rule=EBS_ROOT_VOLUME.id,
+                field="storage[].kms_key_id (EbsVolumeConfig.VolumeKmsKeyId)",
+                value=None,
+                allowed="a customer managed KMS key with root_volume=True (the root volume's "
+                "configuration only sets its key)",
+                fix="pass kms_key_id=key.key_arn, or drop root_volume",
+                group=group,
+            )
+        )
+    return found
+
+
 def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
     key = "FsxLustreConfig" if storage.kind == "fsx_lustre" else "FsxOpenZfsConfig"
     found = pattern_findings(
@@ -196,7 +265,7 @@ def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
     return found
 
 
-@reports(STORAGE_COUNT, EBS_SIZE, EBS_KMS, FSX_DNS, FSX_MOUNT_NAME, MOUNT_PATH)
+@reports(STORAGE_COUNT, EBS_SIZE, EBS_ROOT_VOLUME, EBS_KMS, FSX_DNS, FSX_MOUNT_NAME, MOUNT_PATH)
 def storage_configs(group: InstanceGroup) -> list[Finding]:
     """At most four storage configs, each with valid EBS or FSx values."""
     found: list[Finding] = []

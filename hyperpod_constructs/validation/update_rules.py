@@ -15,7 +15,7 @@ from .arguments import (
     is_text_token,
 )
 from .finding import Finding, Severity
-from .rule import Rule, Scope, reports
+from .rule import Rule, Scope, Source, reports
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -30,6 +30,12 @@ SCHEDULED_UPDATE = Rule(
     "a 6-field `cron(...)` expression (at most 256 characters); batch sizes >= 1, "
     "`maximum_batch_size` whenever `rollback_maximum_batch_size`; `wait_interval` 0..3600 whole "
     "seconds; at most 10 rollback alarms, named with 1..255 characters, not only whitespace",
+    source=Source.api(
+        "ScheduledUpdateConfig",
+        "ScheduleExpression 1..256 (the schema's cron pattern), batch Value >= 1, "
+        "RollbackMaximumBatchSize beside a required MaximumBatchSize, WaitIntervalInSeconds "
+        "0..3600, 1..10 alarms of 1..255 characters",
+    ),
 )
 
 RULES = (SCHEDULED_UPDATE,)

@@ -1,0 +1,28 @@
+"""The AWS pages the rules' sources name (:class:`~hyperpod_constructs.validation.rule.Source`);
+API-model shapes are named where they are used."""
+
+from __future__ import annotations
+
+GUIDE = "https://docs.aws.amazon.com/sagemaker/latest/dg"
+
+SLURM_SCALING = f"{GUIDE}/sagemaker-hyperpod-scaling-slurm.html"
+"""Continuous provisioning with Slurm (priority provisioning, MinInstanceCount)."""
+SLURM_DEEP_HEALTH_CHECKS = f"{GUIDE}/sagemaker-hyperpod-resiliency-slurm-deep-health-checks.html"
+"""Deep health checks on Slurm clusters: the two types and each utility's instance types."""
+INSTANCE_ROLE_POLICY = (
+    "https://docs.aws.amazon.com/aws-managed-policy/latest/reference/"
+    "AmazonSageMakerClusterInstanceRolePolicy.html"
+)
+"""The managed policy of HyperPod's execution roles (S3 read on ``sagemaker-*`` buckets)."""
+WAIT_CONDITION = (
+    "https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/"
+    "aws-resource-cloudformation-waitcondition.html"
+)
+"""``AWS::CloudFormation::WaitCondition`` (Timeout at most 43200 s; create-only)."""
+PUT_METRIC_DATA = (
+    "https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricData.html"
+)
+"""CloudWatch ``PutMetricData`` (the ``Namespace`` parameter)."""
+
+SEARCHED = "the HyperPod Slurm guides and API reference"
+"""Where an unconfirmed claim was looked for."""
