@@ -31,7 +31,7 @@ the cause names the decision that could not be delivered."""
 UNSIGNALLED_ERROR = "MinCountGateUnsignalled"
 """Error name of the execution when neither function could read the wait handle."""
 
-CHECK_TIMEOUT_SECONDS = 120
+CHECK_TIMEOUT_SECONDS = 170
 """Per-invocation timeout of the check tasks (the functions' timeout must be lower)."""
 
 HISTORY_QUOTA = 25_000

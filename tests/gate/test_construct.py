@@ -19,6 +19,7 @@ from hyperpod_constructs import (
     InstanceGroup,
     MinCountGateOptions,
 )
+from hyperpod_constructs.gate.definition import CHECK_TIMEOUT_SECONDS
 from hyperpod_constructs.gate.runtime.hyperpod_gate import arm, poll
 from hyperpod_constructs.gate.runtime.hyperpod_gate.decision import GroupProgress
 from tests.conftest import new_app
@@ -392,12 +393,15 @@ def test_arm_function_may_start_only_the_poll_loop(
     assert statement_resources(start[0]) == [{"Ref": sm_id}]
     stop = [s for s in granted if "states:StopExecution" in actions(s)]
     assert len(stop) == 1
+    assert actions(stop[0]) == {"states:StopExecution", "states:DescribeExecution"}
     (execution_arn,) = statement_resources(stop[0])
     assert sm_id in references(execution_arn)
     assert flatten(execution_arn).endswith(":*")
     for statement in granted:
         assert "*" not in statement_resources(statement), statement
-        assert not any(a.startswith("sagemaker:") for a in actions(statement))
+        # It checks when the check function cannot: only reads of the cluster.
+        sagemaker = {a for a in actions(statement) if a.startswith("sagemaker:")}
+        assert sagemaker <= {"sagemaker:DescribeCluster", "sagemaker:ListClusterEvents"}
 
 
 def test_poll_loop_may_invoke_only_the_gate_functions(
@@ -426,7 +430,7 @@ def test_gate_functions_are_python_with_the_gate_handlers(
         _, function = function_by_handler(template, handler)
         assert function["Properties"]["Runtime"].startswith("python3."), handler
         # One check must fit in the state machine's per-task timeout.
-        assert function["Properties"]["Timeout"] < 120
+        assert function["Properties"]["Timeout"] < CHECK_TIMEOUT_SECONDS
 
 
 def _definition(template: dict[str, Any]) -> dict[str, Any]:
@@ -456,7 +460,10 @@ def test_poll_loop_waits_checks_and_decides_until_its_timeout(
     assert wait["Type"] == "Wait"
     assert states[wait["Next"]] is start  # the loop: Wait -> Check -> Choice -> Wait
     assert states[targets["READY"]]["Type"] == "Succeed"
-    assert states[choice["Default"]]["Type"] == "Fail"
+    assert states[targets["FAILED"]]["Type"] == "Fail"
+    # Anything else is not a verdict: the arm function checks.
+    arm_id, _ = function_by_handler(template, "hyperpod_gate.arm.handler")
+    assert states[choice["Default"]]["Resource"] == "{" + arm_id + ".Arn}"
     assert wait["SecondsPath"] == "$.pollIntervalSeconds"
 
 

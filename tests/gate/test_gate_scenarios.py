@@ -48,11 +48,7 @@ def start(w: GateWorld, requirements: list[Requirement] | None = None) -> Execut
 
 
 def polls_of(w: GateWorld, execution: Execution) -> list[Any]:
-    return [
-        i
-        for i in w.polls()
-        if i.event.get("executionArn") == execution.arn
-    ]
+    return [i for i in w.polls() if i.event.get("executionArn") == execution.arn]
 
 
 def assert_loop_ended(
@@ -543,9 +539,7 @@ def test_a_check_that_keeps_timing_out_is_covered_by_the_arm_function(
 ) -> None:
     """The check function never finishes: after its retries the arm function checks instead,
     and the gate opens when HyperPod's minimum arrives; a timeout is never a verdict."""
-    w = GateWorld(
-        monkeypatch, cluster_groups(unlimited()), lambda_faults=["Sandbox.Timedout"] * 80
-    )
+    w = GateWorld(monkeypatch, cluster_groups(unlimited()), lambda_faults=["Sandbox.Timedout"] * 80)
     execution = start(w)
     w.run(until_elapsed=2 * HOUR)
     assert execution.status == "SUCCEEDED"

@@ -626,16 +626,17 @@ class GateWorld:
             return LambdaResult(error="Sandbox.Timedout", message="Task timed out")
         return LambdaResult(payload=result)
 
-    def poll_once(self, event: Mapping[str, Any]) -> dict[str, str]:
-        """Run one check of the check function for this execution input (no state machine:
-        the input is taken as trusted, as the handler takes it from a running execution)."""
+    def poll_once(self, event: Mapping[str, Any], *, by_arm: bool = False) -> dict[str, str]:
+        """Run one check of the check function (or the arm function) for this execution input
+        (no state machine: the input is taken as trusted, as the handler takes it from a
+        running execution)."""
 
         def one_check(document: Any, context: Any) -> dict[str, str]:
             request = poll.parse_event(document)
-            outcome = poll.check(request, poll.Budget.of(context))
-            return outcome.result()
+            return poll.checked(request, poll.Budget.of(context), by_arm=by_arm).result()
 
-        result, _ = self._run_lambda("poll", one_check, dict(event), self.gate().check_timeout)
+        function = "arm-fallback" if by_arm else "poll"
+        result, _ = self._run_lambda(function, one_check, dict(event), self.gate().check_timeout)
         found: dict[str, str] = result
         return found
 

@@ -59,8 +59,9 @@ DEFAULT_BUDGET_SECONDS = 95.0
 """The budget when the context does not report its remaining time."""
 SIGNAL_WORST_CASE = aws.CALL_WORST_CASE + httpput.PUT_WORST_CASE
 """Reading the handle URL and PUTting the signal, at worst (44 s)."""
-CHECK_WORST_CASE = aws.CALL_WORST_CASE + SIGNAL_WORST_CASE
-"""DescribeCluster plus the signal, at worst (77 s): below the function's timeout."""
+CHECK_WORST_CASE = 3 * aws.CALL_WORST_CASE + SIGNAL_WORST_CASE
+"""Reading the execution's input and the wait condition, DescribeCluster and the signal, at
+worst (143 s): below the function's timeout."""
 
 
 class Budget:
@@ -625,16 +626,21 @@ def _fast_path(budget: Budget) -> Outcome:
     return signalled
 
 
+def checked(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outcome:
+    """:func:`check`, logged."""
+    outcome = check(request, budget, by_arm=by_arm)
+    _log(outcome, request.cluster_name)
+    return outcome
+
+
 def _run(event: Mapping[str, Any], context: Any, *, by_arm: bool) -> dict[str, str]:
     budget = Budget.of(context)
     request, refused = trusted_request(event.get("executionArn"))
     if request is None:
         assert refused is not None
-        outcome = refused
-    else:
-        outcome = check(request, budget, by_arm=by_arm)
-    _log(outcome, request.cluster_name if request is not None else "?")
-    return outcome.result()
+        _log(refused, "?")
+        return refused.result()
+    return checked(request, budget, by_arm=by_arm).result()
 
 
 def handler(event: Mapping[str, Any], context: Any) -> dict[str, str]:
