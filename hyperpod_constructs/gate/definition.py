@@ -43,18 +43,18 @@ EVENTS_PER_CHECK = 9
 """History events of one ordinary iteration (Wait, check, Choice); measured on moto's engine
 from the synthesized definition (tests/gate/test_gate_faults.py), where the test fails if
 the engine writes more."""
-EVENTS_PER_FAULTED_CHECK = 24
+EVENTS_PER_FAULTED_CHECK = 20
 """History events of one iteration whose check invocation failed after its retries and the arm
 function checked instead (also measured)."""
 
 
 def history_events(timeout_seconds: int, poll_interval_seconds: int) -> int:
     """Upper bound of the history events one gate's execution writes before its deadline
-    (pure): the worst of an ordinary and a faulted iteration (which lasts the retries'
-    waits longer), for every iteration that fits the timeout, plus the reserve."""
+    (pure): the worst of an ordinary and a faulted iteration (which lasts at least the
+    retries' waits longer), for every iteration that fits the timeout, plus the reserve."""
     per_second = max(
         EVENTS_PER_CHECK / poll_interval_seconds,
-        EVENTS_PER_FAULTED_CHECK / (poll_interval_seconds + 2 * RETRY_SECONDS),
+        EVENTS_PER_FAULTED_CHECK / (poll_interval_seconds + RETRY_SECONDS),
     )
     return int(per_second * (timeout_seconds + poll_interval_seconds)) + HISTORY_RESERVE
 

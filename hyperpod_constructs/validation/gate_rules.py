@@ -42,7 +42,7 @@ GATE_HISTORY = Rule(
     Scope.GATE,
     "`readiness_gate.timeout` / `poll_interval`",
     "few enough polls that the loop's history stays below Step Functions' 25,000 events "
-    "(e.g. 12 h needs a poll interval of at least 19 s)",
+    "(e.g. 11 h needs a poll interval of at least 28 s)",
 )
 
 GATE_POLL = Rule(

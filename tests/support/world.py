@@ -487,8 +487,12 @@ class GateWorld:
             self._run_lambda("fastpath", poll.handler, payload, self.gate().check_timeout)
 
     def close(self) -> None:
-        """Stop moto (called after each test)."""
-        self._mock.stop()
+        """Stop moto (called after each test; once)."""
+        if self in LIVE:
+            LIVE.remove(self)
+        if not getattr(self, "_closed", False):
+            self._closed = True
+            self._mock.stop()
 
     # -- the synthesized gate ----------------------------------------------------------------
     def gate(self, requirements: Sequence[Requirement] | None = None) -> SynthesizedGate:
