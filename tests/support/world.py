@@ -293,7 +293,6 @@ class InvokeFault:
     error: str = "Lambda.TooManyRequestsException"
 
 
-
 class FakeContext:
     """The bits of a Lambda context the handlers may use."""
 
@@ -621,7 +620,9 @@ class GateWorld:
         error = self._invoke_fault("arm")
         if error is not None:
             self.invocations.append(
-                Invocation("arm-fallback", self.clock.time(), 0.0, payload, {"error": error}, "", "")
+                Invocation(
+                    "arm-fallback", self.clock.time(), 0.0, payload, {"error": error}, "", ""
+                )
             )
             return LambdaResult(error=error, message="injected invocation failure")
         timeout = self.gate().arm_timeout
