@@ -438,15 +438,15 @@ set HYPERPOD_GATE_SCHEDULES=300 for a deep run)."""
 )
 @given(
     schedule=fault_schedules(),
-    reach_at=st.one_of(st.none(), st.integers(5 * MIN, WINDOW - 10 * MIN)),
+    reach_at=st.one_of(st.none(), st.integers(5 * MIN, WINDOW - 30 * MIN)),
     fast_path=st.booleans(),
 )
 def test_every_fault_schedule_ends_with_hyperpods_verdict(
     schedule: list[tuple[str, str, float, float]], reach_at: int | None, fast_path: bool
 ) -> None:
     """For every schedule of faults ending before the window closes: a cluster that reaches
-    its minimum gets SUCCESS, one that HyperPod rolls back gets FAILURE with HyperPod's
-    reason; a refused signal ends the loop visibly; no schedule leaves a wait without an
+    its minimum (as the simulator says: capacity arriving late in the window may still miss
+    it) gets SUCCESS, one that HyperPod rolls back gets FAILURE with HyperPod's reason; a refused signal ends the loop visibly; no schedule leaves a wait without an
     end (the execution is over and the wait condition is no longer in progress)."""
     capacity = constant(10) if reach_at is None else steps((0, 0), (float(reach_at), 16))
     with pytest.MonkeyPatch.context() as mp:
@@ -467,17 +467,19 @@ def test_every_fault_schedule_ends_with_hyperpods_verdict(
                 assert condition.timeout_at - w.clock.start <= ARM_AT + 12 * HOUR
                 return
             assert condition.status != "CREATE_IN_PROGRESS"
-            if reach_at is not None:
+            # HyperPod's truth (the simulator's): did the group reach its minimum in its window?
+            reached = w.sim.min_reached_at("gpu") is not None
+            if reached:
                 assert execution.status == "SUCCEEDED", (execution.error, execution.cause)
                 assert statuses(w)[0] == "SUCCESS" and condition.status == "CREATE_COMPLETE"
+                assert "FAILURE" not in statuses(w)
             else:
                 assert execution.status == "FAILED", (execution.error, execution.cause)
                 assert statuses(w) == ["FAILURE"]
                 assert "HyperPod rolled back instance group(s) gpu" in json.dumps(
                     w.signals()[0].json()
                 )
-            assert "FAILURE" not in statuses(w)[1:] if reach_at is not None else True
             ready = [m for m in w.sns.messages if "READY" in m["Subject"]]
-            assert len(ready) == (1 if reach_at is not None else 0)
+            assert len(ready) == (1 if reached else 0)
         finally:
             w.close()
