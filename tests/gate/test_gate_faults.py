@@ -446,8 +446,9 @@ def test_every_fault_schedule_ends_with_hyperpods_verdict(
 ) -> None:
     """For every schedule of faults ending before the window closes: a cluster that reaches
     its minimum (as the simulator says: capacity arriving late in the window may still miss
-    it) gets SUCCESS, one that HyperPod rolls back gets FAILURE with HyperPod's reason; a refused signal ends the loop visibly; no schedule leaves a wait without an
-    end (the execution is over and the wait condition is no longer in progress)."""
+    it) gets SUCCESS, one that HyperPod rolls back gets FAILURE with HyperPod's reason; a
+    refused signal ends the loop visibly; no schedule leaves a wait without an end (the
+    execution is over and the wait condition is no longer in progress)."""
     capacity = constant(10) if reach_at is None else steps((0, 0), (float(reach_at), 16))
     with pytest.MonkeyPatch.context() as mp:
         w = GateWorld(mp, groups(capacity), event_bridge=fast_path)
