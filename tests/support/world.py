@@ -263,7 +263,9 @@ def gate_of_template(
     }
     timeouts = {handler: int(p["Timeout"]) for handler, p in functions.items()}
     env = {
-        handler: {k: str(v) for k, v in resolve(p["Environment"]["Variables"]).items()}
+        handler: {
+            k: str(v) for k, v in resolve(p.get("Environment", {}).get("Variables", {})).items()
+        }
         for handler, p in functions.items()
     }
     return SynthesizedGate(
