@@ -12,6 +12,7 @@ from aws_cdk import (
     Annotations,
     ArnFormat,
     Aws,
+    CfnElement,
     CustomResource,
     Duration,
     Names,
@@ -38,10 +39,17 @@ from .._tokens import is_unresolved
 from ..validation.finding import Finding, HyperPodValidationError
 from ..validation.gate_rules import gate_option_findings
 from .definition import build_definition
-from .options import HYPERPOD_MIN_COUNT_WINDOW, MAX_GATE_TIMEOUT, MinCountGateOptions
+from .options import (
+    HYPERPOD_MIN_COUNT_WINDOW,
+    LOOP_BACKSTOP_MARGIN_SECONDS,
+    MAX_GATE_TIMEOUT,
+    MinCountGateOptions,
+)
 from .resources import LambdaCode
 from .runtime.hyperpod_gate.contract import (
     ARM_PROPERTY_KEYS,
+    ENV_ARM_LOGICAL_ID,
+    ENV_STACK_ID,
     RESOURCE_TYPE,
     ArmProperties,
     Requirement,
@@ -57,12 +65,13 @@ if TYPE_CHECKING:
 RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
 RUNTIME = "python3.14"
 """The Lambda runtime of the gate's functions (``lambda.Runtime.PYTHON_3_14``)."""
-LOOP_BACKSTOP_MARGIN = Duration.minutes(30)
+LOOP_BACKSTOP_MARGIN = Duration.seconds(LOOP_BACKSTOP_MARGIN_SECONDS)
 """The poll loop's own Step Functions timeout exceeds the gate deadline by one poll interval
-plus this much, so the deadline check always runs before the backstop."""
+plus this much (30 min), so the deadline check always runs before the backstop."""
 _ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
-FUNCTION_TIMEOUT_SECONDS = 100
-"""Below the state machine's 120-second task timeout, above botocore's bounded retries."""
+FUNCTION_TIMEOUT_SECONDS = 150
+"""Below the state machine's 170-second task timeout, above the worst case of one check
+(``hyperpod_gate.poll.CHECK_WORST_CASE`` plus its safety margin)."""
 FUNCTION_TIMEOUT = Duration.seconds(FUNCTION_TIMEOUT_SECONDS)
 """The gate functions' timeout (:data:`FUNCTION_TIMEOUT_SECONDS`)."""
 LOG_DELIVERY_ACTIONS = (
@@ -155,7 +164,7 @@ class MinCountGate(Construct):
         # Durations are jsii objects: read each once (every read is a round trip to Node).
         timeout_seconds = int(options.timeout.to_seconds())
         self._poll_seconds = int(options.poll_interval.to_seconds())
-        margin_seconds = int(LOOP_BACKSTOP_MARGIN.to_seconds())
+        margin_seconds = LOOP_BACKSTOP_MARGIN_SECONDS
         if timeout_seconds < HYPERPOD_MIN_COUNT_WINDOW.to_seconds():
             Annotations.of(self).add_warning_v2(
                 "hyperpod:HP-WARN-GATE-TIMEOUT",
@@ -168,12 +177,10 @@ class MinCountGate(Construct):
         self._options = options
         self._requirements: dict[str, Requirement] = {}
         self._fingerprint_value: str | None = None
-        # The loop's deadline, capped so that its "deadline reached" reason always arrives
-        # before the wait condition's own 12-hour limit could end the wait without a reason.
+        # The loop's deadline is the requested timeout, exactly: gate_option_findings refused a
+        # timeout whose backstop would not end before the wait condition's own 12-hour limit.
         self._max_wait_seconds = int(MAX_GATE_TIMEOUT.to_seconds())
-        self._timeout_seconds = min(
-            timeout_seconds, self._max_wait_seconds - self._poll_seconds - margin_seconds
-        )
+        self._timeout_seconds = timeout_seconds
         self._loop_timeout_seconds = self._timeout_seconds + self._poll_seconds + margin_seconds
         self._stack = Stack.of(self)
 
@@ -247,21 +254,27 @@ class MinCountGate(Construct):
     def _add_functions(self) -> None:
         """The check function (reads the cluster, signals the handle) and the arm function
         (starts and stops the loop; signals the handle when the check function cannot)."""
+        # Both functions only act for this stack; the check function finds the running
+        # execution (whose input holds the requirements) through the arm resource.
+        stack_id = {ENV_STACK_ID: Aws.STACK_ID}
         self._check_role, self._check_function = self._function(
             "CheckFunction",
             "hyperpod_gate.poll.handler",
             "Checks whether the gated HyperPod groups reached their minimum",
+            {**stack_id, ENV_ARM_LOGICAL_ID: lazy_string(self._arm_logical_id)},
         )
         self._arm_role, self._arm_function = self._function(
             "ArmFunction",
             "hyperpod_gate.arm.handler",
-            "Arms the HyperPod MinCount gate (starts or stops its poll loop)",
+            "Arms the HyperPod MinCount gate (starts or stops its poll loop; checks when "
+            "the check function cannot)",
+            stack_id,
         )
         self._check_function_arn = self._check_function.attr_arn
         self._arm_function_arn = self._arm_function.attr_arn
-        self._cluster.grant(
-            self._check_role, "sagemaker:DescribeCluster", "sagemaker:ListClusterEvents"
-        )
+        for role in (self._check_role, self._arm_role):
+            # The arm function runs the same check when the check function cannot.
+            self._cluster.grant(role, "sagemaker:DescribeCluster", "sagemaker:ListClusterEvents")
         for role, sid in (
             (self._check_role, "ReadWaitHandleOfThisStack"),
             (self._arm_role, "ReadWaitConditionOfThisStack"),
@@ -292,16 +305,17 @@ class MinCountGate(Construct):
             )
         if self.topic is None:
             return
-        self.topic.grant_publish(self._check_role)
-        if options.notification_topic is None:
-            acknowledge(
-                self._check_role,
-                "The topic is encrypted with the AWS managed key alias/aws/sns, whose key id "
-                "is only known at deploy time",
-                "AwsSolutions-IAM5[Action::kms:GenerateDataKey*]",
-                "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:<AWS::Region>:"
-                "<AWS::AccountId>:key/*]",
-            )
+        for role in (self._check_role, self._arm_role):
+            self.topic.grant_publish(role)
+            if options.notification_topic is None:
+                acknowledge(
+                    role,
+                    "The topic is encrypted with the AWS managed key alias/aws/sns, whose key "
+                    "id is only known at deploy time",
+                    "AwsSolutions-IAM5[Action::kms:GenerateDataKey*]",
+                    "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:<AWS::Region>:"
+                    "<AWS::AccountId>:key/*]",
+                )
 
     def _add_loop(self) -> None:
         """The Step Functions Standard workflow: check -> Choice -> Wait, until a decision."""
@@ -367,6 +381,12 @@ class MinCountGate(Construct):
         machine_name = stack.split_arn(
             self._state_machine_arn, ArnFormat.COLON_RESOURCE_NAME
         ).resource_name
+        executions = stack.format_arn(
+            service="states",
+            resource="execution",
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+            resource_name=f"{machine_name}:*",
+        )
         self._arm_policy = iam.Policy(
             self,
             "ArmStartsLoop",
@@ -377,16 +397,19 @@ class MinCountGate(Construct):
                     resources=[self._state_machine_arn],
                 ),
                 iam.PolicyStatement(
-                    actions=["states:StopExecution"],
-                    resources=[
-                        stack.format_arn(
-                            service="states",
-                            resource="execution",
-                            arn_format=ArnFormat.COLON_RESOURCE_NAME,
-                            resource_name=f"{machine_name}:*",
-                        )
-                    ],
+                    actions=["states:StopExecution", "states:DescribeExecution"],
+                    resources=[executions],
                 ),
+            ],
+        )
+        # Each check reads the gate's requirements from its execution's input (see
+        # hyperpod_gate.poll.trusted_request): a policy of its own for the same reason.
+        self._check_policy = iam.Policy(
+            self,
+            "CheckReadsLoop",
+            roles=[self._check_role],
+            statements=[
+                iam.PolicyStatement(actions=["states:DescribeExecution"], resources=[executions])
             ],
         )
         acknowledge(
@@ -398,12 +421,13 @@ class MinCountGate(Construct):
             f"AwsSolutions-IAM5[Resource::{arn_placeholder(self._arm_function)}:*]",
         )
         sm_ref = ref_placeholder(self._state_machine)
-        acknowledge(
-            self._arm_policy,
-            "Executions are named at run time; the grant is limited to this state machine's",
-            "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:"
-            f'<AWS::AccountId>:execution:{{"Fn::Select":[6,{{"Fn::Split":[":",{{"Ref":"{sm_ref}"}}]}}]}}:*]',
-        )
+        for policy in (self._arm_policy, self._check_policy):
+            acknowledge(
+                policy,
+                "Executions are named at run time; the grant is limited to this state machine's",
+                "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:"
+                f'<AWS::AccountId>:execution:{{"Fn::Select":[6,{{"Fn::Split":[":",{{"Ref":"{sm_ref}"}}]}}]}}:*]',
+            )
 
     def _add_arm(self) -> None:
         """The custom resource that starts the loop; its properties follow
@@ -418,7 +442,9 @@ class MinCountGate(Construct):
             service_timeout=Duration.minutes(5),
         )
         """The custom resource that arms the gate (starts its poll loop)."""
-        self.arm.node.add_dependency(self._cluster.node.default_child, self._arm_policy)
+        self.arm.node.add_dependency(
+            self._cluster.node.default_child, self._arm_policy, self._check_policy
+        )
 
     def _add_wait(self) -> None:
         """The wait condition dependants wait for, and its handle; both logical ids embed a
@@ -475,7 +501,7 @@ class MinCountGate(Construct):
                 events.CfnRule.TargetProperty(
                     arn=self._check_function_arn,
                     id="Target0",
-                    input=self._stack.to_json_string(lazy_any(self._fast_path_input)),
+                    input=json.dumps(fast_path_input()),
                     retry_policy=events.CfnRule.RetryPolicyProperty(
                         maximum_event_age_in_seconds=900, maximum_retry_attempts=2
                     ),
@@ -492,9 +518,10 @@ class MinCountGate(Construct):
             source_arn=self._fast_path.attr_arn,
         )
 
-    def _fast_path_input(self) -> dict[str, object]:
-        props = self._arm_properties()
-        return fast_path_input(props, stack_id=Aws.STACK_ID)
+    def _arm_logical_id(self) -> str:
+        default_child = self.arm.node.default_child
+        assert isinstance(default_child, CfnElement)
+        return self._stack.get_logical_id(default_child)
 
     # -- the gate's resources as aws-cdk-lib interfaces (built on first use) ----------------
     @property
@@ -655,7 +682,7 @@ class MinCountGate(Construct):
         return log_group
 
     def _function(
-        self, id: str, handler: str, description: str
+        self, id: str, handler: str, description: str, environment: Mapping[str, str]
     ) -> tuple[iam.Role, lambda_.CfnFunction]:
         """A Python function on ARM with its own log group and role (what
         ``lambda.Function(..., log_group=..., role=...)`` writes), running the runtime
@@ -685,6 +712,7 @@ class MinCountGate(Construct):
             architectures=["arm64"],
             code=code.code,
             description=description,
+            environment=lambda_.CfnFunction.EnvironmentProperty(variables=dict(environment)),
             handler=handler,
             logging_config=lambda_.CfnFunction.LoggingConfigProperty(log_group=log_group.ref),
             memory_size=128,

@@ -7,30 +7,78 @@ from __future__ import annotations
 
 from typing import Any
 
-LAMBDA_RETRY_ERRORS = (
-    "Lambda.ServiceException",
-    "Lambda.AWSLambdaException",
-    "Lambda.SdkClientException",
-    "Lambda.TooManyRequestsException",
-    "States.Timeout",
+from .runtime.hyperpod_gate.faults import INVOCATION_TRANSIENT_ERRORS
+
+LAMBDA_RETRY_ERRORS = INVOCATION_TRANSIENT_ERRORS
+"""Transient invocation errors (the fault model's): retried, then handed to the other
+function, then waited out for as long as they last."""
+
+RETRY_ATTEMPTS = 2
+RETRY_INTERVAL_SECONDS = 2
+RETRY_BACKOFF = 2.0
+RETRY_SECONDS = sum(
+    RETRY_INTERVAL_SECONDS * RETRY_BACKOFF**attempt for attempt in range(RETRY_ATTEMPTS)
 )
-"""Transient invocation errors retried by the CheckCapacity task."""
-
-FUNCTION_ERRORS = ("Sandbox.Timedout", "Lambda.Unknown")
-"""The function itself ended abnormally (its timeout, out of memory): retried too, fewer
-times, before the Catch reports the check as failed. A check has no side effect before its
-decision, so running it again is safe; a repeated signal carries the same UniqueId."""
-
-FUNCTION_ERROR_ATTEMPTS = 3
+"""Seconds the Retry of one Task waits at least before its Catch runs (2 + 4 = 6)."""
 
 FAILED_ERROR = "MinCountGateFailed"
 """Error name of the execution when the gate fails."""
 
-CHECK_FAILED_ERROR = "MinCountGateCheckFailed"
-"""Error name of the execution when even the failure report could not run."""
+REFUSED_ERROR = "MinCountGateSignalRefused"
+"""Error name of the execution when the wait handle refused the signal for good (HTTP 4xx):
+the cause names the decision that could not be delivered."""
 
-CHECK_TIMEOUT_SECONDS = 120
-"""Per-invocation timeout of the CheckCapacity task (poll Lambda timeout must be lower)."""
+UNSIGNALLED_ERROR = "MinCountGateUnsignalled"
+"""Error name of the execution when neither function could read the wait handle."""
+
+CHECK_TIMEOUT_SECONDS = 170
+"""Per-invocation timeout of the check tasks (the functions' timeout must be lower)."""
+
+HISTORY_QUOTA = 25_000
+"""Events a Step Functions Standard execution's history may hold; reaching it fails the
+execution with no Catch (the gate would end without a signal)."""
+HISTORY_RESERVE = 1_000
+"""Events kept free below the quota (the start, the end, the last iterations' retries)."""
+EVENTS_PER_CHECK = 9
+"""History events of one ordinary iteration (Wait, check, Choice); measured on moto's engine
+from the synthesized definition (tests/gate/test_gate_faults.py), where the test fails if
+the engine writes more."""
+EVENTS_PER_FAULTED_CHECK = 20
+"""History events of one iteration whose check invocation failed after its retries and the arm
+function checked instead (also measured)."""
+
+
+def history_events(timeout_seconds: int, poll_interval_seconds: int) -> int:
+    """Upper bound of the history events one gate's execution writes before its deadline
+    (pure): the worst of an ordinary and a faulted iteration (which lasts at least the
+    retries' waits longer), for every iteration that fits the timeout, plus the reserve."""
+    per_second = max(
+        EVENTS_PER_CHECK / poll_interval_seconds,
+        EVENTS_PER_FAULTED_CHECK / (poll_interval_seconds + RETRY_SECONDS),
+    )
+    return int(per_second * (timeout_seconds + poll_interval_seconds)) + HISTORY_RESERVE
+
+
+def max_timeout_for_history(poll_interval_seconds: int) -> int:
+    """The longest gate timeout whose history fits the quota at this poll interval (pure)."""
+    low, high = 0, 24 * 3600
+    while low < high:
+        middle = (low + high + 1) // 2
+        if history_events(middle, poll_interval_seconds) <= HISTORY_QUOTA:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def task_parameters(*, fallback: bool) -> dict[str, Any]:
+    """What a check task sends its function: only the execution's id. The function reads the
+    gate's requirements, deadline and wait handle from that execution's input, which only the
+    arm function (the stack) writes, so a crafted invocation cannot open or fail the gate."""
+    parameters: dict[str, Any] = {"executionArn.$": "$$.Execution.Id"}
+    if fallback:
+        parameters["fallback"] = True
+    return parameters
 
 
 def build_definition(
@@ -38,72 +86,51 @@ def build_definition(
 ) -> dict[str, Any]:
     """Return the ASL definition of the gate's Wait -> check -> Choice loop.
 
-    ``poll_function_arn`` is used directly as the Task resource (it may be an
-    unresolved CDK token string). ``fallback_function_arn`` (the arm function, another
-    role) signals the wait condition when the check function could not (UNSIGNALLED) or
-    could not run at all.  ``timeout_seconds`` becomes the execution's
-    ``TimeoutSeconds``, a backstop behind the poll function's own deadline: pass
-    the gate timeout plus at least one poll interval and the worst-case retry
-    time of one check (about 15 minutes), or the backstop can fire before the
-    poll that reports "deadline reached" and signals the wait condition.
+    ``poll_function_arn`` is the check function (used directly as the Task resource; it may
+    be an unresolved CDK token string). ``fallback_function_arn`` (the arm function, another
+    role) runs the same check when the check function's invocation failed after its retries,
+    or when it could not read the wait handle (UNSIGNALLED); if that invocation fails too, the
+    loop waits one poll interval and checks again. A transient fault of any length therefore
+    means "poll again"; only a check that ran decides FAILURE (HyperPod's verdict, or the
+    deadline in the execution input). ``timeout_seconds`` becomes the execution's
+    ``TimeoutSeconds``, a backstop behind the deadline for a check that never runs: pass
+    the gate timeout plus at least one poll interval and the worst-case time of one
+    iteration, or the backstop can fire before the check that reports "deadline reached".
     """
     if isinstance(timeout_seconds, bool) or not isinstance(timeout_seconds, int):
         raise TypeError("timeout_seconds must be an int")
     if timeout_seconds < 1:
         raise ValueError("timeout_seconds must be >= 1")
+
+    def decide(default: str) -> dict[str, Any]:
+        def on(status: str, next_state: str) -> dict[str, Any]:
+            return {"Variable": "$.check.status", "StringEquals": status, "Next": next_state}
+
+        return {
+            "Type": "Choice",
+            "Choices": [
+                on("WAITING", "WaitForCapacity"),
+                on("READY", "GateOpened"),
+                on("OPENED", "GateOpened"),
+                on("ABANDONED", "GateAbandoned"),
+                on("FAILED", "GateFailed"),
+                on("REFUSED", "SignalRefused"),
+            ],
+            "Default": default,
+        }
+
     return {
         "Comment": "HyperPod MinCount gate: poll DescribeCluster until the gated groups "
         "reach their minimum, then signal the wait condition.",
         "StartAt": "CheckCapacity",
         "TimeoutSeconds": timeout_seconds,
         "States": {
-            "CheckCapacity": {
-                "Type": "Task",
-                "Resource": poll_function_arn,
-                "ResultPath": "$.check",
-                "TimeoutSeconds": CHECK_TIMEOUT_SECONDS,
-                "Retry": _retries(),
-                # Whatever ends the check for good (a function timeout, out of memory, retries
-                # exhausted) is reported, so the wait condition fails with a reason instead of
-                # waiting for its own 12-hour limit.
-                "Catch": [_catch_all("ReportCheckFailure")],
-                "Next": "Decide",
-            },
-            "ReportCheckFailure": {
-                "Type": "Task",
-                "Resource": poll_function_arn,
-                "ResultPath": "$.check",
-                "TimeoutSeconds": CHECK_TIMEOUT_SECONDS,
-                "Retry": _retries(),
-                "Catch": [_catch_all("ReportFromArm")],
-                "Next": "Decide",
-            },
-            # The arm function (another role) reports a failure the check function could not,
-            # or signals a decision the check function could not deliver.
-            "ReportFromArm": _fallback_task(fallback_function_arn),
-            "SignalFromArm": _fallback_task(fallback_function_arn),
-            "Decide": {
-                "Type": "Choice",
-                "Choices": [
-                    {
-                        "Variable": "$.check.status",
-                        "StringEquals": "WAITING",
-                        "Next": "WaitForCapacity",
-                    },
-                    {"Variable": "$.check.status", "StringEquals": "READY", "Next": "GateOpened"},
-                    {
-                        "Variable": "$.check.status",
-                        "StringEquals": "ABANDONED",
-                        "Next": "GateAbandoned",
-                    },
-                    {
-                        "Variable": "$.check.status",
-                        "StringEquals": "UNSIGNALLED",
-                        "Next": "SignalFromArm",
-                    },
-                ],
-                "Default": "GateFailed",
-            },
+            "CheckCapacity": _task(poll_function_arn, fallback=False, on_fault="CheckFromArm"),
+            "Decide": decide("CheckFromArm"),
+            # The arm function (another role) checks when the check function could not run or
+            # could not read the wait handle; if it cannot run either, wait and check again.
+            "CheckFromArm": _task(fallback_function_arn, fallback=True, on_fault="WaitForCapacity"),
+            "DecideFromArm": decide("GateUnsignalled"),
             "WaitForCapacity": {
                 "Type": "Wait",
                 "SecondsPath": "$.pollIntervalSeconds",
@@ -111,49 +138,38 @@ def build_definition(
             },
             "GateOpened": {"Type": "Succeed"},
             "GateAbandoned": {"Type": "Succeed"},
-            "GateFailed": {
+            "GateFailed": {"Type": "Fail", "Error": FAILED_ERROR, "CausePath": "$.check.reason"},
+            "SignalRefused": {
                 "Type": "Fail",
-                "Error": FAILED_ERROR,
+                "Error": REFUSED_ERROR,
                 "CausePath": "$.check.reason",
             },
-            "CheckFailedUnreported": {
+            "GateUnsignalled": {
                 "Type": "Fail",
-                "Error": CHECK_FAILED_ERROR,
-                "CausePath": "$.checkFailure.Cause",
+                "Error": UNSIGNALLED_ERROR,
+                "CausePath": "$.check.reason",
             },
         },
     }
 
 
-def _retries() -> list[dict[str, Any]]:
-    return [
-        {
-            "ErrorEquals": list(LAMBDA_RETRY_ERRORS),
-            "IntervalSeconds": 5,
-            "MaxAttempts": 5,
-            "BackoffRate": 2.0,
-        },
-        {
-            "ErrorEquals": list(FUNCTION_ERRORS),
-            "IntervalSeconds": 10,
-            "MaxAttempts": FUNCTION_ERROR_ATTEMPTS,
-            "BackoffRate": 2.0,
-        },
-    ]
-
-
-def _fallback_task(resource: str) -> dict[str, Any]:
+def _task(resource: str, *, fallback: bool, on_fault: str) -> dict[str, Any]:
     return {
         "Type": "Task",
         "Resource": resource,
+        "Parameters": task_parameters(fallback=fallback),
         "ResultPath": "$.check",
         "TimeoutSeconds": CHECK_TIMEOUT_SECONDS,
-        "Retry": _retries(),
-        "Catch": [_catch_all("CheckFailedUnreported")],
-        "Next": "Decide",
+        "Retry": [
+            {
+                "ErrorEquals": list(LAMBDA_RETRY_ERRORS),
+                "IntervalSeconds": RETRY_INTERVAL_SECONDS,
+                "MaxAttempts": RETRY_ATTEMPTS,
+                "BackoffRate": RETRY_BACKOFF,
+            }
+        ],
+        # Whatever else ends the invocation (a function error, retries exhausted) is a fault
+        # of this function, not a decision: the other path checks.
+        "Catch": [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.fault", "Next": on_fault}],
+        "Next": "DecideFromArm" if fallback else "Decide",
     }
-
-
-def _catch_all(next_state: str) -> dict[str, Any]:
-    """Catch every error; the poll function finds it under ``checkFailure`` ({Error, Cause})."""
-    return {"ErrorEquals": ["States.ALL"], "ResultPath": "$.checkFailure", "Next": next_state}

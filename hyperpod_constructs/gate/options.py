@@ -18,6 +18,19 @@ MAX_GATE_TIMEOUT = Duration.hours(12)
 """The longest a CloudFormation wait condition can wait."""
 MIN_POLL, MAX_POLL = Duration.seconds(10), Duration.minutes(15)
 """The allowed range of ``poll_interval``."""
+LOOP_BACKSTOP_MARGIN_SECONDS = 30 * 60
+"""The poll loop's own Step Functions timeout exceeds the gate deadline by one poll interval
+plus this much (30 min, above the worst case of one iteration whose invocations all time out),
+so the check that reports "deadline reached" always runs before the backstop; and the
+backstop ends before the wait condition's 12 h. The longest timeout is therefore
+12 h - poll_interval - 30 min."""
+
+
+def max_gate_timeout_seconds(poll_interval_seconds: int) -> int:
+    """The longest gate timeout at this poll interval (pure): the loop's backstop
+    (timeout + poll interval + :data:`LOOP_BACKSTOP_MARGIN_SECONDS`) must end within the
+    wait condition's 12 h."""
+    return int(MAX_GATE_TIMEOUT.to_seconds()) - poll_interval_seconds - LOOP_BACKSTOP_MARGIN_SECONDS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,7 +47,11 @@ class MinCountGateOptions:
     """How long to wait before failing the deployment. Default: 3 h 30 min. HyperPod's 3-hour
     window starts when the group is created, before the gate is armed, so 3 h is enough in
     principle; the 30 minutes are slack for HyperPod's rollback to show and for polling. At most
-    12 h; below 3 h the synth warns, since HyperPod may still meet the minimum later."""
+    12 h minus ``poll_interval`` minus 30 min (11 h 29 min with the default poll interval: the
+    loop's backstop and the wait condition's 12 h come after it), and short enough that the
+    loop's history fits Step Functions' 25,000 events (HP-GATE-HISTORY); below 3 h the synth
+    warns, since HyperPod may still meet the minimum later. A longer timeout is a synth error,
+    never silently shortened."""
     poll_interval: Duration = field(default_factory=lambda: Duration.minutes(1))
     """Time between two DescribeCluster calls. Default: 1 min (allowed 10 s .. 15 min)."""
     notification_topic: sns.ITopic | None = None

@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING
 from aws_cdk import Duration
 
 from .._tokens import is_unresolved
-from ..gate.options import MAX_GATE_TIMEOUT, MAX_POLL, MIN_POLL, MinCountGateOptions
+from ..gate.definition import HISTORY_QUOTA, history_events, max_timeout_for_history
+from ..gate.options import MAX_POLL, MIN_POLL, MinCountGateOptions, max_gate_timeout_seconds
 from .arguments import TOKEN, check, instance_of, is_bool
 from .finding import Finding, Severity
 from .rule import Rule, Scope, Source, reports
-from .sources import PUT_METRIC_DATA, SLURM_SCALING, WAIT_CONDITION
+from .sources import PUT_METRIC_DATA, SLURM_SCALING, STEP_FUNCTIONS_QUOTAS, WAIT_CONDITION
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -32,8 +33,19 @@ GATE_TIMEOUT = Rule(
     E,
     Scope.GATE,
     "`readiness_gate.timeout`",
-    "more than 0, at most 12 h",
+    "more than 0, at most 12 h - `poll_interval` - 30 min (the loop's backstop and the wait "
+    "condition's 12 h follow the deadline)",
     source=Source(WAIT_CONDITION, "Timeout: at most 43200 seconds (12 hours)"),
+)
+
+GATE_HISTORY = Rule(
+    "HP-GATE-HISTORY",
+    E,
+    Scope.GATE,
+    "`readiness_gate.timeout` / `poll_interval`",
+    "few enough polls that the loop's history stays below Step Functions' 25,000 events "
+    "(e.g. 11 h needs a poll interval of at least 28 s)",
+    source=Source(STEP_FUNCTIONS_QUOTAS, "Standard workflows: at most 25,000 history events"),
 )
 
 GATE_POLL = Rule(
@@ -90,6 +102,7 @@ WARN_GATE_TIMEOUT = Rule(
 
 RULES = (
     GATE_TIMEOUT,
+    GATE_HISTORY,
     GATE_POLL,
     GATE_NAMESPACE,
     GATE_TOKEN_DURATION,
@@ -138,7 +151,7 @@ def _namespace(value: object, parameter: str) -> list[Finding]:
     ]
 
 
-@reports(GATE_TIMEOUT, GATE_POLL, GATE_TOKEN_DURATION)
+@reports(GATE_TIMEOUT, GATE_POLL, GATE_TOKEN_DURATION, GATE_HISTORY)
 def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
     """Concrete durations: a timeout up to 12 h, a poll interval of 10 s .. 15 min below it."""
     found: list[Finding] = []
@@ -168,14 +181,32 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
             )
         ]
     timeout, poll = options.timeout.to_seconds(), options.poll_interval.to_seconds()
-    if not 0 < timeout <= MAX_GATE_TIMEOUT.to_seconds():
+    poll_ok = MIN_POLL.to_seconds() <= poll <= MAX_POLL.to_seconds() and poll < timeout
+    longest = max_gate_timeout_seconds(int(poll) if poll_ok else int(MIN_POLL.to_seconds()))
+    if not 0 < timeout <= longest:
         found.append(
             Finding(
                 rule=GATE_TIMEOUT.id,
                 field=f"{parameter}.timeout",
                 value=options.timeout.to_human_string(),
-                allowed="more than 0 and at most 12 hours (a wait condition's limit)",
-                fix="use Duration.hours(n) with n <= 12",
+                allowed=f"more than 0 and at most {_human(longest)} with poll_interval "
+                f"{options.poll_interval.to_human_string()}: 12 hours (a wait condition's "
+                "limit) minus the poll interval and the loop's 30-minute backstop margin",
+                fix=f"use at most Duration.seconds({longest})",
+            )
+        )
+    elif poll_ok and history_events(int(timeout), int(poll)) > HISTORY_QUOTA:
+        found.append(
+            Finding(
+                rule=GATE_HISTORY.id,
+                field=f"{parameter}.poll_interval",
+                value=options.poll_interval.to_human_string(),
+                allowed=f"a poll interval with which {options.timeout.to_human_string()} of "
+                f"polling writes at most {HISTORY_QUOTA} Step Functions history events "
+                f"(this one: about {history_events(int(timeout), int(poll))}); the execution "
+                "would fail at the quota without a signal",
+                fix=f"use a poll interval of at least {_min_poll(int(timeout))} s, or a timeout "
+                f"of at most {_human(max_timeout_for_history(int(poll)))}",
             )
         )
     if not MIN_POLL.to_seconds() <= poll <= MAX_POLL.to_seconds() or poll >= timeout:
@@ -189,6 +220,22 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
             )
         )
     return found
+
+
+def _human(seconds: int) -> str:
+    hours, rest = divmod(max(seconds, 0), 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{hours} h" if hours else "", f"{minutes} min" if minutes else ""]
+    parts.append(f"{secs} s" if secs or not (hours or minutes) else "")
+    return " ".join(p for p in parts if p)
+
+
+def _min_poll(timeout_seconds: int) -> int:
+    """The shortest poll interval whose history fits ``timeout_seconds``."""
+    poll = int(MIN_POLL.to_seconds())
+    while history_events(timeout_seconds, poll) > HISTORY_QUOTA:
+        poll += 1
+    return poll
 
 
 def gate_option_findings(options: object, *, parameter: str = "min_count_gate") -> list[Finding]:

@@ -24,5 +24,8 @@ PUT_METRIC_DATA = (
 )
 """CloudWatch ``PutMetricData`` (the ``Namespace`` parameter)."""
 
+STEP_FUNCTIONS_QUOTAS = "https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html"
+"""Step Functions quotas (an execution's history: at most 25,000 events)."""
+
 SEARCHED = "the HyperPod Slurm guides and API reference"
 """Where an unconfirmed claim was looked for."""

@@ -19,6 +19,7 @@ from hyperpod_constructs import (
     InstanceGroup,
     MinCountGateOptions,
 )
+from hyperpod_constructs.gate.definition import CHECK_TIMEOUT_SECONDS
 from hyperpod_constructs.gate.runtime.hyperpod_gate import arm, poll
 from hyperpod_constructs.gate.runtime.hyperpod_gate.decision import GroupProgress
 from tests.conftest import new_app
@@ -226,10 +227,7 @@ def test_wait_condition_waits_for_one_signal_after_the_arm(
     assert arm_id in depends_on(wait)
 
 
-def worst_case_check_seconds(definition: dict[str, Any]) -> float:
-    """The longest one CheckCapacity step can take: every attempt times out, with the
-    retry back-off in between."""
-    task = definition["States"][definition["StartAt"]]
+def _worst_task_seconds(task: dict[str, Any]) -> float:
     # Each retrier counts its own attempts: at worst every one of them is exhausted.
     attempts = 1 + sum(retry["MaxAttempts"] for retry in task["Retry"])
     backoff = sum(
@@ -240,7 +238,20 @@ def worst_case_check_seconds(definition: dict[str, Any]) -> float:
     return float(task["TimeoutSeconds"] * attempts + backoff)
 
 
-@pytest.mark.parametrize(("hours", "poll_minutes"), [(3, 1), (11, 15), (12, 1)])
+def worst_case_check_seconds(definition: dict[str, Any]) -> float:
+    """The longest one check can take: every attempt of the check task times out, with the
+    retry back-off in between, then its Catch hands the check to the next task (the arm
+    function's), where the same happens."""
+    states = definition["States"]
+    task = states[definition["StartAt"]]
+    total = _worst_task_seconds(task)
+    (catch,) = task["Catch"]
+    fallback = states[catch["Next"]]
+    assert fallback["Type"] == "Task"
+    return total + _worst_task_seconds(fallback)
+
+
+@pytest.mark.parametrize(("hours", "poll_minutes"), [(3, 1), (11, 15), (11, 1)])
 def test_the_gate_timeout_drives_the_loop_while_the_wait_keeps_a_12h_backstop(
     hours: int, poll_minutes: int
 ) -> None:
@@ -255,8 +266,8 @@ def test_the_gate_timeout_drives_the_loop_while_the_wait_keeps_a_12h_backstop(
     _, wait = only(template, "AWS::CloudFormation::WaitCondition")
     _, gate = only(template, "Custom::HyperPodMinCountGate")
     assert wait["Properties"]["Timeout"] == str(MAX_WAIT)
-    # The deadline is the timeout, capped so that the last report beats the 12 h limit.
-    deadline = min(hours * 3600, MAX_WAIT - poll_minutes * 60 - MARGIN)
+    # The deadline is the timeout, exactly (a longer one is a synth error, test below).
+    deadline = hours * 3600
     assert gate["Properties"]["TimeoutSeconds"] == str(deadline)
     assert deadline + poll_minutes * 60 + MARGIN <= MAX_WAIT
     definition = _definition(template)
@@ -382,12 +393,15 @@ def test_arm_function_may_start_only_the_poll_loop(
     assert statement_resources(start[0]) == [{"Ref": sm_id}]
     stop = [s for s in granted if "states:StopExecution" in actions(s)]
     assert len(stop) == 1
+    assert actions(stop[0]) == {"states:StopExecution", "states:DescribeExecution"}
     (execution_arn,) = statement_resources(stop[0])
     assert sm_id in references(execution_arn)
     assert flatten(execution_arn).endswith(":*")
     for statement in granted:
         assert "*" not in statement_resources(statement), statement
-        assert not any(a.startswith("sagemaker:") for a in actions(statement))
+        # It checks when the check function cannot: only reads of the cluster.
+        sagemaker = {a for a in actions(statement) if a.startswith("sagemaker:")}
+        assert sagemaker <= {"sagemaker:DescribeCluster", "sagemaker:ListClusterEvents"}
 
 
 def test_poll_loop_may_invoke_only_the_gate_functions(
@@ -416,7 +430,7 @@ def test_gate_functions_are_python_with_the_gate_handlers(
         _, function = function_by_handler(template, handler)
         assert function["Properties"]["Runtime"].startswith("python3."), handler
         # One check must fit in the state machine's per-task timeout.
-        assert function["Properties"]["Timeout"] < 120
+        assert function["Properties"]["Timeout"] < CHECK_TIMEOUT_SECONDS
 
 
 def _definition(template: dict[str, Any]) -> dict[str, Any]:
@@ -446,7 +460,10 @@ def test_poll_loop_waits_checks_and_decides_until_its_timeout(
     assert wait["Type"] == "Wait"
     assert states[wait["Next"]] is start  # the loop: Wait -> Check -> Choice -> Wait
     assert states[targets["READY"]]["Type"] == "Succeed"
-    assert states[choice["Default"]]["Type"] == "Fail"
+    assert states[targets["FAILED"]]["Type"] == "Fail"
+    # Anything else is not a verdict: the arm function checks.
+    arm_id, _ = function_by_handler(template, "hyperpod_gate.arm.handler")
+    assert states[choice["Default"]]["Resource"] == "{" + arm_id + ".Arn}"
     assert wait["SecondsPath"] == "$.pollIntervalSeconds"
 
 

@@ -51,6 +51,9 @@ def test_create_starts_the_loop_with_the_contract_input(monkeypatch: pytest.Monk
         "pollIntervalSeconds": 60,
         "stackId": w.cfn.stack_id,
         "waitHandleLogicalId": w.handle_id(),
+        "waitConditionLogicalId": w.gate(
+            [Requirement("gpu", 16, 16), Requirement("trn", 2, 4)]
+        ).condition_id,
         "topicArn": TOPIC_ARN,
         "metricsNamespace": "HyperPod/MinCountGate",
     }

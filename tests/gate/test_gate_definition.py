@@ -14,6 +14,7 @@ from statelint.config import Config
 from statelint.linter import Linter
 
 from hyperpod_constructs.gate.definition import build_definition
+from hyperpod_constructs.gate.runtime.hyperpod_gate.faults import INVOCATION_TRANSIENT_ERRORS
 
 ARN = "arn:aws:lambda:us-east-1:123456789012:function:HyperPodTrain-GateCheck-1A2B"
 ARM = "arn:aws:lambda:us-east-1:123456789012:function:HyperPodTrain-GateArm-3C4D"
@@ -37,64 +38,56 @@ def test_contract_shape() -> None:
     assert set(states) == {
         "CheckCapacity",
         "Decide",
+        "CheckFromArm",
+        "DecideFromArm",
         "WaitForCapacity",
         "GateOpened",
         "GateAbandoned",
         "GateFailed",
-        "ReportCheckFailure",
-        "ReportFromArm",
-        "SignalFromArm",
-        "CheckFailedUnreported",
+        "SignalRefused",
+        "GateUnsignalled",
     }
-    check = states["CheckCapacity"]
-    assert check["Type"] == "Task" and check["Resource"] == ARN
-    assert check["ResultPath"] == "$.check" and check["TimeoutSeconds"] == 120
-    assert check["Next"] == "Decide"
-    assert check["Retry"] == [
+    retry = [
         {
-            "ErrorEquals": [
-                "Lambda.ServiceException",
-                "Lambda.AWSLambdaException",
-                "Lambda.SdkClientException",
-                "Lambda.TooManyRequestsException",
-                "States.Timeout",
-            ],
-            "IntervalSeconds": 5,
-            "MaxAttempts": 5,
+            "ErrorEquals": list(INVOCATION_TRANSIENT_ERRORS),
+            "IntervalSeconds": 2,
+            "MaxAttempts": 2,
             "BackoffRate": 2,
-        },
-        {
-            "ErrorEquals": ["Sandbox.Timedout", "Lambda.Unknown"],
-            "IntervalSeconds": 10,
-            "MaxAttempts": 3,
-            "BackoffRate": 2,
-        },
+        }
     ]
-    catch_all = {"ErrorEquals": ["States.ALL"], "ResultPath": "$.checkFailure"}
-    assert check["Catch"] == [{**catch_all, "Next": "ReportCheckFailure"}]
-    report = states["ReportCheckFailure"]
-    assert (report["Resource"], report["ResultPath"], report["Next"]) == (ARN, "$.check", "Decide")
-    assert report["Catch"] == [{**catch_all, "Next": "ReportFromArm"}]
-    for name in ("ReportFromArm", "SignalFromArm"):
-        fallback = states[name]
-        assert (fallback["Resource"], fallback["ResultPath"]) == (ARM, "$.check")
-        assert fallback["Next"] == "Decide" and fallback["Retry"] == check["Retry"]
-        assert fallback["Catch"] == [{**catch_all, "Next": "CheckFailedUnreported"}]
-    assert states["CheckFailedUnreported"] == {
-        "Type": "Fail",
-        "Error": "MinCountGateCheckFailed",
-        "CausePath": "$.checkFailure.Cause",
-    }
-    decide = states["Decide"]
-    routes = {c["StringEquals"]: c["Next"] for c in decide["Choices"]}
-    assert all(c["Variable"] == "$.check.status" for c in decide["Choices"])
-    assert routes == {
-        "WAITING": "WaitForCapacity",
-        "READY": "GateOpened",
-        "ABANDONED": "GateAbandoned",
-        "UNSIGNALLED": "SignalFromArm",
-    }
-    assert decide["Default"] == "GateFailed"
+    for name, resource, payload, fault_next, decide in (
+        ("CheckCapacity", ARN, {"executionArn.$": "$$.Execution.Id"}, "CheckFromArm", "Decide"),
+        (
+            "CheckFromArm",
+            ARM,
+            {"executionArn.$": "$$.Execution.Id", "fallback": True},
+            "WaitForCapacity",
+            "DecideFromArm",
+        ),
+    ):
+        task = states[name]
+        assert task["Type"] == "Task" and task["Resource"] == resource
+        # Only the execution's id: the functions read everything else from its input.
+        assert task["Parameters"] == payload
+        assert task["ResultPath"] == "$.check" and task["TimeoutSeconds"] == 170
+        assert task["Retry"] == retry
+        assert task["Catch"] == [
+            {"ErrorEquals": ["States.ALL"], "ResultPath": "$.fault", "Next": fault_next}
+        ]
+        assert task["Next"] == decide
+    for name, default in (("Decide", "CheckFromArm"), ("DecideFromArm", "GateUnsignalled")):
+        decide = states[name]
+        routes = {c["StringEquals"]: c["Next"] for c in decide["Choices"]}
+        assert all(c["Variable"] == "$.check.status" for c in decide["Choices"])
+        assert routes == {
+            "WAITING": "WaitForCapacity",
+            "READY": "GateOpened",
+            "OPENED": "GateOpened",
+            "ABANDONED": "GateAbandoned",
+            "FAILED": "GateFailed",
+            "REFUSED": "SignalRefused",
+        }
+        assert decide["Default"] == default
     assert states["WaitForCapacity"] == {
         "Type": "Wait",
         "SecondsPath": "$.pollIntervalSeconds",
@@ -102,11 +95,12 @@ def test_contract_shape() -> None:
     }
     assert states["GateOpened"] == {"Type": "Succeed"}
     assert states["GateAbandoned"] == {"Type": "Succeed"}
-    assert states["GateFailed"] == {
-        "Type": "Fail",
-        "Error": "MinCountGateFailed",
-        "CausePath": "$.check.reason",
-    }
+    for name, error in (
+        ("GateFailed", "MinCountGateFailed"),
+        ("SignalRefused", "MinCountGateSignalRefused"),
+        ("GateUnsignalled", "MinCountGateUnsignalled"),
+    ):
+        assert states[name] == {"Type": "Fail", "Error": error, "CausePath": "$.check.reason"}
 
 
 def test_statelint_accepts_the_definition() -> None:
@@ -149,10 +143,14 @@ def test_rejects_non_int_timeout() -> None:
         build(1.5)  # type: ignore[arg-type]
 
 
-def test_a_lambda_timeout_or_crash_is_retried_before_the_gate_gives_up() -> None:
-    """Issue 8, defect 2: a check that hits the function timeout surfaces as
-    Sandbox.Timedout (out of memory as Lambda.Unknown); no Retry matched them, so the Catch
-    failed a gate whose capacity may be ready."""
-    for state in ("CheckCapacity", "ReportCheckFailure"):
-        retried = {e for r in build()["States"][state]["Retry"] for e in r["ErrorEquals"]}
-        assert {"Sandbox.Timedout", "Lambda.Unknown"} <= retried
+def test_the_retries_follow_the_fault_model() -> None:
+    """Issue 8, defect 2: a check that hits the function timeout surfaces as Sandbox.Timedout;
+    it is transient (retried). Out of memory (Lambda.Unknown) is a fault of the function: not
+    retried, the other function checks. No invocation error reaches a Fail state."""
+    states = build()["States"]
+    for state in ("CheckCapacity", "CheckFromArm"):
+        retried = {e for r in states[state]["Retry"] for e in r["ErrorEquals"]}
+        assert retried == set(INVOCATION_TRANSIENT_ERRORS)
+        assert "Sandbox.Timedout" in retried and "Lambda.Unknown" not in retried
+        (catch,) = states[state]["Catch"]
+        assert states[catch["Next"]]["Type"] in ("Task", "Wait")

@@ -31,13 +31,18 @@ def parameterized_template() -> dict[str, Any]:
 
 
 def world(
-    monkeypatch: pytest.MonkeyPatch, parameters: Mapping[str, str], capacity: Any
+    monkeypatch: pytest.MonkeyPatch,
+    parameters: Mapping[str, str],
+    capacity: Any,
+    *,
+    event_bridge: bool = False,
 ) -> GateWorld:
     return GateWorld(
         monkeypatch,
         simulated_groups(parameterized_template(), capacity, parameters),
         template=parameterized_template(),
         parameters=dict(parameters),
+        event_bridge=event_bridge,
     )
 
 
@@ -68,11 +73,22 @@ def test_the_gate_waits_for_the_deployed_parameter_values(
     assert any("gpu 8/12 (target 16" in p.result["reason"] for p in polls)
 
 
-def test_the_fast_path_carries_the_deployed_values(monkeypatch: pytest.MonkeyPatch) -> None:
-    w = world(monkeypatch, LAUNCH, unlimited())
-    requirements = w.gate().fast_path_input["requirements"]
-    # As strings inside the rule's JSON input: the check handler reads them as numbers.
-    assert requirements == [{"groupName": "gpu", "minCount": "12", "targetCount": "16"}]
+def test_the_fast_path_reads_the_deployed_values_from_the_execution(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rule's input is a constant; the fast path finds the deployed values (12 of 16, not
+    the defaults) in the running execution's input, through the arm resource its environment
+    names, and opens the gate only when 12 are in service."""
+    w = world(monkeypatch, LAUNCH, steps((0, 0), (30 * MIN, 8), (90 * MIN, 12)), event_bridge=True)
+    assert w.gate().fast_path_input == {"fastPath": True}
+    assert w.gate().arm_logical_id in parameterized_template()["Resources"]
+    w.clock.advance(MIN)
+    execution = w.execution(w.arm_gate())
+    w.run(until_elapsed=5 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    (first, *_) = w.signals()
+    assert "seen through an EventBridge event" in first.json()["Reason"]
+    assert "gpu 12/12 (target 16, InService)" in first.json()["Reason"]
 
 
 def test_changing_only_a_parameter_value_does_not_wait_again(

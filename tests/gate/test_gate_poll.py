@@ -49,7 +49,7 @@ def test_missing_gated_group_fails_once_cluster_in_service(monkeypatch: pytest.M
     assert calls(w) == {
         "DescribeCluster": 1,
         "ListClusterEvents": 1,
-        "cfn.DescribeStackResource": 1,
+        "cfn.DescribeStackResource": 2,
         "sns.Publish": 1,
     }
 
@@ -70,7 +70,8 @@ def test_waiting_poll_exact_calls_and_output(monkeypatch: pytest.MonkeyPatch) ->
     assert result["reason"].startswith(
         "waiting for minimum capacity: gpu 8/16 (target 16, Creating); cluster train is InService"
     )
-    assert calls(w) == {"DescribeCluster": 1}
+    # One DescribeStackResource: the wait condition, read before the cluster (one opening).
+    assert calls(w) == {"DescribeCluster": 1, "cfn.DescribeStackResource": 1}
     lines = w.invocations[-1].stdout.splitlines()
     assert len(lines) == 2
     metric = json.loads(lines[0])
@@ -102,7 +103,7 @@ def test_ready_signals_success_and_notifies(monkeypatch: pytest.MonkeyPatch) -> 
     w.clock.advance(2 * HOUR)
     result = w.poll_once(w.poll_event(GPU))
     assert result["status"] == "READY"
-    assert calls(w) == {"DescribeCluster": 1, "cfn.DescribeStackResource": 1, "sns.Publish": 1}
+    assert calls(w) == {"DescribeCluster": 1, "cfn.DescribeStackResource": 2, "sns.Publish": 1}
     (signal,) = w.signals()
     assert signal.method == "PUT"
     assert signal.headers["Content-type"] == ""  # urllib did not add its form default
@@ -136,7 +137,7 @@ def test_failed_enriches_with_events_and_signals_failure(monkeypatch: pytest.Mon
     assert calls(w) == {
         "DescribeCluster": 1,
         "ListClusterEvents": 1,
-        "cfn.DescribeStackResource": 1,
+        "cfn.DescribeStackResource": 2,
         "sns.Publish": 1,
     }
     ((_, params),) = [a for a in w.sim.fake.attempts if a[0] == "ListClusterEvents"]
@@ -253,7 +254,8 @@ def test_handle_unreadable_transiently_waits(monkeypatch: pytest.MonkeyPatch) ->
 
     monkeypatch.setattr(w.cfn.fake, "handler", throttled)
     result = w.poll_once(event)
-    assert result["status"] == "WAITING" and "decision READY" in result["reason"]
+    assert result["status"] == "WAITING"
+    assert "reading the wait condition failed transiently" in result["reason"]
     assert w.cfn.fake.count("DescribeStackResource") == aws.MAX_ATTEMPTS
     monkeypatch.setattr(w.cfn.fake, "handler", original)
     assert w.poll_once(event)["status"] == "READY"
@@ -318,7 +320,12 @@ def test_no_topic_no_publish_and_sns_failure_is_harmless(monkeypatch: pytest.Mon
     assert "sns publish failed: NotFound" in w2.invocations[-1].stdout
 
 
-def test_internal_error_signals_failure_without_leaking(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_internal_error_hands_the_check_to_the_arm_function(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bug in the check is a fault of the function, not a verdict: the check function does
+    nothing (the loop hands the next check to the arm function); the arm function, with the
+    same bug, fails the wait with the reason rather than leave it to time out."""
     w = world(monkeypatch)
     w.clock.advance(600)
     event = w.poll_event(GPU)
@@ -328,41 +335,24 @@ def test_internal_error_signals_failure_without_leaking(monkeypatch: pytest.Monk
         raise RuntimeError(f"boom while talking to {url}")
 
     monkeypatch.setattr(poll, "evaluate_gate", broken)
-    result = w.poll_once(event)
+    first = w.poll_once(event)
+    assert first["status"] == "IGNORED" and w.signals() == []
+    result = w.poll_once(event, by_arm=True)
     assert result["status"] == "FAILED"
     assert result["reason"] == "internal error: RuntimeError: boom while talking to <url>"
     assert w.signals()[0].json()["Reason"] == result["reason"]
     w.assert_no_secret_leak()
 
 
-def test_a_caught_check_failure_fails_the_wait_with_its_cause(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The state machine's Catch hands over what ended a check for good (here a function
-    timeout); the report call must not poll again, only fail the wait with that cause."""
-    w = world(monkeypatch)
-    w.clock.advance(600)
-    event = w.poll_event(GPU)
-    event["checkFailure"] = {"Error": "Sandbox.Timedout", "Cause": "Task timed out after 100 s"}
-    result = w.poll_once(event)
-    assert result["status"] == "FAILED"
-    assert "could not complete (Sandbox.Timedout: Task timed out after 100 s)" in result["reason"]
-    assert "gpu" in result["reason"] and "train" in result["reason"]
-    assert w.sim.calls.get("DescribeCluster", 0) == 0
-    (signal,) = w.signals()
-    assert signal.json()["Status"] == "FAILURE"
-    w.assert_no_secret_leak()
-
-
-def test_invalid_input_still_signals_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_invocation_naming_no_execution_does_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The handlers read nothing from their payload but an execution's id: a payload with
+    requirements (or none at all) is ignored, without a call or a signal."""
     w = world(monkeypatch)
     event = w.poll_event(GPU)
-    event["requirements"] = [{"groupName": "gpu", "minCount": 20, "targetCount": 16}]
-    result = w.poll_once(event)
-    assert result["status"] == "FAILED"
-    assert "invalid gate input" in result["reason"]
-    assert w.signals()[0].json()["Status"] == "FAILURE"
-    assert poll.handler({}, None)["status"] == "FAILED"  # nothing to signal, still answers
+    assert poll.handler({}, None)["status"] == "IGNORED"
+    assert poll.handler(event, None)["status"] == "IGNORED"
+    assert poll.fallback_handler(event, None)["status"] == "IGNORED"
+    assert w.signals() == [] and w.sim.calls == {}
 
 
 def test_cluster_arn_and_previous_check_are_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -384,7 +374,7 @@ def test_clients_are_built_once_per_container(monkeypatch: pytest.MonkeyPatch) -
     for _ in range(3):
         w.clock.advance(60)
         w.poll_once(event)
-    assert w.client_builds == {"sagemaker": 1}
+    assert w.client_builds == {"sagemaker": 1, "cloudformation": 1}
 
 
 def test_a_slow_api_never_outruns_the_function_timeout(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,10 @@ patches make it usable in tests, without changing what it decides:
   the :class:`tests.support.clock.Scheduler`, so hours pass in virtual time;
 - an execution runs at once when started, until it parks. Exactly one thread runs at a time
   (the test's, or one execution's until it parks again), so runs are deterministic.
+
+Two limits moto does not enforce are enforced here, in virtual time, so a test can see them:
+an execution's ``TimeoutSeconds`` (it ends TIMED_OUT when it is still running then) and the
+history quota (at :data:`HISTORY_QUOTA` events the execution fails, as in Step Functions).
 """
 
 from __future__ import annotations
@@ -32,6 +36,10 @@ from .clock import Scheduler
 
 PARK_TIMEOUT = 60.0
 """Real seconds an execution thread may run before it must park (a hang fails the test)."""
+HISTORY_QUOTA = 25_000
+"""Events an execution's history may hold in Step Functions (Standard workflows)."""
+HISTORY_QUOTA_ERROR = "States.HistoryQuotaExceeded"
+"""The error the harness ends an execution with at the quota (the name is ours)."""
 
 
 @dataclass
@@ -51,6 +59,10 @@ LambdaFunction = Callable[[Any], LambdaResult]
 class _Thread:
     go: threading.Event = field(default_factory=threading.Event)
     label: str = ""
+    worker: Any = None
+    done: bool = False
+    stopped: bool = False
+    """Timed out or over the history quota: the execution may not call anything any more."""
 
 
 class _SleepModule(ModuleType):
@@ -83,6 +95,10 @@ class VirtualStepFunctions:
         """Executions started so far."""
         self.active = 0
         """Executions whose threads have not ended."""
+        self.timed_out = 0
+        """Executions the backstop (``TimeoutSeconds``) ended."""
+        self.history_peak = 0
+        """The most history events any execution reached."""
         engine = self
 
         def invoke(parameters: dict[str, Any], region: str, state_credentials: Any) -> Any:
@@ -101,6 +117,12 @@ class VirtualStepFunctions:
 
     # -- Lambda ------------------------------------------------------------------------
     def _invoke(self, parameters: Mapping[str, Any]) -> dict[str, Any]:
+        if self._current is not None and self._current.stopped:
+            return {
+                "StatusCode": 200,
+                "FunctionError": "Unhandled",
+                "Payload": {"errorType": "States.Timeout", "errorMessage": "execution over"},
+            }
         arn = str(parameters["FunctionName"])
         function = self.functions[arn]
         raw = parameters.get("Payload") or b"{}"
@@ -120,7 +142,7 @@ class VirtualStepFunctions:
 
     # -- threads -----------------------------------------------------------------------
     def _start(self, worker: ExecutionWorker) -> None:
-        handle = _Thread(label="execution")
+        handle = _Thread(label="execution", worker=worker)
         self.started += 1
         self.active += 1
 
@@ -131,16 +153,47 @@ class VirtualStepFunctions:
             except BaseException as exc:
                 self.errors.append(exc)
             finally:
+                handle.done = True
                 self.active -= 1
                 self._parked.set()
 
         threading.Thread(target=body, daemon=True).start()
+        details = worker._evaluation_details.state_machine_details
+        timeout = json.loads(details.definition).get("TimeoutSeconds")
+        if isinstance(timeout, int):
+            self.scheduler.after(float(timeout), lambda: self._time_out(handle), "backstop")
         # As in Step Functions, the execution runs at once (its first check may come before
         # StartExecution returns to the caller), until its first Wait.
         self._resume(handle)
 
+    def _time_out(self, handle: _Thread) -> None:
+        """The execution's ``TimeoutSeconds`` passed: Step Functions ends it (TIMED_OUT)."""
+        if handle.done:
+            return
+        handle.stopped = True
+        self.timed_out += 1
+        handle.worker.env.set_timed_out()
+        self._resume(handle)
+
+    def _over_quota(self, handle: _Thread) -> bool:
+        events = len(handle.worker.env.event_manager._history_event_list)
+        self.history_peak = max(self.history_peak, events)
+        if events < HISTORY_QUOTA or handle.stopped:
+            return False
+        from moto.stepfunctions.parser.api import ExecutionFailedEventDetails
+
+        handle.stopped = True
+        handle.worker.env.set_error(
+            ExecutionFailedEventDetails(
+                error=HISTORY_QUOTA_ERROR, cause=f"the history reached {events} events"
+            )
+        )
+        return True
+
     def _resume(self, handle: _Thread) -> None:
         """Run one execution thread until it parks or ends."""
+        if handle.done:
+            return
         outer = self._current
         self._parked.clear()
         self._current = handle
@@ -158,6 +211,8 @@ class VirtualStepFunctions:
         handle = self._current
         if handle is None:
             raise AssertionError("a Step Functions wait outside a running execution")
+        if self._over_quota(handle):
+            return  # the execution failed: it ends without waiting
         handle.go.clear()
         self.scheduler.after(max(0.0, seconds), lambda: self._resume(handle), "resume execution")
         self._parked.set()

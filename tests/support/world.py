@@ -15,6 +15,7 @@ import io
 import itertools
 import json
 import logging
+import os
 import random
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
@@ -28,7 +29,10 @@ from botocore.awsrequest import AWSResponse  # type: ignore[import-untyped, unus
 from moto import mock_aws
 
 from hyperpod_constructs.gate.runtime.hyperpod_gate import arm, aws, httpput, poll
-from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import RESOURCE_TYPE
+from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import (
+    ENV_ARM_LOGICAL_ID,
+    RESOURCE_TYPE,
+)
 
 from .aws_fakes import STACK_ID, FakeCloudFormation, FakeHttp, FakeSns, Put
 from .clock import Scheduler, VirtualClock, forbid_real_sleep, patch_botocore_retry_sleep
@@ -77,6 +81,15 @@ class SynthesizedGate:
     fast_path_input: dict[str, Any]
     """What the EventBridge rule sends the check function (its target's constant Input)."""
     fast_path_pattern: dict[str, Any]
+    check_env: dict[str, str]
+    """The check function's environment variables, resolved."""
+    arm_env: dict[str, str]
+    """The arm function's environment variables, resolved."""
+
+    @property
+    def arm_logical_id(self) -> str:
+        """The arm resource's logical id (the check function's environment names it)."""
+        return self.check_env[ENV_ARM_LOGICAL_ID]
 
 
 def _resolver(
@@ -243,10 +256,17 @@ def gate_of_template(
     _, machine = one("AWS::StepFunctions::StateMachine")
     _, rule = one("AWS::Events::Rule")
     (target,) = rule["Properties"]["Targets"]
-    timeouts = {
-        v["Properties"]["Handler"]: int(v["Properties"]["Timeout"])
+    functions = {
+        v["Properties"]["Handler"]: v["Properties"]
         for v in resources.values()
         if v["Type"] == "AWS::Lambda::Function"
+    }
+    timeouts = {handler: int(p["Timeout"]) for handler, p in functions.items()}
+    env = {
+        handler: {
+            k: str(v) for k, v in resolve(p.get("Environment", {}).get("Variables", {})).items()
+        }
+        for handler, p in functions.items()
     }
     return SynthesizedGate(
         properties=_as_sent(resolve(gate["Properties"])),
@@ -258,10 +278,23 @@ def gate_of_template(
         wait_timeout=int(condition["Properties"]["Timeout"]),
         fast_path_input=json.loads(resolve(target["Input"])),
         fast_path_pattern=resolve(rule["Properties"]["EventPattern"]),
+        check_env=env["hyperpod_gate.poll.handler"],
+        arm_env=env["hyperpod_gate.arm.handler"],
     )
 
 
 # -- the running world ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InvokeFault:
+    """From ``start`` to ``end`` (seconds after the world's start), every invocation of
+    ``function`` ("check", "arm" or "*") fails with ``error`` before the handler runs."""
+
+    function: str
+    start: float
+    end: float
+    error: str = "Lambda.TooManyRequestsException"
 
 
 class FakeContext:
@@ -351,6 +384,8 @@ class GateWorld:
     sim_options: Mapping[str, Any] = field(default_factory=dict)
     lambda_faults: list[str] = field(default_factory=list)
     """Errors (e.g. "Lambda.ServiceException") reported instead of the next check invocations."""
+    invoke_faults: list[InvokeFault] = field(default_factory=list)
+    """Time windows in which a function's invocations fail (e.g. throttling)."""
     event_bridge: bool = False
     """Deliver the simulator's events to the check function as the synthesized EventBridge
     rule would (the fast path); off, events are lost and only the loop decides."""
@@ -455,8 +490,12 @@ class GateWorld:
             self._run_lambda("fastpath", poll.handler, payload, self.gate().check_timeout)
 
     def close(self) -> None:
-        """Stop moto (called after each test)."""
-        self._mock.stop()
+        """Stop moto (called after each test; once)."""
+        if self in LIVE:
+            LIVE.remove(self)
+        if not getattr(self, "_closed", False):
+            self._closed = True
+            self._mock.stop()
 
     # -- the synthesized gate ----------------------------------------------------------------
     def gate(self, requirements: Sequence[Requirement] | None = None) -> SynthesizedGate:
@@ -533,24 +572,42 @@ class GateWorld:
     def _run_lambda(
         self, function: str, handler: Callable[[Any, Any], Any], event: Any, timeout: float
     ) -> tuple[Any, bool]:
-        """Run a handler; return its result and whether it ran past its timeout."""
+        """Run a handler (with its function's environment, as the template sets it); return its
+        result and whether it ran past its timeout."""
         out, err = io.StringIO(), io.StringIO()
         began = self.clock.time()
         outer, self.running = self.running, function
+        gate = self.gate()
+        env = gate.arm_env if function.startswith("arm") else gate.check_env
+        saved = {name: os.environ.get(name) for name in env}
+        os.environ.update(env)
         try:
             with redirect_stdout(out), redirect_stderr(err):
                 result = handler(event, FakeContext(self.clock, timeout, function))
         finally:
             self.running = outer
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
         duration = self.clock.time() - began
         self.invocations.append(
             Invocation(function, began, duration, event, result, out.getvalue(), err.getvalue())
         )
         return result, duration > timeout
 
+    def _invoke_fault(self, function: str) -> str | None:
+        now = self.clock.elapsed
+        for fault in self.invoke_faults:
+            if fault.function in (function, "*") and fault.start <= now < fault.end:
+                return fault.error
+        return None
+
     def _invoke_check(self, payload: Any) -> LambdaResult:
-        if self.lambda_faults:
-            error = self.lambda_faults.pop(0)
+        scheduled = self._invoke_fault("check")
+        if self.lambda_faults or scheduled is not None:
+            error = scheduled if scheduled is not None else self.lambda_faults.pop(0)
             self.invocations.append(
                 Invocation("poll", self.clock.time(), 0.0, payload, {"error": error}, "", "")
             )
@@ -564,15 +621,31 @@ class GateWorld:
         return LambdaResult(payload=result)
 
     def _invoke_arm(self, payload: Any) -> LambdaResult:
+        error = self._invoke_fault("arm")
+        if error is not None:
+            self.invocations.append(
+                Invocation(
+                    "arm-fallback", self.clock.time(), 0.0, payload, {"error": error}, "", ""
+                )
+            )
+            return LambdaResult(error=error, message="injected invocation failure")
         timeout = self.gate().arm_timeout
         result, late = self._run_lambda("arm-fallback", arm.handler, payload, timeout)
         if late:
             return LambdaResult(error="Sandbox.Timedout", message="Task timed out")
         return LambdaResult(payload=result)
 
-    def poll_once(self, event: Mapping[str, Any]) -> dict[str, str]:
-        """Invoke the check handler directly (no state machine)."""
-        result, _ = self._run_lambda("poll", poll.handler, dict(event), self.gate().check_timeout)
+    def poll_once(self, event: Mapping[str, Any], *, by_arm: bool = False) -> dict[str, str]:
+        """Run one check of the check function (or the arm function) for this execution input
+        (no state machine: the input is taken as trusted, as the handler takes it from a
+        running execution)."""
+
+        def one_check(document: Any, context: Any) -> dict[str, str]:
+            request = poll.parse_event(document)
+            return poll.checked(request, poll.Budget.of(context), by_arm=by_arm).result()
+
+        function = "arm-fallback" if by_arm else "poll"
+        result, _ = self._run_lambda(function, one_check, dict(event), self.gate().check_timeout)
         found: dict[str, str] = result
         return found
 
@@ -605,6 +678,12 @@ class GateWorld:
         answers = self.cfn.responses[request_id]
         assert len(answers) == 1, f"expected exactly one response, got {len(answers)}"
         document: dict[str, Any] = answers[0].json()
+        if document["Status"] == "SUCCESS" and request_type != "Delete":
+            self.cfn.resources[self.gate().arm_logical_id] = {
+                "type": RESOURCE_TYPE,
+                "physical": str(document["PhysicalResourceId"]),
+                "status": f"{request_type.upper()}_COMPLETE",
+            }
         return document
 
     def arm_gate(
@@ -719,6 +798,7 @@ __all__ = [
     "TOPIC_ARN",
     "Execution",
     "GateWorld",
+    "InvokeFault",
     "Requirement",
     "SynthesizedGate",
     "gate_of_template",

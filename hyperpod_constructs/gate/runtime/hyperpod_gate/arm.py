@@ -15,9 +15,9 @@ from datetime import datetime
 from typing import Any
 
 from . import aws, httpput, poll
-from .contract import ArmProperties, Prop, parse_properties, starts_new_wait
+from .contract import ArmProperties, Prop, is_execution_arn, parse_properties, starts_new_wait
 
-__all__ = ["ArmProperties", "handler", "parse_properties"]
+__all__ = ["ArmProperties", "handler", "is_execution_arn", "parse_properties"]
 
 NOT_STARTED = "hyperpod-min-count-gate-not-started"
 """PhysicalResourceId of a gate whose execution could not be started."""
@@ -25,7 +25,6 @@ SETTLED = "hyperpod-min-count-gate-settled"
 """PhysicalResourceId after an update back to gated values whose wait already ended."""
 
 REASON_LIMIT = 1000
-_EXECUTION_ARN = re.compile(r"^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:execution:[^:]+:[^:]+$")
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -42,6 +41,7 @@ def execution_input(props: ArmProperties, *, stack_id: str, now: datetime) -> di
         "pollIntervalSeconds": props.poll_interval_seconds,
         "stackId": stack_id,
         "waitHandleLogicalId": props.wait_handle_logical_id,
+        "waitConditionLogicalId": props.wait_condition_logical_id,
         "metricsNamespace": props.metrics_namespace,
     }
     if props.topic_arn is not None:
@@ -57,11 +57,6 @@ def execution_name(request_id: str) -> str:
 def execution_arn_for(state_machine_arn: str, name: str) -> str:
     """ARN of execution ``name`` of ``state_machine_arn`` (documented ARN format)."""
     return state_machine_arn.replace(":stateMachine:", ":execution:", 1) + ":" + name
-
-
-def is_execution_arn(value: str) -> bool:
-    """Whether a PhysicalResourceId names a Step Functions execution."""
-    return bool(_EXECUTION_ARN.match(value))
 
 
 def response_document(

@@ -21,6 +21,8 @@ from botocore.exceptions import (
     ConnectionError as BotoConnectionError,
 )
 
+from . import faults
+
 ClientFactory = Callable[[str], Any]
 """Builds a boto3 client for a service name ("sagemaker", "cloudformation", ...)."""
 
@@ -42,30 +44,8 @@ CLIENT_CONFIG = Config(
 """Standard-mode retries (throttling and 5xx) with bounded timeouts: at most
 :data:`CALL_WORST_CASE` seconds per call, so each check can fit its time budget."""
 
-THROTTLING_CODES = frozenset(
-    {
-        "Throttling",
-        "ThrottlingException",
-        "ThrottledException",
-        "RequestThrottledException",
-        "TooManyRequestsException",
-        "ProvisionedThroughputExceededException",
-        "RequestLimitExceeded",
-        "BandwidthLimitExceeded",
-        "RequestThrottled",
-        "SlowDown",
-        "PriorRequestNotComplete",
-        "RequestTimeout",
-        "RequestTimeoutException",
-        "InternalFailure",
-        "InternalError",
-        "InternalServerError",
-        "ServiceUnavailable",
-    }
-)
-ACCESS_DENIED_CODES = frozenset(
-    {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthorizationError"}
-)
+THROTTLING_CODES = faults.THROTTLING_CODES
+ACCESS_DENIED_CODES = faults.ACCESS_DENIED_CODES
 
 
 def _boto3_client(service_name: str) -> Any:
@@ -145,15 +125,15 @@ def http_status(exc: BaseException) -> int | None:
     return None
 
 
+def fault_kind(exc: BaseException) -> str:
+    """The kind of an API failure in the fault model (:func:`faults.api_fault`)."""
+    connection = isinstance(exc, (BotoConnectionError, HTTPClientError))
+    return faults.api_fault(error_code(exc), http_status(exc), connection=connection)
+
+
 def is_transient(exc: BaseException) -> bool:
     """Throttling, 5xx, or a connection/timeout problem: worth another poll."""
-    if isinstance(exc, (BotoConnectionError, HTTPClientError)):
-        return True
-    code = error_code(exc)
-    if code in THROTTLING_CODES:
-        return True
-    status = http_status(exc)
-    return status is not None and status >= 500
+    return faults.is_transient_api_fault(fault_kind(exc))
 
 
 def is_access_denied(exc: BaseException) -> bool:

@@ -8,6 +8,7 @@ the arm handler (every scalar as a string), which reads them back with
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -47,6 +48,20 @@ ARM_PROPERTY_KEYS = (
 
 RESOURCE_TYPE = "Custom::HyperPodMinCountGate"
 """CloudFormation type of the arm custom resource."""
+
+ENV_STACK_ID = "HYPERPOD_GATE_STACK_ID"
+"""Environment variable of both functions: the id of the stack they belong to. A check only
+acts on an execution whose input names this stack."""
+ENV_ARM_LOGICAL_ID = "HYPERPOD_GATE_ARM_LOGICAL_ID"
+"""Environment variable of the check function: the arm resource's logical id, whose physical
+id is the running execution (the fast path reads the gate's requirements from its input)."""
+
+_EXECUTION_ARN = re.compile(r"^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:execution:[^:]+:[^:]+$")
+
+
+def is_execution_arn(value: object) -> bool:
+    """Whether ``value`` names a Step Functions execution (e.g. a PhysicalResourceId)."""
+    return isinstance(value, str) and bool(_EXECUTION_ARN.match(value))
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,18 @@
 """The EventBridge fast path of the gate: a check run by a HyperPod event, not by the loop.
 
-The rule's target input is constant (rendered at synth by :func:`fast_path_input`); the
-event itself is not read, since events may be duplicated or arrive out of order: the check
-re-reads the wait condition and DescribeCluster. It signals SUCCESS when every gated group
-is ready and the wait condition is still in progress, and does nothing otherwise: never
-FAILURE, never a notification (the loop sends those).
+The rule's target input is a constant, ``{"fastPath": true}`` (:func:`fast_path_input`): the
+event is not read (events may be duplicated or arrive out of order), and neither is anything
+else a caller could send. The check finds its gate from its own environment (the stack and the
+arm resource, set by CloudFormation), reads the requirements from the running execution's
+input, re-reads the wait condition and DescribeCluster, and signals SUCCESS when every gated
+group is ready and the wait condition is still in progress. Otherwise it does nothing: never
+FAILURE, never a notification (the loop sends the one READY message at its next step).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-
-from .contract import ArmProperties
 
 FAST_PATH = "fastPath"
 """Key that marks the fast-path input."""
@@ -23,21 +23,9 @@ FAST_PATH_DETAIL_TYPES = (
 """EventBridge detail-types (source ``aws.sagemaker``) that trigger a check."""
 
 
-def fast_path_input(props: ArmProperties, *, stack_id: str) -> dict[str, Any]:
-    """The rule target's constant input: the poll event without a deadline (pure)."""
-    document: dict[str, Any] = {
-        FAST_PATH: True,
-        "clusterName": props.cluster_name,
-        "requirements": [
-            {"groupName": r.group_name, "minCount": r.min_count, "targetCount": r.target_count}
-            for r in props.requirements
-        ],
-        "stackId": stack_id,
-        "waitHandleLogicalId": props.wait_handle_logical_id,
-        "waitConditionLogicalId": props.wait_condition_logical_id,
-        "metricsNamespace": props.metrics_namespace,
-    }
-    return document
+def fast_path_input() -> dict[str, Any]:
+    """The rule target's constant input (pure)."""
+    return {FAST_PATH: True}
 
 
 def is_fast_path(event: Mapping[str, Any]) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.request import Request, urlopen
 
-from . import aws
+from . import aws, faults
 
 _URL = re.compile(r"(?i)\bhttps?://\S+")
 
@@ -28,7 +28,14 @@ PUT_WORST_CASE = PUT_ATTEMPTS * PUT_TIMEOUT + PUT_BACKOFF
 
 
 class DeliveryError(Exception):
-    """The PUT did not succeed; the message never contains the URL."""
+    """The PUT did not succeed; the message never contains the URL. ``status`` is the last
+    HTTP status (``None``: no answer); ``permanent`` whether the same PUT would fail again
+    (:func:`faults.signal_fault`)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.permanent = faults.signal_fault(status) == "permanent"
 
 
 def redact(text: str) -> str:
@@ -67,8 +74,9 @@ def put_json(
     when every attempt failed.
     """
     if not url.lower().startswith("https://"):
-        raise DeliveryError("refusing to send: not an https URL")
+        raise DeliveryError("refusing to send: not an https URL", 400)
     last = "no attempt made"
+    last_status: int | None = None
     for attempt in range(max(1, attempts)):
         if attempt:
             aws.sleep(backoff * (2 ** (attempt - 1)))
@@ -78,11 +86,11 @@ def put_json(
         except urllib.error.HTTPError as exc:
             status = int(exc.code)
         except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
-            last = type(exc).__name__
+            last, last_status = type(exc).__name__, None
             continue
         if 200 <= status < 300:
             return status
-        last = f"HTTP {status}"
-        if status < 500 and status != 429:
+        last, last_status = f"HTTP {status}", status
+        if faults.signal_fault(status) == "permanent":
             break
-    raise DeliveryError(f"PUT failed after retries: {last}")
+    raise DeliveryError(f"PUT failed after retries: {last}", last_status)

@@ -17,12 +17,14 @@ WAITING without side effects, and the next check decides again.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from . import aws, httpput
+from .contract import ENV_ARM_LOGICAL_ID, ENV_STACK_ID, is_execution_arn
 from .decision import (
     DEFAULT_METRICS_NAMESPACE,
     SETTLE_SECONDS,
@@ -35,8 +37,13 @@ from .decision import (
 )
 from .fastpath import is_fast_path
 
-PollStatus = Literal["WAITING", "READY", "FAILED", "ABANDONED", "UNSIGNALLED", "IGNORED"]
-"""IGNORED: a fast-path check that did nothing (only returned to EventBridge)."""
+PollStatus = Literal[
+    "WAITING", "READY", "OPENED", "FAILED", "ABANDONED", "UNSIGNALLED", "REFUSED", "IGNORED"
+]
+"""OPENED: the wait condition completed already (the fast path signalled it); REFUSED: the
+wait handle refused the signal for good (HTTP 4xx); IGNORED: a check that did nothing (a
+fast-path check that found nothing to do, or an invocation that names no running execution
+of this gate)."""
 
 UNIQUE_ID = "hyperpod-min-count-gate"
 SIGNAL_REASON_LIMIT = 1000
@@ -52,8 +59,9 @@ DEFAULT_BUDGET_SECONDS = 95.0
 """The budget when the context does not report its remaining time."""
 SIGNAL_WORST_CASE = aws.CALL_WORST_CASE + httpput.PUT_WORST_CASE
 """Reading the handle URL and PUTting the signal, at worst (44 s)."""
-CHECK_WORST_CASE = aws.CALL_WORST_CASE + SIGNAL_WORST_CASE
-"""DescribeCluster plus the signal, at worst (77 s): below the function's timeout."""
+CHECK_WORST_CASE = 3 * aws.CALL_WORST_CASE + SIGNAL_WORST_CASE
+"""Reading the execution's input and the wait condition, DescribeCluster and the signal, at
+worst (143 s): below the function's timeout."""
 
 
 class Budget:
@@ -87,6 +95,7 @@ class PollRequest:
     topic_arn: str | None
     metrics_namespace: str
     armed_at: datetime | None = None
+    wait_condition_logical_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +166,7 @@ def parse_event(event: Mapping[str, Any]) -> PollRequest:
     topic = event.get("topicArn")
     namespace = event.get("metricsNamespace")
     armed = event.get("armedAt")
+    condition = event.get("waitConditionLogicalId")
     return PollRequest(
         cluster_name=_str(event, "clusterName"),
         requirements=requirements,
@@ -173,6 +183,7 @@ def parse_event(event: Mapping[str, Any]) -> PollRequest:
             if isinstance(armed, (int, float)) and not isinstance(armed, bool)
             else None
         ),
+        wait_condition_logical_id=condition if isinstance(condition, str) and condition else None,
     )
 
 
@@ -398,6 +409,22 @@ def _finish(
     try:
         httpput.put_json(url, signal_document(outcome))
     except httpput.DeliveryError as exc:
+        if exc.permanent:
+            refused = Outcome(
+                "REFUSED",
+                clip(
+                    f"MinCount gate could not deliver its decision {outcome.status}: the wait "
+                    f"condition handle refused the signal for good ({exc}; an expired or "
+                    "revoked presigned URL answers 403). The loop stops; the wait condition "
+                    "ends at its own timeout. Decision: " + outcome.reason,
+                    RETURN_REASON_LIMIT,
+                ),
+                outcome.summary,
+                "SignalRefused",
+                decision="READY" if outcome.status == "READY" else "FAILED",
+            )
+            _publish(request, refused, budget)
+            return refused
         return Outcome(
             "WAITING",
             f"decision {outcome.status}, but the wait condition signal was not delivered "
@@ -419,7 +446,10 @@ def _log(outcome: Outcome, cluster: str) -> None:
     print(clip(line, LOG_LINE_LIMIT), flush=True)
 
 
-def _poll(request: PollRequest, budget: Budget) -> Outcome:
+ARM_NOTE = " (checked by the arm function: the check function could not)"
+
+
+def _poll(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outcome:
     now = aws.now()
     if not budget.allows(aws.CALL_WORST_CASE):
         return Outcome("WAITING", "too little time left in this invocation to check", "")
@@ -453,7 +483,7 @@ def _poll(request: PollRequest, budget: Budget) -> Outcome:
         print(line, flush=True)
     outcome = Outcome(
         decision.status,
-        clip(decision.reason + note, RETURN_REASON_LIMIT),
+        clip(decision.reason + note + (ARM_NOTE if by_arm else ""), RETURN_REASON_LIMIT),
         summarize(decision.groups),
     )
     if outcome.status == "WAITING":
@@ -461,74 +491,123 @@ def _poll(request: PollRequest, budget: Budget) -> Outcome:
     return _finish(request, outcome, budget)
 
 
-def _fallback_request(event: Mapping[str, Any]) -> PollRequest | None:
-    """Enough of a malformed input to still signal the handle, if possible."""
-    stack_id, handle = event.get("stackId"), event.get("waitHandleLogicalId")
-    if not (isinstance(stack_id, str) and stack_id and isinstance(handle, str) and handle):
-        return None
-    cluster = event.get("clusterName")
-    return PollRequest(
-        cluster_name=cluster if isinstance(cluster, str) and cluster else "?",
-        requirements={},
-        deadline=datetime.fromtimestamp(0, tz=UTC),
-        poll_interval_seconds=60,
-        stack_id=stack_id,
-        wait_handle_logical_id=handle,
-        topic_arn=None,
-        metrics_namespace=DEFAULT_METRICS_NAMESPACE,
-    )
-
-
-def _fail_safely(request: PollRequest | None, reason: str, error: str, budget: Budget) -> Outcome:
-    """Try to signal FAILURE; whatever happens, return an outcome (never raise)."""
-    failure = Outcome("FAILED", clip(reason, RETURN_REASON_LIMIT), error=error)
-    if request is None:
-        return failure
-    try:
-        # WAITING here means the signal could not be delivered yet: the next
-        # iteration tries again.  ABANDONED means there is nothing to signal.
-        return _finish(request, failure, budget)
-    except Exception as again:
-        return Outcome(failure.status, failure.reason, error=type(again).__name__)
-
-
-def _report_check_failure(
-    request: PollRequest, failure: Mapping[str, Any], budget: Budget
-) -> Outcome:
-    """The state machine caught an error that ended a check for good (e.g. a function
-    timeout): fail the wait now, with what went wrong, rather than leave it to time out."""
-    error = str(failure.get("Error") or "unknown error")
-    cause = httpput.redact(str(failure.get("Cause") or ""))
-    reason = (
-        f"MinCount gate failed: the capacity check of cluster {request.cluster_name} for "
-        f"{_gated(request)} could not complete ({error}: {cause}). The gate stopped waiting "
-        "so the stack does not hang; check the gate's check function logs, then redeploy."
-    )
-    return _fail_safely(request, reason, error, budget)
-
-
-def _condition_in_progress(request: PollRequest, logical_id: object) -> bool:
-    if not isinstance(logical_id, str) or not logical_id:
-        return False
+def _condition_status(request: PollRequest) -> str:
+    """The wait condition's status: ``IN_PROGRESS`` (or not created yet, or unreadable: the
+    signal decides then), ``COMPLETE``, ``ENDED`` (failed or being deleted) or ``UNKNOWN``
+    (a transient failure reading it)."""
+    if request.wait_condition_logical_id is None:
+        return "IN_PROGRESS"
     try:
         detail = aws.client("cloudformation").describe_stack_resource(
-            StackName=request.stack_id, LogicalResourceId=logical_id
+            StackName=request.stack_id, LogicalResourceId=request.wait_condition_logical_id
         )["StackResourceDetail"]
-    except Exception:
-        return False
-    return str(detail.get("ResourceStatus") or "") == "CREATE_IN_PROGRESS"
+    except Exception as exc:
+        if aws.is_transient(exc):
+            return "UNKNOWN"
+        return "IN_PROGRESS"  # not created yet (it follows the arm resource), or denied
+    status = str(detail.get("ResourceStatus") or "")
+    if status == "CREATE_COMPLETE":
+        return "COMPLETE"
+    if status.startswith(("CREATE_FAILED", "DELETE")):
+        return "ENDED"
+    return "IN_PROGRESS"
 
 
-def _fast_path(event: Mapping[str, Any], budget: Budget) -> Outcome:
-    """A check run by a HyperPod event (see ``fastpath.py``): SUCCESS or nothing."""
+def check(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outcome:
+    """One check of the loop (run by the check function, or by the arm function when the
+    check function could not): stop if the gate already opened or ended, else poll once.
+
+    One opening: once the wait condition completed (the fast path signalled it), the loop stops
+    here with OPENED and sends the READY notification (the only one: the fast path sends none),
+    and nothing after it can signal or notify FAILURE."""
+    if not budget.allows(aws.CALL_WORST_CASE):
+        return Outcome("WAITING", "too little time left in this invocation to check", "")
+    condition = _condition_status(request)
+    if condition == "UNKNOWN":
+        return Outcome(
+            "WAITING", "reading the wait condition failed transiently; polling again", ""
+        )
+    if condition == "ENDED":
+        return Outcome("ABANDONED", "the wait condition already ended; stopping")
+    if condition == "COMPLETE":
+        opened = Outcome(
+            "OPENED",
+            f"the gate of cluster {request.cluster_name} opened already (the wait condition "
+            "was signalled SUCCESS, e.g. by the EventBridge fast path); the loop stops",
+        )
+        _publish(request, Outcome("READY", opened.reason), budget)
+        return opened
     try:
-        request = parse_event({**event, "deadline": 0, "pollIntervalSeconds": 0})
-    except (ValueError, TypeError):
-        return Outcome("IGNORED", "invalid fast-path input")
-    if not budget.allows(2 * aws.CALL_WORST_CASE):  # _finish checks the signal's own budget
+        return _poll(request, budget, by_arm=by_arm)
+    except Exception as exc:
+        reason = f"internal error: {type(exc).__name__}: {httpput.redact(str(exc))}"
+        if not by_arm:  # a fault of this function: the arm function checks instead
+            return Outcome("IGNORED", clip(reason, RETURN_REASON_LIMIT), error=type(exc).__name__)
+        failure = Outcome("FAILED", clip(reason, RETURN_REASON_LIMIT), error=type(exc).__name__)
+        try:
+            return _finish(request, failure, budget)
+        except Exception as again:
+            return Outcome("UNSIGNALLED", failure.reason, error=type(again).__name__)
+
+
+def trusted_request(execution_arn: object) -> tuple[PollRequest | None, Outcome | None]:
+    """The gate's request from the input of the running execution ``execution_arn``, written
+    by the arm function (only the stack's deployment can start it). A payload's own fields are
+    never read: an invocation that names no running execution of this stack does nothing.
+
+    Returns ``(request, None)``, or ``(None, outcome)``: WAITING on a transient failure to
+    read the execution, IGNORED otherwise."""
+    if not is_execution_arn(execution_arn):
+        return None, Outcome("IGNORED", "the invocation names no execution")
+    try:
+        found = aws.client("stepfunctions").describe_execution(executionArn=execution_arn)
+    except Exception as exc:
+        label = aws.error_code(exc) or type(exc).__name__
+        if aws.is_transient(exc):
+            return None, Outcome(
+                "WAITING", f"reading the execution failed transiently ({label})", error=label
+            )
+        return None, Outcome("IGNORED", f"cannot read the execution ({label})", error=label)
+    if found.get("status") != "RUNNING":
+        return None, Outcome("IGNORED", "the execution is not running")
+    try:
+        document = json.loads(str(found.get("input") or ""))
+        request = parse_event(document if isinstance(document, Mapping) else {})
+    except (ValueError, TypeError) as exc:
+        return None, Outcome("IGNORED", f"invalid execution input: {httpput.redact(str(exc))}")
+    if request.stack_id != os.environ.get(ENV_STACK_ID):
+        return None, Outcome("IGNORED", "the execution belongs to another stack")
+    return request, None
+
+
+def _fast_path(budget: Budget) -> Outcome:
+    """A check run by a HyperPod event (see ``fastpath.py``): SUCCESS or nothing. The gate's
+    requirements come from the running execution the arm resource names."""
+    stack_id, arm_id = os.environ.get(ENV_STACK_ID), os.environ.get(ENV_ARM_LOGICAL_ID)
+    if not (stack_id and arm_id):
+        return Outcome("IGNORED", "the function does not know its gate")
+    # Every call is bounded; each is made only while the invocation has time for it (_finish
+    # checks the signal's own budget).
+    if not budget.allows(aws.CALL_WORST_CASE):
         return Outcome("IGNORED", "too little time left")
-    if not _condition_in_progress(request, event.get("waitConditionLogicalId")):
+    try:
+        arm = aws.client("cloudformation").describe_stack_resource(
+            StackName=stack_id, LogicalResourceId=arm_id
+        )["StackResourceDetail"]
+    except Exception as exc:
+        return Outcome("IGNORED", "reading the arm resource failed", error=aws.error_code(exc))
+    if not budget.allows(aws.CALL_WORST_CASE):
+        return Outcome("IGNORED", "too little time left")
+    request, ignored = trusted_request(arm.get("PhysicalResourceId"))
+    if request is None:
+        assert ignored is not None
+        return Outcome("IGNORED", ignored.reason, error=ignored.error)
+    if not budget.allows(aws.CALL_WORST_CASE):
+        return Outcome("IGNORED", "too little time left")
+    if _condition_status(request) != "IN_PROGRESS" or request.wait_condition_logical_id is None:
         return Outcome("IGNORED", "the wait condition is not waiting")
+    if not budget.allows(aws.CALL_WORST_CASE):
+        return Outcome("IGNORED", "too little time left")
     try:
         response = aws.client("sagemaker").describe_cluster(ClusterName=request.cluster_name)
     except Exception as exc:
@@ -541,75 +620,43 @@ def _fast_path(event: Mapping[str, Any], budget: Budget) -> Outcome:
         clip(f"{decision.reason} (seen through an EventBridge event)", RETURN_REASON_LIMIT),
         summarize(decision.groups),
     )
-    return _finish(request, ready, budget, notify=False)
+    signalled = _finish(request, ready, budget, notify=False)
+    if signalled.status == "REFUSED":  # the loop reports it (and notifies) at its next check
+        return Outcome("IGNORED", signalled.reason, signalled.summary, signalled.error)
+    return signalled
+
+
+def checked(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outcome:
+    """:func:`check`, logged."""
+    outcome = check(request, budget, by_arm=by_arm)
+    _log(outcome, request.cluster_name)
+    return outcome
+
+
+def _run(event: Mapping[str, Any], context: Any, *, by_arm: bool) -> dict[str, str]:
+    budget = Budget.of(context)
+    request, refused = trusted_request(event.get("executionArn"))
+    if request is None:
+        assert refused is not None
+        _log(refused, "?")
+        return refused.result()
+    return checked(request, budget, by_arm=by_arm).result()
 
 
 def handler(event: Mapping[str, Any], context: Any) -> dict[str, str]:
-    """Lambda entry point: poll once and return ``{"status", "reason"}``."""
-    budget = Budget.of(context)
+    """Lambda entry point of the check function: one check of the loop (the payload names its
+    execution, ``{"executionArn": ...}``), or a fast-path check (``{"fastPath": true}``).
+    Returns ``{"status", "reason"}``."""
     if not isinstance(event, Mapping):
         event = {}
     if is_fast_path(event):
-        fast = _fast_path(event, budget)
-        _log(fast, str(event.get("clusterName") or "?"))
+        fast = _fast_path(Budget.of(context))
+        _log(fast, "?")
         return fast.result()
-    try:
-        request = parse_event(event)
-    except (ValueError, TypeError) as exc:
-        outcome = _fail_safely(
-            _fallback_request(event),
-            f"MinCount gate failed: invalid gate input: {httpput.redact(str(exc))}",
-            "InvalidInput",
-            budget,
-        )
-        _log(outcome, str(event.get("clusterName") or "?"))
-        return outcome.result()
-    check_failure = event.get("checkFailure")
-    try:
-        if isinstance(check_failure, Mapping):
-            outcome = _report_check_failure(request, check_failure, budget)
-        else:
-            outcome = _poll(request, budget)
-    except Exception as exc:
-        outcome = _fail_safely(
-            request,
-            f"internal error: {type(exc).__name__}: {httpput.redact(str(exc))}",
-            type(exc).__name__,
-            budget,
-        )
-    _log(outcome, request.cluster_name)
-    return outcome.result()
+    return _run(event, context, by_arm=False)
 
 
 def fallback_handler(event: Mapping[str, Any], context: Any) -> dict[str, str]:
-    """Run in the *arm* function (another role) when the check function could not signal
-    (UNSIGNALLED) or could not run at all (``checkFailure``): signal the wait condition from
-    here, so CloudFormation sees the reason long before the wait condition's 12-hour limit.
-    Never returns UNSIGNALLED (the loop would come back here)."""
-    budget = Budget.of(context)
-    request: PollRequest | None
-    try:
-        request = parse_event(event)
-    except (ValueError, TypeError):
-        request = _fallback_request(event)
-    check = event.get("check")
-    failure = event.get("checkFailure")
-    if request is None:
-        outcome = Outcome("FAILED", "MinCount gate failed: invalid gate input", error="Input")
-    elif isinstance(check, Mapping) and check.get("status") == "UNSIGNALLED":
-        decided = Outcome(
-            "READY" if check.get("decision") == "READY" else "FAILED",
-            clip(
-                f"{check.get('reason') or ''} (signalled by the arm function)", RETURN_REASON_LIMIT
-            ),
-            str(check.get("summary") or ""),
-        )
-        outcome = _finish(request, decided, budget)
-    elif isinstance(failure, Mapping):
-        outcome = _report_check_failure(request, failure, budget)
-    else:
-        outcome = Outcome("FAILED", "MinCount gate failed: nothing to report", error="Input")
-    if outcome.status == "UNSIGNALLED":
-        outcome = Outcome("FAILED", outcome.reason, outcome.summary, outcome.error)
-    _log(outcome, request.cluster_name if request is not None else "?")
-    return outcome.result()
+    """Run in the *arm* function (another role) when the check function could not run or
+    could not read the wait handle: the same check, from here."""
+    return _run(event, context, by_arm=True)
