@@ -92,12 +92,12 @@ def render(refresh: Refresh) -> RenderableType:
     table.add_column("3-H WINDOW LEFT", justify="right", no_wrap=True)
     for group in refresh.groups:
         style = _group_style(group)
-        table.add_row(
-            group.name,
+        table.add_row(  # Text, never str: rich would read "[...]" in a name as markup
+            Text(group.name),
             Text(group.status, style=style),
             Text(bar(group.current, group.target_count or 0), style=style),
-            counts(group),
-            clock(group.window_left),
+            Text(counts(group)),
+            Text(clock(group.window_left)),
         )
     parts: list[RenderableType] = [Text(header(refresh), style="bold"), table]
     events = [_event_line(g.name, e) for g in refresh.groups for e in g.events]
