@@ -310,7 +310,9 @@ class Reader:
                 ),
                 "ListClusterEvents",
             )
-            events = list(listed.get("Events") or [])
+            if "Events" not in listed:  # AWS always sends it; botocore's reading of a non-JSON body
+                raise _Transient(f"{what}: an answer without Events")
+            events = list(listed["Events"])
         except _Transient as error:
             problems.append(str(error))
             events = []
