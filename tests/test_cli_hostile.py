@@ -33,6 +33,7 @@ from hyperpod_constructs import _aws_model
 from hyperpod_constructs.__main__ import main
 from hyperpod_constructs.convert import ConversionError, convert_request
 from tests.conftest import ROOT
+from tests.test_convert import lint_generated
 
 FIXTURES = ROOT / "tests" / "fixtures" / "convert"
 REQUEST = json.loads((FIXTURES / "docs-continuous-slurm.json").read_text())
@@ -305,31 +306,8 @@ _ENUM_VALUES = {
 
 
 def _assert_ruff_and_mypy_clean(folder: Path, apps: list[Path]) -> None:
-    ruff = [sys.executable, "-m", "ruff"]
-    settings_ = ["--isolated", "--line-length", "100"]
-    for command in (
-        [*ruff, "check", *settings_, "--select", "E,F,W,I,UP,B,SIM,RUF", str(folder)],
-        [*ruff, "format", "--isolated", "--check", str(folder)],
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--python-version",
-            "3.11",
-            "--cache-dir",
-            str(ROOT / ".mypy_cache"),
-            *map(str, apps),
-        ],
-    ):
-        result = subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            cwd=folder,
-            env={**os.environ, "MYPYPATH": str(ROOT)},
-        )
-        assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    failed = lint_generated(folder, apps)
+    assert not failed, "\n".join(r.stdout[-4000:] + r.stderr[-2000:] for r in failed)
 
 
 # -- hypothesis: every option, in process ------------------------------------------------------
