@@ -27,7 +27,7 @@ from json import decoder as _json_decoder
 from json import scanner as _json_scanner
 from typing import Any
 
-from ._sanitize import printable
+from ._sanitize import FieldError
 
 __all__ = [
     "MAX_BYTES",
@@ -52,17 +52,13 @@ _decoder: Any = _json_decoder  # JSONObject, JSONArray, scanstring: not in types
 _scanner: Any = _json_scanner  # py_make_scanner: Python's own scanner, not the C one
 
 
-class InputError(ValueError):
+class InputError(FieldError):
     """An input that cannot be read or is not strict JSON; ``str()`` is one printable line,
     ``<what>: <problem>``."""
 
     def __init__(self, what: str, problem: str) -> None:
-        super().__init__(f"{what}: {problem}")
+        super().__init__(what, problem)
         self.what = what
-        self.problem = problem
-
-    def __str__(self) -> str:
-        return printable(super().__str__())
 
 
 def _kind(mode: int) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["printable"]
+__all__ = ["FieldError", "printable"]
 
 _UNSAFE = re.compile(r"[^\x20-\x7e]")
 """Anything but printable ASCII: the only characters that need a closer look."""
@@ -30,3 +30,16 @@ def printable(text: object) -> str:
     can write the printable characters kept. Idempotent on its own output."""
     value = text if isinstance(text, str) else str(text)
     return _UNSAFE.sub(_escape, value)
+
+
+class FieldError(ValueError):
+    """A problem with one named thing (a field, an input): ``str()`` is ``<where>: <problem>``
+    on one printable line (see :func:`printable`). The base of the command-line tools' errors."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        super().__init__(f"{where}: {problem}")
+        self.where = where
+        self.problem = problem
+
+    def __str__(self) -> str:
+        return printable(super().__str__())

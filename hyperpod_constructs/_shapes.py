@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from ._aws_model import ROOTS, SHAPES
-from ._sanitize import printable
+from ._sanitize import FieldError, printable
 
 __all__ = ["ROOTS", "ShapeError", "check"]
 
@@ -35,17 +35,13 @@ OPEN_ENUMS = frozenset({"sagemaker.ClusterInstanceType"})
 _MAX_SHOWN = 40
 
 
-class ShapeError(ValueError):
+class ShapeError(FieldError):
     """A field whose value does not fit AWS's model; ``str()`` is ``<field>: <problem>``, one
     printable line."""
 
     def __init__(self, field: str, problem: str) -> None:
-        super().__init__(f"{field or '(top level)'}: {problem}")
+        super().__init__(field or "(top level)", problem)
         self.field = field
-        self.problem = problem
-
-    def __str__(self) -> str:
-        return printable(super().__str__())
 
 
 def describe(value: object) -> str:

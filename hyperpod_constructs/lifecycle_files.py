@@ -6,6 +6,11 @@ version-control folders and key material are left out by default, an explicit ``
 list turns the selection into an allow-list, and a symbolic link whose target lies outside
 the folder is refused instead of followed.
 
+Excludes match case-insensitively (``SERVER.PEM`` is key material as much as ``server.pem``);
+``include`` patterns match case-sensitively. Only regular files are uploaded: FIFOs, sockets
+and devices are left out (and listed so). A file name that cannot be staged exactly (not
+UTF-8, or a link whose target does not exist) raises :class:`LifecycleFileError` naming it.
+
 Patterns follow ``.gitignore`` conventions, simplified: a pattern without ``/`` matches a
 file or folder name at any depth; a pattern with ``/`` matches the path from the folder's
 root (a leading ``/`` is optional); ``*`` and ``?`` never match ``/``, ``**`` matches any
@@ -20,13 +25,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ._sanitize import printable
+
 DEFAULT_EXCLUDES: tuple[str, ...] = (
     # Dotfiles and dot-folders: .env, .git/, .hg/, .svn/, .aws/, .ssh/, .npmrc, .netrc ...
     ".*",
     # Version control folders without a leading dot.
     "CVS/",
     "_darcs/",
-    # Key material and credential stores.
+    # Key material and credential stores (case-insensitive, as every exclude).
     "*.pem",
     "*.key",
     "*.p12",
@@ -35,15 +42,29 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     "*.keystore",
     "*.ppk",
     "*.kdbx",
-    "id_rsa",
-    "id_dsa",
-    "id_ecdsa",
-    "id_ed25519",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    "credentials",
+    "*.env",
+    "kubeconfig",
+    "*.kubeconfig",
+    "*.tfstate",
+    "*.tfstate.*",
+    "*.tfvars",
+    "*.secret",
+    "*.secrets",
     # Build residue that also makes the asset hash unstable.
     "__pycache__/",
     "*.pyc",
 )
-"""Left out of every upload unless ``use_default_excludes=False``."""
+"""Left out of every upload unless ``use_default_excludes=False``. The ``id_*`` key names
+(``id_rsa``, ``id_rsa.bak``, ``id_rsa_old``) leave public keys (``*.pub``) in."""
+_PRIVATE_KEY_NAMES = frozenset({"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*"})
+_UNEXPRESSIBLE = re.compile(r"[\x00-\x1f\x7f]")
+"""Characters a ``.gitignore`` line cannot hold (aws-cdk-lib splits patterns at line breaks
+and trims trailing whitespace): written as ``?`` in :func:`ignore_lines`."""
 
 
 class LifecycleFileError(ValueError):
@@ -76,9 +97,10 @@ class _Pattern:
     regex: re.Pattern[str]
     directories_only: bool
     anchored: bool
+    keeps_public_keys: bool = False
 
 
-def _compile(pattern: str) -> _Pattern:
+def _compile(pattern: str, *, ignore_case: bool = False) -> _Pattern:
     text = pattern.strip()
     if not text or text.startswith("#") or text.startswith("!"):
         raise LifecycleFileError(
@@ -116,14 +138,36 @@ def _compile(pattern: str) -> _Pattern:
         else:
             parts.append(re.escape(text[index]))
             index += 1
-    return _Pattern(pattern, re.compile("".join(parts) + r"\Z"), directories_only, anchored)
+    flags = re.IGNORECASE | re.DOTALL if ignore_case else re.DOTALL
+    return _Pattern(
+        pattern,
+        re.compile("".join(parts) + r"\Z", flags),
+        directories_only,
+        anchored,
+        keeps_public_keys=ignore_case and pattern in _PRIVATE_KEY_NAMES,
+    )
 
 
 def _matches(pattern: _Pattern, relative: str, *, is_dir: bool) -> bool:
     if pattern.directories_only and not is_dir:
         return False
     subject = relative if pattern.anchored else relative.rsplit("/", 1)[-1]
+    if pattern.keeps_public_keys and subject.lower().endswith(".pub"):
+        return False
     return pattern.regex.match(subject) is not None
+
+
+def _stageable(relative: str) -> None:
+    """Refuse a name aws-cdk-lib cannot stage (jsii hands it to Node.js as UTF-8)."""
+    try:
+        relative.encode("utf-8")
+    except UnicodeEncodeError:
+        raise LifecycleFileError(
+            "lifecycle_scripts file name",
+            printable(relative),
+            "UTF-8 file names (this one holds bytes that are not UTF-8, shown escaped)",
+            "rename the file, or move it out of the folder",
+        ) from None
 
 
 def _inside(path: str, root: str) -> bool:
@@ -156,7 +200,8 @@ def select_files(
                 f"pass {name}=[{given!r}]",
             )
     excludes = [
-        _compile(p) for p in (*(DEFAULT_EXCLUDES if use_default_excludes else ()), *exclude)
+        _compile(p, ignore_case=True)
+        for p in (*(DEFAULT_EXCLUDES if use_default_excludes else ()), *exclude)
     ]
     includes = None if include is None else [_compile(p) for p in include]
     root = os.path.realpath(directory)
@@ -189,6 +234,7 @@ def select_files(
             ordered = sorted(entries, key=lambda entry: entry.name)
         for entry in ordered:
             relative = f"{prefix}{entry.name}"
+            _stageable(relative)
             is_dir = entry.is_dir(follow_symlinks=True)
             shown = f"{relative}/" if is_dir else relative
             if any(_matches(p, relative, is_dir=is_dir) for p in excludes):
@@ -196,6 +242,16 @@ def select_files(
                 continue
             if entry.is_symlink():
                 check_link(entry.path, relative)
+            if not is_dir and not entry.is_file(follow_symlinks=True):
+                if entry.is_symlink() and not os.path.exists(entry.path):
+                    raise LifecycleFileError(
+                        "lifecycle_scripts symbolic link",
+                        printable(relative),
+                        "links whose target exists",
+                        "remove the link, or exclude it",
+                    )
+                left_out.append(shown)  # a FIFO, socket or device: never staged
+                continue
             if is_dir:
                 if walk(entry.path, f"{relative}/"):
                     kept = True
@@ -213,13 +269,40 @@ def select_files(
         return kept
 
     walk(root, "")
-    return Selection(tuple(files), tuple(left_out))
+    selection = Selection(tuple(files), tuple(left_out))
+    _check_expressible(selection)
+    return selection
+
+
+def _ignore_line(path: str) -> str:
+    escaped = re.sub(r"([\\*?\[\]])", r"\\\1", path)
+    escaped = _UNEXPRESSIBLE.sub("?", escaped)
+    return "/" + re.sub(r" (?= */?$)", r"\\ ", escaped)
+
+
+def _check_expressible(selection: Selection) -> None:
+    """A left-out name with a control character is excluded by a line with ``?`` in its place;
+    refuse it when that line would also leave out an uploaded file (never say "uploaded" of a
+    file that is not)."""
+    for path in selection.left_out:
+        if not _UNEXPRESSIBLE.search(path):
+            continue
+        name = path.rstrip("/")
+        regex = "".join("[^/]" if _UNEXPRESSIBLE.match(c) else re.escape(c) for c in name)
+        line = re.compile(regex + ("(?:/.*)?" if path.endswith("/") else "") + r"\Z", re.DOTALL)
+        clash = [f for f in selection.files if line.match(f)]
+        if clash:
+            raise LifecycleFileError(
+                "lifecycle_scripts file name",
+                printable(path),
+                "names whose control characters do not hide an uploaded file (the line "
+                f"that leaves this one out would also leave out {printable(clash[0])!r})",
+                "rename the file, or move it out of the folder",
+            )
 
 
 def ignore_lines(selection: Selection) -> list[str]:
     """``.gitignore`` lines (for aws-cdk-lib's ``IgnoreMode.GIT``) that leave out exactly
-    ``selection.left_out``: each anchored at the root, special characters escaped."""
-    return [
-        "/" + re.sub(r" (?= */?$)", r"\\ ", re.sub(r"([\\*?\[\]])", r"\\\1", path))
-        for path in selection.left_out
-    ]
+    ``selection.left_out``: each anchored at the root, ``\\ * ? [ ]`` and trailing spaces
+    escaped, control characters (which no such line can hold) as ``?``."""
+    return [_ignore_line(path) for path in selection.left_out]

@@ -116,46 +116,36 @@ def test_converted_templates_are_cfn_lint_clean(
     assert not matches, describe_matches(matches)
 
 
-def test_generated_apps_are_ruff_clean(generated: dict[str, Path]) -> None:
-    folder = str(next(iter(generated.values())).parent)
+def lint_generated(folder: Path, apps: list[Path]) -> list[subprocess.CompletedProcess[str]]:
+    """ruff check (the project's rules), ruff format --check and mypy --strict on generated
+    apps, run in their folder as in a user's project (hyperpod_constructs a third-party
+    package); the failed runs."""
     ruff = [sys.executable, "-m", "ruff"]
-    settings = ["--isolated", "--line-length", "100"]
-    checked = subprocess.run(
-        [*ruff, "check", *settings, "--select", "E,F,W,I,UP,B,SIM,RUF", folder],
-        capture_output=True,
-        text=True,
-        cwd=folder,  # as in a user's project: hyperpod_constructs is a third-party package
-    )
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    formatted = subprocess.run(
-        [*ruff, "format", "--isolated", "--check", "--diff", folder],
-        capture_output=True,
-        text=True,
-        cwd=folder,
-    )
-    assert formatted.returncode == 0, formatted.stdout + formatted.stderr
+    commands = [
+        [*ruff, "check", "--isolated", "--line-length", "100", "--select", "E,F,W,I,UP,B,SIM,RUF"],
+        [*ruff, "format", "--isolated", "--check", "--diff"],
+    ]
+    runs = [[*command, str(folder)] for command in commands]
+    mypy = [sys.executable, "-m", "mypy", "--strict", "--python-version", "3.11"]
+    runs.append([*mypy, "--cache-dir", str(ROOT / ".mypy_cache"), *map(str, apps)])
+    results = [
+        subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            cwd=folder,
+            # The editable install is an import hook mypy does not follow: point it at the source.
+            env={**os.environ, "MYPYPATH": str(ROOT)},
+        )
+        for command in runs
+    ]
+    return [result for result in results if result.returncode != 0]
 
 
-def test_generated_apps_are_mypy_strict_clean(generated: dict[str, Path]) -> None:
-    checked = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--python-version",
-            "3.11",
-            "--cache-dir",
-            str(ROOT / ".mypy_cache"),
-            *map(str, generated.values()),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=next(iter(generated.values())).parent,
-        # The editable install is an import hook mypy does not follow: point it at the source.
-        env={**os.environ, "MYPYPATH": str(ROOT)},
-    )
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+def test_generated_apps_are_ruff_and_mypy_strict_clean(generated: dict[str, Path]) -> None:
+    apps = list(generated.values())
+    failed = lint_generated(apps[0].parent, apps)
+    assert not failed, "\n".join(r.stdout[-4000:] + r.stderr[-2000:] for r in failed)
 
 
 # -- the command line ----------------------------------------------------------------------

@@ -312,3 +312,106 @@ def test_only_the_clusters_roles_and_the_upload_read_the_scripts(tmp_path: Path)
     assert len(execution_roles) == 2
     assert sorted(r["Fn::GetAtt"][0] for r in readers) == sorted({*execution_roles, handler})
     assert all(r["Fn::GetAtt"][1] == "Arn" for r in readers)
+
+
+# -- hostile folders: select() says exactly what the staged asset holds ----------------------
+
+
+def assert_selection_is_the_upload(tmp_path: Path, scripts: LifecycleScripts) -> set[str]:
+    selected = set(scripts.select().files)
+    assert staged_files(tmp_path, scripts) == selected
+    return selected
+
+
+def test_excludes_match_any_case_and_cover_the_usual_secrets(tmp_path: Path) -> None:
+    secrets = [
+        "SERVER.PEM",
+        "certs/Key.Pem",
+        "TLS.KEY",
+        "credentials",
+        "aws/Credentials",
+        "prod.env",
+        "config/staging.ENV",
+        "kubeconfig",
+        "cluster.kubeconfig",
+        "terraform.tfstate",
+        "infra/terraform.tfstate.backup",
+        "prod.tfvars",
+        "keys/id_rsa.bak",
+        "keys/ID_ED25519_old",
+        "db.secret",
+    ]
+    folder = write(
+        tmp_path / "lc",
+        {"on_create.sh": SCRIPT, "keys/id_rsa.pub": "ssh-rsa AAAA\n"}
+        | {name: "secret\n" for name in secrets},
+    )
+    scripts = LifecycleScripts.from_directory(str(folder))
+    assert assert_selection_is_the_upload(tmp_path, scripts) == {"on_create.sh", "keys/id_rsa.pub"}
+
+
+def test_names_with_tabs_and_newlines_are_left_out_as_reported(tmp_path: Path) -> None:
+    folder = write(
+        tmp_path / "lc",
+        {
+            "on_create.sh": SCRIPT,
+            ".env\t": "SECRET=1\n",
+            ".env\n": "SECRET=2\n",
+            "deploy\r.pem": "key\n",
+            "notes\tand\nmore.txt": "uploaded\n",
+        },
+    )
+    scripts = LifecycleScripts.from_directory(str(folder))
+    selection = scripts.select()
+    assert {".env\t", ".env\n", "deploy\r.pem"} <= set(selection.left_out)
+    assert assert_selection_is_the_upload(tmp_path, scripts) == {
+        "on_create.sh",
+        "notes\tand\nmore.txt",
+    }
+
+
+def test_a_control_character_that_would_hide_an_uploaded_file_is_refused(
+    tmp_path: Path,
+) -> None:
+    folder = write(tmp_path / "lc", {"on_create.sh": SCRIPT, "skip\tme": "x", "skipXme": "y"})
+    with pytest.raises(LifecycleFileError) as raised:
+        select_files(str(folder), exclude=["skip\tme"])
+    assert raised.value.field == "lifecycle_scripts file name"
+    assert raised.value.value == "skip\\tme" and "'skipXme'" in raised.value.allowed
+
+
+def test_fifos_and_sockets_are_neither_staged_nor_listed_as_uploaded(tmp_path: Path) -> None:
+    import socket
+
+    folder = write(tmp_path / "lc", {"on_create.sh": SCRIPT})
+    os.mkfifo(folder / "pipe")
+    listener = socket.socket(socket.AF_UNIX)
+    try:
+        listener.bind(str(folder / "sock"))
+        scripts = LifecycleScripts.from_directory(str(folder))
+        assert {"pipe", "sock"} <= set(scripts.select().left_out)
+        assert assert_selection_is_the_upload(tmp_path, scripts) == {"on_create.sh"}
+    finally:
+        listener.close()
+
+
+def test_a_file_name_that_is_not_utf8_is_a_finding_naming_it(tmp_path: Path) -> None:
+    folder = write(tmp_path / "lc", {"on_create.sh": SCRIPT})
+    (folder / "utils").mkdir()
+    with open(os.fsencode(folder / "utils") + b"/caf\xe9.sh", "w") as file:
+        file.write(SCRIPT)
+    scripts = LifecycleScripts.from_directory(str(folder))
+    with pytest.raises(LifecycleFileError) as raised:
+        scripts.select()
+    assert raised.value.value == "utils/caf\\udce9.sh"
+    message = str(cluster_error(scripts))
+    assert "lifecycle_scripts file name = 'utils/caf\\\\udce9.sh'" in message
+    assert "HP-LIFECYCLE-FILES" in message and "Traceback" not in message
+
+
+def test_a_dangling_link_is_a_finding_naming_it(tmp_path: Path) -> None:
+    folder = write(tmp_path / "lc", {"on_create.sh": SCRIPT})
+    (folder / "gone.sh").symlink_to(folder / "missing.sh")
+    with pytest.raises(LifecycleFileError) as raised:
+        select_files(str(folder))
+    assert raised.value.value == "gone.sh" and "exists" in raised.value.allowed

@@ -235,7 +235,7 @@ def test_reads_the_deployed_template_when_there_is_no_cdk_out(
     with deployment.server() as endpoint:
         run = deployment.watch(None, "--json", "--interval", str(INTERVAL), endpoint=endpoint.url)
 
-    assert (run.code, run.stderr) == (0, "")
+    assert (run.code, run.stderr) == (0, ""), run.stderr
     assert endpoint.requests[0] == ("cloudformation", "GetTemplate")
     assert endpoint.requests.count(("cloudformation", "GetTemplate")) == 1
     assert (gpu(run.refreshes[-1])["min_count"], run.refreshes[-1]["verdict"]) == (16, "ready")
@@ -248,7 +248,7 @@ def test_without_a_terminal_one_plain_line_per_refresh(
     with deployment.server() as endpoint:
         run = deployment.watch(cdk_out, "--interval", str(INTERVAL), endpoint=endpoint.url)
 
-    assert (run.code, run.stderr) == (0, "")
+    assert (run.code, run.stderr) == (0, ""), run.stderr
     *lines, verdict = run.stdout.splitlines()
     assert "\x1b" not in run.stdout
     assert verdict.startswith("ready: all gated groups reached their minimum: gpu 16/16")

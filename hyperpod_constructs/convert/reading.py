@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._sanitize import printable
+from .._sanitize import FieldError
 from .source import Call, Code, Raw, assignment, literal
 
 UNSUPPORTED = {
@@ -34,16 +34,12 @@ UNSUPPORTED = {
 """Fields the library deliberately does not express, and why (also in docs/guide.md)."""
 
 
-class ConversionError(Exception):
+class ConversionError(FieldError):
     """A request field the library cannot express (or an invalid request)."""
 
     def __init__(self, field: str, problem: str) -> None:
-        super().__init__(f"{field}: {problem}")
+        super().__init__(field, problem)
         self.field = field
-        self.problem = problem
-
-    def __str__(self) -> str:
-        return printable(super().__str__())
 
 
 @dataclass(frozen=True, kw_only=True)

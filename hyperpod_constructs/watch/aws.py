@@ -6,9 +6,13 @@ condition and the cluster resource), SageMaker ``DescribeCluster`` and ``ListClu
 (newest first, one call). With ``--stack`` and no local template: ``GetTemplate`` once.
 
 Errors: throttling, 5xx and network errors are retried by botocore (standard mode, bounded) and
-then reported as a ``problem`` of the refresh (the loop gives up after a few in a row); missing
-credentials or region, an endpoint that never answered, and any other error (e.g. access
-denied) raise :class:`FatalError` with a one-line message.
+then reported as a ``problem`` of the refresh (the loop gives up after a few in a row). So is an
+answer that cannot be read or does not fit AWS's model (not JSON, truncated, ``{}``, a list where
+an object belongs, botocore's ``ResponseParserError``): every answer is checked against its
+botocore shape (:func:`hyperpod_constructs._shapes.check`) before it is used, and an unreadable
+one is "unknown" for that refresh, never a verdict. Missing credentials or region, an endpoint
+that never answered, and any other error (e.g. access denied) raise :class:`FatalError` with a
+one-line message.
 """
 
 from __future__ import annotations
@@ -32,6 +36,10 @@ from botocore.exceptions import (
     ConnectionError as BotoConnectionError,
 )
 
+from .._input import InputError, parse_json
+from .._sanitize import printable
+from .._shapes import ShapeError, check
+from ..summary import TemplateError
 from .model import Observation, ResourceState, StackState
 from .target import WatchTarget, targets_from_template
 
@@ -71,8 +79,20 @@ def _parameters(stack: Mapping[str, Any]) -> dict[str, str]:
     return values
 
 
+def _template_as_text(response: dict[str, Any]) -> dict[str, Any]:
+    """GetTemplate's answer with ``TemplateBody`` as AWS sent it, a string: botocore decodes a
+    JSON body (leniently) into a dict; the strict reader reads it again."""
+    body = response.get("TemplateBody")
+    if isinstance(body, Mapping):
+        return {**response, "TemplateBody": json.dumps(body)}
+    return response
+
+
 class FatalError(Exception):
-    """``watch`` cannot go on (exit 2); ``str()`` is one line."""
+    """``watch`` cannot go on (exit 2); ``str()`` is one printable line."""
+
+    def __str__(self) -> str:
+        return printable(" ".join(super().__str__().split()))
 
 
 class _Transient(Exception):
@@ -104,14 +124,18 @@ class Reader:
                 "or an instance role); configure them as for the AWS CLI"
             )
         self.region: str = session.region_name
-        self._cfn = session.client("cloudformation", config=CLIENT_CONFIG)
-        self._sagemaker = session.client("sagemaker", config=CLIENT_CONFIG)
+        try:
+            self._cfn = session.client("cloudformation", config=CLIENT_CONFIG)
+            self._sagemaker = session.client("sagemaker", config=CLIENT_CONFIG)
+        except (BotoCoreError, ValueError) as error:  # e.g. InvalidRegionError
+            raise FatalError(f"cannot use region {self.region!r}: {error}") from None
         self._answered = False
         self._date: datetime | None = None
         self._skew = timedelta(0)
         """AWS's clock minus the local one, at the last answer that had a ``Date``."""
 
-    def _call(self, what: str, call: Callable[[], T]) -> T:
+    def _call(self, what: str, call: Callable[[], T], shape: str) -> T:
+        """``call()``, its answer checked against the botocore shape ``shape``."""
         try:
             result = call()
         except ClientError as error:
@@ -132,7 +156,14 @@ class Reader:
             raise _Transient(f"{what}: {text}") from None
         except BotoCoreError as error:
             raise FatalError(f"{what}: {' '.join(str(error).split())}") from None
+        except Exception as error:  # botocore could not parse the answer (ResponseParserError...)
+            self._answered = True
+            raise _Transient(f"{what}: unreadable answer ({type(error).__name__})") from None
         self._answered = True
+        try:
+            check(result, shape, answer=True)
+        except ShapeError as error:
+            raise _Transient(f"{what}: an answer that does not fit AWS's model: {error}") from None
         self._note_date(result)
         return result
 
@@ -155,7 +186,11 @@ class Reader:
         when the stack is not deployed, AWS cannot be read or the template is not JSON."""
         what = f"cloudformation:GetTemplate of stack {stack_name}"
         try:
-            response = self._call(what, lambda: self._cfn.get_template(StackName=stack_name))
+            response = self._call(
+                what,
+                lambda: _template_as_text(self._cfn.get_template(StackName=stack_name)),
+                "GetTemplate",
+            )
         except _Transient as error:
             raise FatalError(str(error)) from None
         except ClientError as error:
@@ -165,13 +200,15 @@ class Reader:
                 ) from None
             raise self._fatal(what, error) from None
         body = response.get("TemplateBody")
-        try:
-            return json.loads(body) if isinstance(body, str) else body
-        except ValueError:
+        if not isinstance(body, str) or not body.lstrip().startswith("{"):
             raise FatalError(
                 f"the deployed template of stack {stack_name} is not JSON (YAML templates are "
                 f"not supported){hint}"
-            ) from None
+            )
+        try:
+            return parse_json(body, f"the deployed template of stack {stack_name}")
+        except InputError as error:
+            raise FatalError(str(error)) from None
 
     def deployed_targets(self, stack_name: str) -> list[WatchTarget]:
         """The gated clusters of the deployed stack's template (``GetTemplate``)."""
@@ -180,16 +217,21 @@ class Reader:
             where="not found in cdk.out and ",
             hint="; run watch next to its cdk.out instead",
         )
-        return targets_from_template(
-            template, stack_name=stack_name, display_name=stack_name, region=self.region
-        )
+        try:
+            return targets_from_template(
+                template, stack_name=stack_name, display_name=stack_name, region=self.region
+            )
+        except TemplateError as error:
+            raise FatalError(f"the deployed template of stack {stack_name}: {error}") from None
 
     # -- one refresh -------------------------------------------------------------------------
     def _stack(self, target: WatchTarget, problems: list[str]) -> tuple[StackState | None, bool]:
         what = f"cloudformation:DescribeStacks of stack {target.stack_name}"
         try:
             response = self._call(
-                what, lambda: self._cfn.describe_stacks(StackName=target.stack_name)
+                what,
+                lambda: self._cfn.describe_stacks(StackName=target.stack_name),
+                "DescribeStacks",
             )
         except _Transient as error:
             problems.append(str(error))
@@ -198,7 +240,10 @@ class Reader:
             if _code(error) == "ValidationError" and "does not exist" in _message(error):
                 return None, True
             raise self._fatal(what, error) from None
-        stacks = response.get("Stacks") or [{}]
+        stacks = response.get("Stacks") or []
+        if not stacks:
+            problems.append(f"{what}: an answer without the stack")
+            return None, False
         resources: dict[str, ResourceState] = {}
         for logical_id in (target.wait_condition_id, target.cluster_logical_id):
             if logical_id is None:
@@ -229,12 +274,15 @@ class Reader:
                 lambda: self._cfn.describe_stack_resource(
                     StackName=stack_name, LogicalResourceId=logical_id
                 ),
+                "DescribeStackResource",
             )
         except ClientError as error:
             if _code(error) == "ValidationError" and "does not exist" in _message(error):
                 return None
             raise self._fatal(what, error) from None
-        detail: Mapping[str, Any] = response.get("StackResourceDetail") or {}
+        detail: Mapping[str, Any] | None = response.get("StackResourceDetail")
+        if not detail:
+            raise _Transient(f"{what}: an answer without the resource")
         updated = detail.get("LastUpdatedTimestamp")
         return ResourceState(
             status=str(detail.get("ResourceStatus") or "UNKNOWN"),
@@ -249,7 +297,9 @@ class Reader:
         what = f"sagemaker:DescribeCluster {cluster}"
         try:
             described = self._call(
-                what, lambda: self._sagemaker.describe_cluster(ClusterName=cluster)
+                what,
+                lambda: self._sagemaker.describe_cluster(ClusterName=cluster),
+                "DescribeCluster",
             )
         except _Transient as error:
             problems.append(str(error))
@@ -267,8 +317,11 @@ class Reader:
                 lambda: self._sagemaker.list_cluster_events(
                     ClusterName=cluster, SortOrder="Descending", MaxResults=MAX_EVENTS
                 ),
+                "ListClusterEvents",
             )
-            events = list(listed.get("Events") or [])
+            if "Events" not in listed:  # AWS always sends it; botocore's reading of a non-JSON body
+                raise _Transient(f"{what}: an answer without Events")
+            events = list(listed["Events"])
         except _Transient as error:
             problems.append(str(error))
             events = []

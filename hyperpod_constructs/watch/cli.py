@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
+from .._sanitize import printable
 from ..summary import AssemblyError
 from .target import TargetError, WatchTarget, load_targets, select_target
 
@@ -168,7 +169,7 @@ def _target(args: argparse.Namespace, deployed: Callable[[str], list[WatchTarget
 
 
 def _error(stderr: TextIO, message: str) -> int:
-    print(f"error: {message}", file=stderr)
+    print(f"error: {printable(message)}", file=stderr)
     return EXIT_ERROR
 
 

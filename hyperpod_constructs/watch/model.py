@@ -10,10 +10,11 @@ the gate's own function (``evaluate_gate``), so ``watch`` and the gate never dis
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+from .._sanitize import printable
 from ._decision import GateDecision, GroupProgress, GroupRequirement, evaluate_gate
 from .target import Count, WatchTarget
 
@@ -357,19 +358,41 @@ def refresh(target: WatchTarget, obs: Observation, *, started_at: datetime) -> R
     verdict, reason, exit_code = _verdict(target, obs, gate, decision, elapsed)
     cluster = obs.cluster or {}
     failure = cluster.get("FailureMessage")
-    return Refresh(
-        time=obs.time,
-        elapsed=elapsed,
-        stack_name=target.stack_name,
-        stack_status=obs.stack.status if obs.stack is not None else None,
-        cluster=str(cluster.get("ClusterName") or target.cluster_name or target.cluster_logical_id),
-        cluster_status=str(cluster["ClusterStatus"]) if "ClusterStatus" in cluster else None,
-        failure_message=str(failure) if failure else None,
-        groups=groups,
-        cluster_events=_events(obs.events, None),
-        gate=gate,
-        verdict=verdict,
-        reason=reason,
-        exit_code=exit_code,
-        notes=obs.problems,
+    return printable_view(
+        Refresh(
+            time=obs.time,
+            elapsed=elapsed,
+            stack_name=target.stack_name,
+            stack_status=obs.stack.status if obs.stack is not None else None,
+            cluster=str(
+                cluster.get("ClusterName") or target.cluster_name or target.cluster_logical_id
+            ),
+            cluster_status=str(cluster["ClusterStatus"]) if "ClusterStatus" in cluster else None,
+            failure_message=str(failure) if failure else None,
+            groups=groups,
+            cluster_events=_events(obs.events, None),
+            gate=gate,
+            verdict=verdict,
+            reason=reason,
+            exit_code=exit_code,
+            notes=obs.problems,
+        )
     )
+
+
+V = TypeVar("V")
+
+
+def printable_view(value: V) -> V:
+    """``value`` (a :class:`Refresh` or a part of it) with every string passed through the one
+    sanitizer (:func:`hyperpod_constructs._sanitize.printable`): names, statuses, reasons,
+    event descriptions and notes come from AWS, and no control character, escape sequence or
+    bidi control among them reaches a terminal, a log line or ``--json``."""
+    if isinstance(value, str):
+        return printable(value)  # type: ignore[return-value]
+    if isinstance(value, tuple):
+        return tuple(printable_view(item) for item in value)  # type: ignore[return-value]
+    if is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: printable_view(getattr(value, f.name)) for f in fields(value)}
+        return replace(value, **changes)
+    return value

@@ -92,12 +92,12 @@ def render(refresh: Refresh) -> RenderableType:
     table.add_column("3-H WINDOW LEFT", justify="right", no_wrap=True)
     for group in refresh.groups:
         style = _group_style(group)
-        table.add_row(
-            group.name,
+        table.add_row(  # Text, never str: rich would read "[...]" in a name as markup
+            Text(group.name),
             Text(group.status, style=style),
             Text(bar(group.current, group.target_count or 0), style=style),
-            counts(group),
-            clock(group.window_left),
+            Text(counts(group)),
+            Text(clock(group.window_left)),
         )
     parts: list[RenderableType] = [Text(header(refresh), style="bold"), table]
     parts += [Text(f"{g.name} types up: {types_text(g)}") for g in refresh.groups if g.types_up]

@@ -34,6 +34,8 @@ class SimServer:
     ``before_request(service, operation)`` runs before each request is answered (e.g. to move
     virtual time forward); ``clock`` (epoch seconds, e.g. a virtual clock) dates the answers'
     ``Date`` header as AWS does; ``requests`` records ``(service, operation)`` of each one.
+    ``rewrite(service, operation, body)`` may replace an answer's body (bytes) before it is
+    sent, to serve what no fake would: ``{}``, a truncated body, text that is not JSON.
     """
 
     def __init__(
@@ -42,12 +44,14 @@ class SimServer:
         *,
         before_request: Callable[[str, str], None] | None = None,
         clock: Callable[[], float] | None = None,
+        rewrite: Callable[[str, str, bytes], bytes] | None = None,
         max_requests: int = 5000,
         lifetime: float = 120.0,
     ) -> None:
         self.fakes = dict(fakes)
         self.before_request = before_request
         self.clock = clock
+        self.rewrite = rewrite
         self.max_requests = max_requests
         self.lifetime = lifetime
         self.requests: list[tuple[str, str]] = []
@@ -131,6 +135,8 @@ class SimServer:
                     self.wfile.write(payload)
                     return
                 payload = response.content
+                if server.rewrite is not None and server.requests:
+                    payload = server.rewrite(*server.requests[-1], payload)
                 self.send_response(response.status_code)
                 for name, value in response.headers.items():
                     self.send_header(name, value)
