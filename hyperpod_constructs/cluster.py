@@ -243,7 +243,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         accounting_database: AccountingDatabase | None = None,
         tags: Mapping[str, str] | None = None,
         readiness_gate: MinCountGateOptions | None = None,
-        min_count_gate: MinCountGateOptions | None = None,
     ) -> None:
         """Define the cluster.
 
@@ -280,8 +279,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         :param readiness_gate: options of the readiness gate. Default: on, with the defaults
             of :class:`MinCountGateOptions`, whenever a group has a minimum
             (``min_instance_count > 0``, or a token).
-        :param min_count_gate: deprecated spelling of ``readiness_gate`` (it clashed with the
-            :attr:`min_count_gate` property); give one or the other.
         """
         raise_if_any(
             "HyperPodSlurmCluster",
@@ -372,24 +369,11 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             False,
             optional=False,
         )
-        gate_parameter, gate_given = (
-            ("min_count_gate", min_count_gate)
-            if readiness_gate is None
-            else ("readiness_gate", readiness_gate)
-        )
-        if readiness_gate is not None and min_count_gate is not None:
-            found.append(
-                argument_finding(
-                    "min_count_gate",
-                    min_count_gate,
-                    "None when readiness_gate is given (min_count_gate= is its deprecated name)",
-                    fix="give readiness_gate= only",
-                )
-            )
         gate_findings = gate_option_findings(
-            MinCountGateOptions() if gate_given is None else gate_given, parameter=gate_parameter
+            MinCountGateOptions() if readiness_gate is None else readiness_gate,
+            parameter="readiness_gate",
         )
-        gate_usable = isinstance(gate_given, MinCountGateOptions | None)
+        gate_usable = isinstance(readiness_gate, MinCountGateOptions | None)
         self._groups: list[InstanceGroup] = []
         self._wired: list[InstanceGroup] = []
         """The groups without errors: bound, gated and rendered (a group with errors is
@@ -399,7 +383,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._strategy = slurm_config_strategy
         self._slurm_layout = slurm_layout
         self._accounting = accounting_database
-        self._gate_options = gate_given if gate_usable and gate_given else MinCountGateOptions()
+        self._gate_options = (
+            readiness_gate if gate_usable and readiness_gate else MinCountGateOptions()
+        )
         self._gate_enabled = self._gate_options.enabled is not False
         self._gate: MinCountGate | None = None
         self._ready = LazyDependable(self, "Ready", roots=self._ready_roots)

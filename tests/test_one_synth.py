@@ -42,7 +42,7 @@ def build(outdir=None):
         stack,
         "Cluster",
         cluster_name="my_cluster",  # 1. the cluster's name
-        min_count_gate=MinCountGateOptions(poll_interval=Duration.seconds(5)),  # 2. gate
+        readiness_gate=MinCountGateOptions(poll_interval=Duration.seconds(5)),  # 2. gate
         instance_groups=[
             InstanceGroup.controller("controller", instance_type=CPU),
             InstanceGroup.compute(  # 3. one group
