@@ -86,11 +86,18 @@ class IHyperPodCluster(IConstruct, Protocol):
 
     def grant(self, grantee: iam.IGrantable, *actions: str) -> iam.Grant:
         """Grant ``actions`` (e.g. ``sagemaker:UpdateCluster``) on this cluster, and only this
-        cluster, to ``grantee``."""
+        cluster, to ``grantee``.
+
+        :param grantee: the principal (a role, a function, a user).
+        :param actions: IAM actions, e.g. ``"sagemaker:UpdateCluster"``.
+        """
         ...
 
     def grant_describe(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Let ``grantee`` read the cluster, its nodes and its events."""
+        """Let ``grantee`` read the cluster, its nodes and its events.
+
+        :param grantee: the principal (a role, a function, a user).
+        """
         ...
 
 
@@ -109,13 +116,21 @@ class HyperPodClusterBase(Resource, metaclass=jsii.JSIIAbstractClass):
         """The cluster name (or, for a cluster imported by ARN only, the ARN)."""
 
     def grant(self, grantee: iam.IGrantable, *actions: str) -> iam.Grant:
-        """Grant ``actions`` on this cluster (and only this cluster) to ``grantee``."""
+        """Grant ``actions`` on this cluster (and only this cluster) to ``grantee``.
+
+        :param grantee: the principal (a role, a function, a user).
+        :param actions: IAM actions, e.g. ``"sagemaker:UpdateCluster"``.
+        """
         return iam.Grant.add_to_principal(
             grantee=grantee, actions=list(actions), resource_arns=[self.cluster_arn]
         )
 
     def grant_describe(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Let ``grantee`` describe the cluster and list its nodes and events."""
+        """Let ``grantee`` describe the cluster and list its nodes and events
+        (``DescribeCluster``, ``ListClusterNodes``, ``ListClusterEvents``, ...).
+
+        :param grantee: the principal (a role, a function, a user).
+        """
         return self.grant(grantee, *DESCRIBE_ACTIONS)
 
 
@@ -151,6 +166,8 @@ class AccountingDatabase:
     port: int | None = None
 
     def render(self) -> dict[str, Any]:
+        """The ``Orchestrator.Slurm.AccountingDatabase`` object of the template (``Endpoint``,
+        ``SecretArn``, ``Name``, ``Port``)."""
         body: dict[str, Any] = {"Endpoint": self.endpoint, "SecretArn": self.secret.secret_arn}
         if self.database_name is not None:
             body["Name"] = self.database_name
@@ -246,6 +263,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     ) -> None:
         """Define the cluster.
 
+        :param scope: the construct to define it in (a Stack or a construct in one).
+        :param id: its id, unique within ``scope``.
         :param instance_groups: the groups; more can be added with :meth:`add_instance_group`.
         :param cluster_name: 1..63 letters, digits and hyphens. Default: derived from the
             construct path (unique in the account). Replacement on change.
@@ -489,12 +508,23 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     def from_cluster_attributes(
         cls, scope: Construct, id: str, *, cluster_arn: str, cluster_name: str | None = None
     ) -> IHyperPodCluster:
-        """Import an existing cluster. ``cluster_name`` defaults to the ARN."""
+        """Import an existing cluster, to grant access to it or to depend on it.
+
+        :param scope: the construct to define it in (a Stack or a construct in one).
+        :param id: its id, unique within ``scope``.
+        :param cluster_arn: the cluster's ARN.
+        :param cluster_name: its name. Default: the ARN (which the API accepts as a name).
+        """
         return _ImportedCluster(scope, id, arn=cluster_arn, name=cluster_name or cluster_arn)
 
     @classmethod
     def from_cluster_arn(cls, scope: Construct, id: str, cluster_arn: str) -> IHyperPodCluster:
-        """Import an existing cluster by ARN."""
+        """Import an existing cluster by ARN.
+
+        :param scope: the construct to define it in (a Stack or a construct in one).
+        :param id: its id, unique within ``scope``.
+        :param cluster_arn: the cluster's ARN.
+        """
         return cls.from_cluster_attributes(scope, id, cluster_arn=cluster_arn)
 
     # -- public surface ------------------------------------------------------------------
@@ -562,25 +592,44 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     def metric_current_count(
         self, group_name: str, props: cloudwatch.MetricOptions | None = None
     ) -> cloudwatch.Metric:
-        """Instances in service in a gated group, as the gate saw them (Maximum, 1 min)."""
+        """Instances in service in a gated group, as the gate saw them (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param props: the metric's options (period, statistic, label). Default: Maximum over
+            1 minute.
+        """
         return self._gate_metric("CurrentCount", group_name, props)
 
     def metric_min_count(
         self, group_name: str, props: cloudwatch.MetricOptions | None = None
     ) -> cloudwatch.Metric:
-        """The minimum the gate waits for in a gated group (Maximum, 1 min)."""
+        """The minimum the gate waits for in a gated group (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param props: the metric's options (period, statistic, label). Default: Maximum over
+            1 minute.
+        """
         return self._gate_metric("MinimumCount", group_name, props)
 
     def metric_target_count(
         self, group_name: str, props: cloudwatch.MetricOptions | None = None
     ) -> cloudwatch.Metric:
-        """The target count of a gated group as the gate requested it (Maximum, 1 min)."""
+        """The target count of a gated group as the gate requested it (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param props: the metric's options (period, statistic, label). Default: Maximum over
+            1 minute.
+        """
         return self._gate_metric("TargetCount", group_name, props)
 
     def add_instance_group(self, group: InstanceGroup) -> None:
         """Add a group. Its problems are reported at synth, with every other finding of the
         cluster (see :meth:`findings`); a group with errors is not wired up (no lifecycle
-        upload, no gate)."""
+        upload, no gate).
+
+        :param group: an :class:`InstanceGroup` (``InstanceGroup.compute(...)``). Groups are
+            rendered in the order they are added.
+        """
         if not isinstance(group, InstanceGroup):
             self._record(
                 [

@@ -37,7 +37,11 @@ class InstanceGroup:
     name: str
     """Instance group name (1..63 characters, letters, digits and single or repeated hyphens)."""
     node_type: NodeType
+    """``SlurmConfig.NodeType``: controller, login or compute (set by the factory).
+    Immutable after creation."""
     instance_type: HyperPodInstanceType
+    """``InstanceType``: a :class:`HyperPodInstanceType` (``HyperPodInstanceType.ML_P5_48XLARGE``
+    or ``HyperPodInstanceType.of("ml.p5.48xlarge")``). Replacement on change."""
     instance_count: int
     """``InstanceCount``: the target number of instances, 0..6758."""
     min_instance_count: int | None = None
@@ -47,12 +51,24 @@ class InstanceGroup:
     partition: str | None = None
     """The Slurm partition of a compute group (every node also joins ``dev``)."""
     threads_per_core: int | None = None
+    """``ThreadsPerCore``: 1 turns hyper-threading off (the usual choice for training), 2 keeps
+    it on, where the instance type supports it. Default: HyperPod's default. Replacement on
+    change."""
     deep_health_checks: tuple[DeepHealthCheck, ...] = ()
+    """``OnStartDeepHealthChecks`` of a compute group with accelerators: stress and connectivity
+    checks before a node joins. Default: none."""
     storage: tuple[InstanceStorage, ...] = ()
+    """``InstanceStorageConfigs``: up to four :class:`InstanceStorage` (EBS, FSx for Lustre,
+    FSx for OpenZFS). Default: none."""
     training_plan_arn: str | None = None
+    """``TrainingPlanArn``: run the group on a SageMaker training plan's reserved capacity.
+    Default: none."""
     image_id: str | None = None
+    """``ImageId``: a custom AMI. Default: HyperPod's default AMI."""
     execution_role: iam.IRole | None = None
+    """``ExecutionRole`` of this group. Default: the cluster's role. Replacement on change."""
     lifecycle_scripts: LifecycleScripts | None = None
+    """``LifeCycleConfig`` of this group. Default: the cluster's :class:`LifecycleScripts`."""
     vpc_subnets: ec2.SubnetSelection | None = None
     """``OverrideVpcConfig.Subnets``: run this group in other subnets than the cluster (e.g. a
     Local Zone). Explicit ``subnets`` need no VPC lookup. Default: the cluster's subnets."""

@@ -19,16 +19,24 @@ class BatchSize:
     """
 
     type: BatchSizeType
+    """``Type``: a count of instances or a percentage of the group."""
     value: int
+    """``Value``: the number of instances, or the percentage (at least 1)."""
 
     @classmethod
     def instances(cls, count: int) -> BatchSize:
-        """``count`` instances per batch."""
+        """``count`` instances per batch.
+
+        :param count: instances replaced at a time, at least 1.
+        """
         return cls(BatchSizeType.INSTANCE_COUNT, count)
 
     @classmethod
     def percentage(cls, percent: int) -> BatchSize:
-        """``percent`` % of the group's instances per batch."""
+        """``percent`` % of the group's instances per batch.
+
+        :param percent: the share of the group's instances replaced at a time, 1..100.
+        """
         return cls(BatchSizeType.CAPACITY_PERCENT, percent)
 
     def render(self) -> dict[str, Any]:

@@ -148,6 +148,14 @@ class MinCountGate(Construct):
         cluster: HyperPodSlurmCluster,
         options: MinCountGateOptions,
     ) -> None:
+        """Define the gate. :class:`HyperPodSlurmCluster` defines it (as
+        ``cluster.min_count_gate``) when its first gated group is added; an app rarely does.
+
+        :param scope: the construct to define it in (a Stack or a construct in one).
+        :param id: its id, unique within ``scope``.
+        :param cluster: the cluster whose gated groups it waits for.
+        :param options: its timeout, poll interval, notifications and metrics.
+        """
         super().__init__(scope, id)
         findings = gate_option_findings(options)
         if findings:
@@ -548,7 +556,11 @@ class MinCountGate(Construct):
 
     def add_requirement(self, requirement: Requirement) -> None:
         """Also wait for ``requirement.group_name`` (called by the cluster for each gated
-        group it adds)."""
+        group it adds).
+
+        :param requirement: the group's name and its minimum and target counts (numbers or
+            tokens).
+        """
         group_name = requirement.group_name
         first = group_name not in self._requirements
         self._requirements[group_name] = requirement
@@ -573,19 +585,34 @@ class MinCountGate(Construct):
     def metric_current_count(
         self, group_name: str, props: cloudwatch.MetricOptions | None = None
     ) -> cloudwatch.Metric:
-        """Instances in service in a gated group, as each check saw them (Maximum, 1 min)."""
+        """Instances in service in a gated group, as each check saw them (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param props: the metric's options (period, statistic, label). Default: Maximum over
+            1 minute.
+        """
         return self._metric("CurrentCount", group_name, props)
 
     def metric_min_count(
         self, group_name: str, props: cloudwatch.MetricOptions | None = None
     ) -> cloudwatch.Metric:
-        """The minimum the gate waits for in a gated group (Maximum, 1 min)."""
+        """The minimum the gate waits for in a gated group (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param props: the metric's options (period, statistic, label). Default: Maximum over
+            1 minute.
+        """
         return self._metric("MinimumCount", group_name, props)
 
     def metric_target_count(
         self, group_name: str, props: cloudwatch.MetricOptions | None = None
     ) -> cloudwatch.Metric:
-        """The target the gate asked for in a gated group (Maximum, 1 min)."""
+        """The target the gate asked for in a gated group (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param props: the metric's options (period, statistic, label). Default: Maximum over
+            1 minute.
+        """
         return self._metric("TargetCount", group_name, props)
 
     def _metric(

@@ -52,8 +52,11 @@ class PolicyExemption:
     (to every group, or only to ``group``)."""
 
     rule_id: str
+    """The rule it exempts from, e.g. ``HPP-VPC``."""
     reason: str
+    """Why, in words (shown in the finding it silences)."""
     group: str | None = None
+    """Only this instance group. Default: every group."""
 
 
 def _exemptions(construct: IConstruct) -> list[PolicyExemption]:

@@ -58,10 +58,13 @@ class ClusterFacts:
     path: str
     """The cluster's construct path."""
     groups: tuple[InstanceGroup, ...]
+    """The cluster's instance groups, in the order they were added."""
     node_provisioning_mode: NodeProvisioningMode = NodeProvisioningMode.CONTINUOUS
+    """The cluster's ``NodeProvisioningMode``. Default: CONTINUOUS."""
     tags: Mapping[str, str] = field(default_factory=dict)
     """The tags of the ``AWS::SageMaker::Cluster`` resource: ``tags=`` plus ``Tags.of()``."""
     has_vpc: bool = False
+    """Whether the cluster has a ``VpcConfig`` (its own network). Default: False."""
 
     @classmethod
     def of(cls, cluster: HyperPodSlurmCluster) -> ClusterFacts:
