@@ -103,7 +103,15 @@ class IHyperPodCluster(IConstruct, Protocol):
 
 class HyperPodClusterBase(Resource, metaclass=jsii.JSIIAbstractClass):
     """What every HyperPod cluster construct, defined or imported, can do (abstract: a
-    subclass provides ``cluster_arn`` and ``cluster_name``)."""
+    subclass provides ``cluster_arn`` and ``cluster_name``).
+
+    Example:
+
+    ```python
+    existing = HyperPodSlurmCluster.from_cluster_arn(stack, "Existing", cluster_arn)
+    existing.grant_describe(my_function)  # DescribeCluster, ListClusterNodes, ... on it only
+    ```
+    """
 
     @property
     @abstractmethod
@@ -152,6 +160,17 @@ class _ImportedCluster(HyperPodClusterBase):
 @dataclass(frozen=True, kw_only=True)
 class AccountingDatabase:
     """An external MySQL-compatible database for ``slurmdbd`` (Continuous mode only).
+
+    Example:
+
+    ```python
+    from aws_cdk import aws_secretsmanager as secretsmanager
+
+    AccountingDatabase(
+        endpoint="slurm-db.cluster-abc123.us-east-1.rds.amazonaws.com",
+        secret=secretsmanager.Secret.from_secret_name_v2(stack, "DbSecret", "slurm/accounting"),
+    )  # HyperPodSlurmCluster(..., accounting_database=...)
+    ```
 
     :param endpoint: host name of the database, e.g. an RDS endpoint.
     :param secret: Secrets Manager secret with the credentials; the execution role of
@@ -238,6 +257,29 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     ``security_groups``) are create-only: changing them replaces the cluster. With an explicit
     ``cluster_name``, CloudFormation cannot replace the cluster (the new one would take the
     same name): change the name together with the VPC settings.
+
+    Example:
+
+    ```python
+    cluster = HyperPodSlurmCluster(
+        stack,
+        "Cluster",
+        vpc=vpc,
+        instance_groups=[
+            InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE),
+            InstanceGroup.compute(
+                "gpu",
+                instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
+                instance_count=16,
+                min_instance_count=16,  # gated: cluster.ready waits for all 16
+                partition="gpu",
+            ),
+        ],
+    )
+    ssm.StringParameter(stack, "Ready", string_value=cluster.cluster_arn).node.add_dependency(
+        cluster.ready
+    )
+    ```
     """
 
     def __init__(

@@ -32,6 +32,21 @@ class InstanceGroup:
     ``execution_role``, ``threads_per_core``, ``vpc_subnets`` or ``security_groups`` replaces
     the group's instances (create-only in CloudFormation); ``node_type`` is immutable after
     creation.
+
+    Example:
+
+    ```python
+    InstanceGroup.compute(
+        "gpu",
+        instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
+        instance_count=18,
+        min_instance_count=16,  # in service once 16 are up; 2 spares
+        partition="gpu",
+        threads_per_core=1,
+        deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS],
+        storage=[InstanceStorage.ebs(volume_size=Size.gibibytes(500))],
+    )
+    ```
     """
 
     name: str

@@ -49,6 +49,13 @@ class LifecycleScripts:
 
     Optional: without lifecycle scripts HyperPod configures Slurm itself (Bootstrap mode).
     Changing them affects nodes launched afterwards only.
+
+    Example:
+
+    ```python
+    scripts = LifecycleScripts.from_directory("lifecycle", on_create="on_create.sh")
+    # HyperPodSlurmCluster(..., lifecycle_scripts=scripts): uploaded to a bucket at deploy time
+    ```
     """
 
     def __init__(

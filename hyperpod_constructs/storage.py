@@ -17,6 +17,17 @@ class InstanceStorage:
 
     Create it with :meth:`ebs`, :meth:`fsx_lustre` or :meth:`fsx_open_zfs`. At most four per
     instance group. Values are checked when the group is added to a cluster.
+
+    Example:
+
+    ```python
+    storage = [
+        InstanceStorage.ebs(volume_size=Size.gibibytes(500)),  # at /opt/sagemaker
+        InstanceStorage.fsx_lustre(
+            dns_name="fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com", mount_name="abcdefgh"
+        ),
+    ]  # InstanceGroup.compute(..., storage=storage)
+    ```
     """
 
     kind: str

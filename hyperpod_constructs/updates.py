@@ -16,6 +16,12 @@ class BatchSize:
     """How many instances a rolling AMI update replaces at a time (``CapacitySizeConfig``).
 
     Create it with :meth:`instances` or :meth:`percentage`; the value must be at least 1.
+
+    Example:
+
+    ```python
+    BatchSize.instances(2), BatchSize.percentage(25)
+    ```
     """
 
     type: BatchSizeType
@@ -47,6 +53,16 @@ class BatchSize:
 @dataclass(frozen=True, kw_only=True)
 class ScheduledUpdate:
     """When and how HyperPod rolls a new AMI onto a group.
+
+    Example:
+
+    ```python
+    ScheduledUpdate(
+        schedule_expression="cron(0 3 ? * SUN *)",  # Sundays 03:00 UTC
+        maximum_batch_size=BatchSize.percentage(25),
+        wait_interval=Duration.minutes(10),
+    )  # InstanceGroup.compute(..., scheduled_update=...)
+    ```
 
     :param schedule_expression: ``cron(...)`` in HyperPod's 6-field format, e.g.
         ``cron(0 3 ? * SUN *)``.

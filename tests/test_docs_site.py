@@ -253,6 +253,15 @@ def public_methods(value: object) -> list[str]:
     ]
 
 
+def is_construct_or_value_type(value: object) -> bool:
+    """A class an app builds or calls (not an enum, an error, or an interface it implements)."""
+    return (
+        isinstance(value, type)
+        and not issubclass(value, enum.Enum | BaseException)
+        and not getattr(value, "_is_protocol", False)  # IHyperPodCluster
+    )
+
+
 PUBLIC_NAMES = public_names()
 
 
@@ -266,7 +275,11 @@ def test_every_public_name_has_an_entry_describing_each_parameter(
     classes (what an app writes), each public method's too."""
     path, page = f"{namespace}.{name}", api_pages[namespace]
     value = getattr(importlib.import_module(namespace), name)
-    missing = {path: undocumented(entry(page, path), path, value)}
+    contents = entry(page, path)
+    if namespace == hooks.PACKAGE and is_construct_or_value_type(value):
+        examples = [e for e in _own(contents) if e.tag == "pre"]
+        assert examples, f"{path}: no example in its entry"
+    missing = {path: undocumented(contents, path, value)}
     if namespace == hooks.PACKAGE:
         for method in public_methods(value):
             member = f"{path}.{method}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import importlib
+import inspect
 import io
 import re
 from collections.abc import Callable
@@ -165,11 +167,13 @@ PRELUDE: dict[str, Callable[[dict[str, Any]], Any]] = {
 IMPORTS = """\
 from aws_cdk import Annotations, App, Aspects, Duration, Size, Stack
 from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_ssm as ssm
 from hyperpod_constructs import *
 from hyperpod_constructs.blueprints import *
 from hyperpod_constructs.policy import *
 from hyperpod_constructs.sizing import *
+from hyperpod_constructs.validation import Finding, Rule, Scope, Severity, reports
 """
 """The imports a snippet leaves out (a page's blocks show their own where they matter)."""
 
@@ -265,3 +269,41 @@ def test_every_python_block_of_the_docs_runs_and_synthesizes(
     with report_validation_errors():
         for app in {id(a): a for a in apps}.values():
             app.synth()
+
+
+def _docstring_examples() -> list[tuple[str, str]]:
+    """(public name, source) of every ```python block in a public name's docstring (and its
+    public methods'): the examples of the API reference."""
+    from tests.test_docs_site import PUBLIC_NAMES
+
+    found: list[tuple[str, str]] = []
+    for namespace, name in PUBLIC_NAMES:
+        value = getattr(importlib.import_module(namespace), name)
+        members = [value, *(vars(value).values() if isinstance(value, type) else ())]
+        for member in members:
+            doc = inspect.getdoc(getattr(member, "__func__", member)) or ""
+            if member is not value and not callable(getattr(member, "__func__", member)):
+                continue
+            found += [
+                (f"{namespace}.{name}", m["body"])
+                for m in FENCE.finditer(doc)
+                if m["language"] == "python"
+            ]
+    return found
+
+
+EXAMPLES = _docstring_examples()
+
+
+@pytest.mark.parametrize(("name", "source"), EXAMPLES, ids=[n for n, _ in EXAMPLES])
+def test_every_docstring_example_runs_and_synthesizes(
+    name: str, source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "lifecycle").mkdir()
+    (tmp_path / "lifecycle" / "on_create.sh").write_text("#!/bin/bash\n")
+    monkeypatch.chdir(tmp_path)
+    ns: dict[str, Any] = {"_app": new_app(outdir=str(tmp_path / "out")), "_made": set()}
+    exec(IMPORTS, ns)
+    _run_block(ns, source, f"the docstring of {name}")
+    with report_validation_errors():
+        ns["_app"].synth()

@@ -127,6 +127,14 @@ class MinCountGate(Construct):
     token); reach it as ``cluster.min_count_gate``, and make resources wait with
     ``resource.node.add_dependency(cluster.ready)``.
 
+    Example (``cluster`` has a gated group named ``gpu``):
+
+    ```python
+    gate = cluster.min_count_gate  # None while no group is gated
+    if gate is not None:
+        in_service = gate.metric_current_count("gpu")  # a CloudWatch metric, for an alarm
+    ```
+
     How it works: a custom resource arms the gate by starting a Step Functions Standard
     workflow (Wait -> check Lambda -> Choice) that polls DescribeCluster; a CloudFormation
     wait condition holds the dependants until the workflow signals it. It fails the

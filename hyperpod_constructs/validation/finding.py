@@ -61,6 +61,19 @@ class Finding:
 
     A library rule names ``field``, ``value`` and ``allowed``; a policy rule may describe the
     problem in words instead (``problem``), with the cluster's ``path``.
+
+    Example:
+
+    ```python
+    Finding(
+        rule="ACME-GROUP-PREFIX",
+        severity="warning",
+        path="Training/Cluster",
+        group="gpu",
+        problem="name does not start with 'acme-'",
+        fix="rename the group to acme-gpu",
+    ).message()
+    ```
     """
 
     rule: str
