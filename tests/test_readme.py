@@ -9,6 +9,7 @@ import importlib
 import inspect
 import io
 import re
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -77,9 +78,9 @@ def test_the_readme_error_message_is_what_the_library_prints(
 # leaves out (the stack, a VPC, a cluster, a function) is supplied, in a fresh stack per block
 # (PRELUDE); every App is then synthesized. A block that shows an error is followed by the
 # error's text (an unlabelled block starting with ``SomeError:``): the error must be that one.
-# Blocks of output (```text, ```json, unlabelled) and of shell commands are what a command
-# prints or runs, not code to execute: the CLI tests compare real output with them, and the
-# install commands are followed by tests/test_packaging.py.
+# Blocks of output (```text, ```json, unlabelled) are what a command prints: the CLI tests
+# compare real output with them. Shell blocks are checked below as far as they can be without
+# an AWS account; the install commands are followed by tests/test_packaging.py.
 
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 FENCE = re.compile(r"^```(?P<language>[\w-]*)\n(?P<body>.*?)^```$", re.DOTALL | re.MULTILINE)
@@ -307,3 +308,58 @@ def test_every_docstring_example_runs_and_synthesizes(
     _run_block(ns, source, f"the docstring of {name}")
     with report_validation_errors():
         ns["_app"].synth()
+
+
+# -- the shell commands of the README and the docs ---------------------------------------
+# What they run cannot run here (an AWS account, a terminal, the whole suite), so each is
+# checked as far as it can be without one: the library's own commands parse with its CLI,
+# and `cdk deploy` / `cdk synth` name a stack the app they synthesize defines.
+
+CDK_OPTIONS_WITH_VALUE = {"--app", "-a", "--output", "-o", "--outputs-file", "--require-approval"}
+
+
+def _shell_lines() -> list[tuple[str, list[str]]]:
+    found: list[tuple[str, list[str]]] = []
+    for page in [ROOT / "README.md", *DOCS]:
+        for language, body in _fenced(page):
+            if language != "sh":
+                continue
+            for line in body.replace("\\\n", " ").splitlines():
+                command = line.split(" #", 1)[0].split(" > ", 1)[0].split(" | ", 1)[0]
+                if command.strip():
+                    found.append((page.name, shlex.split(command)))
+    return found
+
+
+SHELL = _shell_lines()
+
+
+def test_the_library_commands_in_the_docs_parse() -> None:
+    from hyperpod_constructs.__main__ import _parser
+
+    commands = [words for _, words in SHELL if words[:3] == ["python", "-m", "hyperpod_constructs"]]
+    assert len(commands) >= 3
+    for words in commands:
+        _parser().parse_args(words[3:])  # exits (SystemExit) on an unknown option
+
+
+def test_cdk_commands_in_the_docs_name_stacks_their_app_defines(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    """README's stacks come from its example (``Training``), the guides' from examples/app.py;
+    a command with ``--app`` runs another app (integ/, checked by tests/test_integ.py)."""
+    stacks = {"README.md": {"Training"}}
+    checked = 0
+    for page, words in SHELL:
+        if words[:2] not in (["cdk", "deploy"], ["cdk", "synth"]) or "--app" in words:
+            continue
+        named, skip = [], False
+        for word in words[2:]:
+            if skip or word.startswith("-"):
+                skip = word in CDK_OPTIONS_WITH_VALUE
+                continue
+            named.append(word)
+        known = stacks.get(page, set(example_templates))
+        assert set(named) <= known, f"{page}: {' '.join(words)} names a stack its app lacks"
+        checked += 1
+    assert checked >= 2
