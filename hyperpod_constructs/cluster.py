@@ -266,7 +266,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         "Cluster",
         vpc=vpc,
         instance_groups=[
-            InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE),
+            InstanceGroup.controller("ctl", instance_type=HyperPodInstanceType.ML_M5_2XLARGE),
             InstanceGroup.compute(
                 "gpu",
                 instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
