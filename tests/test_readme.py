@@ -275,10 +275,26 @@ def test_every_python_block_of_the_docs_runs_and_synthesizes(
 def _docstring_examples() -> list[tuple[str, str]]:
     """(public name, source) of every ```python block in a public name's docstring (and its
     public methods'): the examples of the API reference."""
-    from tests.test_docs_site import PUBLIC_NAMES
+    import pkgutil
 
+    import hyperpod_constructs
+
+    # The public namespaces as docs/hooks.py counts them (that module needs mkdocs, which the
+    # lowest-supported venv of `make test-min` does not have).
+    packages = [m.name for m in pkgutil.iter_modules(hyperpod_constructs.__path__) if m.ispkg]
+    modules = [name.lstrip(".") for name in hyperpod_constructs._SUBPACKAGES]
+    namespaces = ["hyperpod_constructs"] + [
+        f"hyperpod_constructs.{name}"
+        for name in sorted({*packages, *modules})
+        if not name.startswith("_")
+    ]
     found: list[tuple[str, str]] = []
-    for namespace, name in PUBLIC_NAMES:
+    public = [
+        (package, name)
+        for package in namespaces
+        for name in getattr(importlib.import_module(package), "__all__", [])
+    ]
+    for namespace, name in public:
         value = getattr(importlib.import_module(namespace), name)
         members = [value, *(vars(value).values() if isinstance(value, type) else ())]
         for member in members:
