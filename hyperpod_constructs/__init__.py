@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "BatchSizeType": ".enums",
     "CapacityType": ".enums",
     "NetworkInterfaceType": ".enums",
+    "AutoPatchStrategy": ".enums",
     # scheduled updates of a group's AMI
     "BatchSize": ".updates",
     "ScheduledUpdate": ".updates",
@@ -59,6 +60,7 @@ _EXPORTS: dict[str, str] = {
 # source without running it, sees the exports; tests/test_api.py keeps it equal to _EXPORTS.
 __all__ = [
     "AccountingDatabase",
+    "AutoPatchStrategy",
     "BatchSize",
     "BatchSizeType",
     "CapacityType",
@@ -90,6 +92,7 @@ if TYPE_CHECKING:  # for type checkers only; tests/test_api.py keeps this block 
     from .cluster import HyperPodClusterBase as HyperPodClusterBase
     from .cluster import HyperPodSlurmCluster as HyperPodSlurmCluster
     from .cluster import IHyperPodCluster as IHyperPodCluster
+    from .enums import AutoPatchStrategy as AutoPatchStrategy
     from .enums import BatchSizeType as BatchSizeType
     from .enums import CapacityType as CapacityType
     from .enums import DeepHealthCheck as DeepHealthCheck

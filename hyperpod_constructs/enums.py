@@ -81,3 +81,19 @@ class BatchSizeType(enum.Enum):
     CAPACITY_PERCENT = "CAPACITY_PERCENT"
     """The API's value (botocore's ``CapacitySizeType``). The CloudFormation schema's pattern
     spells it ``CAPACITY_PERCENTAGE``; the API model wins here."""
+
+
+class AutoPatchStrategy(enum.Enum):
+    """``AutoPatchConfig.PatchingStrategy``: how HyperPod applies security-patch AMI updates
+    to a group (automatic patching, opt-in per group).
+
+    ``WHEN_IDLE`` cordons every instance and patches each one as it becomes idle (no running
+    jobs), returning it to service right after; instances that never become idle stay on the
+    previous AMI. ``WHEN_ALL_IDLE`` waits until every instance is idle, then patches them all;
+    if they do not all become idle, nothing is patched. The API's third strategy,
+    ``DrainFirst``, is available only for clusters orchestrated by Amazon EKS (API reference,
+    ``ClusterAutoPatchConfig``), and the CloudFormation schema allows only these two.
+    """
+
+    WHEN_IDLE = "WhenIdle"
+    WHEN_ALL_IDLE = "WhenAllIdle"

@@ -10,9 +10,15 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 
 from ._tokens import is_unresolved
-from .enums import CapacityType, DeepHealthCheck, NetworkInterfaceType, NodeType
+from .enums import (
+    AutoPatchStrategy,
+    CapacityType,
+    DeepHealthCheck,
+    NetworkInterfaceType,
+    NodeType,
+)
 from .instance_type import HyperPodInstanceType
-from .sizing import instances_for_accelerators
+from .sizing import instances_for_accelerators, sizing_type
 from .storage import InstanceStorage
 from .updates import ScheduledUpdate
 from .validation.arguments import is_int
@@ -31,7 +37,7 @@ class InstanceGroup:
     the cluster's construct path. Replacement: changing ``name``, ``instance_type``,
     ``execution_role``, ``threads_per_core``, ``vpc_subnets`` or ``security_groups`` replaces
     the group's instances (create-only in CloudFormation); ``node_type`` is immutable after
-    creation.
+    creation. ``instance_types`` (a flexible group) is not create-only in the schema.
 
     Example:
 
@@ -56,7 +62,13 @@ class InstanceGroup:
     Immutable after creation."""
     instance_type: HyperPodInstanceType
     """``InstanceType``: a :class:`HyperPodInstanceType` (``HyperPodInstanceType.ML_P5_48XLARGE``
-    or ``HyperPodInstanceType.of("ml.p5.48xlarge")``). Replacement on change."""
+    or ``HyperPodInstanceType.of("ml.p5.48xlarge")``); for a flexible group (``instance_types``),
+    the first of its types. Replacement on change."""
+    instance_types: tuple[HyperPodInstanceType, ...] = ()
+    """``InstanceRequirements.InstanceTypes``: a flexible group's 1..20 types in priority
+    order (HyperPod launches the first and falls back to the next when it has no capacity).
+    Rendered instead of ``InstanceType`` (the API makes them mutually exclusive). Default:
+    empty, a group of the one ``instance_type``."""
     instance_count: int
     """``InstanceCount``: the target number of instances, 0..6758."""
     min_instance_count: int | None = None
@@ -96,6 +108,9 @@ class InstanceGroup:
     """``NetworkInterface.InterfaceType``. Default: HyperPod's default for the type."""
     capacity_type: CapacityType | None = None
     """``CapacityRequirements``: On-Demand or Spot. Default: HyperPod's default."""
+    auto_patch: AutoPatchStrategy | None = None
+    """``AutoPatchConfig.PatchingStrategy``: HyperPod applies security-patch AMI updates to
+    the group's nodes as they become idle. Default: none (no automatic patching)."""
     min_accelerators: int | None = None
     """The accelerator count ``min_instance_count`` was sized from, if any."""
     problems: tuple[Finding, ...] = field(default=(), compare=False)
@@ -107,7 +122,8 @@ class InstanceGroup:
         cls,
         name: str,
         *,
-        instance_type: HyperPodInstanceType,
+        instance_type: HyperPodInstanceType | None = None,
+        instance_types: Sequence[HyperPodInstanceType] | None = None,
         instance_count: int = 1,
         min_instance_count: int | None = None,
         threads_per_core: int | None = None,
@@ -120,8 +136,12 @@ class InstanceGroup:
         scheduled_update: ScheduledUpdate | None = None,
         network_interface: NetworkInterfaceType | None = None,
         capacity_type: CapacityType | None = None,
+        auto_patch: AutoPatchStrategy | None = None,
     ) -> InstanceGroup:
-        """The Slurm controller group (exactly one per cluster). Default: one instance."""
+        """The Slurm controller group (exactly one per cluster). Default: one instance.
+
+        Give ``instance_type``, or ``instance_types`` (a flexible group, in priority order).
+        """
         return cls._head_node_group(NodeType.CONTROLLER, **_arguments(locals()))
 
     @classmethod
@@ -129,7 +149,8 @@ class InstanceGroup:
         cls,
         name: str,
         *,
-        instance_type: HyperPodInstanceType,
+        instance_type: HyperPodInstanceType | None = None,
+        instance_types: Sequence[HyperPodInstanceType] | None = None,
         instance_count: int = 1,
         min_instance_count: int | None = None,
         threads_per_core: int | None = None,
@@ -142,8 +163,12 @@ class InstanceGroup:
         scheduled_update: ScheduledUpdate | None = None,
         network_interface: NetworkInterfaceType | None = None,
         capacity_type: CapacityType | None = None,
+        auto_patch: AutoPatchStrategy | None = None,
     ) -> InstanceGroup:
-        """The login group (at most one per cluster). Default: one instance."""
+        """The login group (at most one per cluster). Default: one instance.
+
+        Give ``instance_type``, or ``instance_types`` (a flexible group, in priority order).
+        """
         return cls._head_node_group(NodeType.LOGIN, **_arguments(locals()))
 
     @classmethod
@@ -151,14 +176,22 @@ class InstanceGroup:
         cls,
         node_type: NodeType,
         *,
+        name: str,
+        instance_type: HyperPodInstanceType | None,
+        instance_types: Sequence[HyperPodInstanceType] | None,
         storage: Sequence[InstanceStorage],
         security_groups: Sequence[ec2.ISecurityGroup] | None,
         **fields: Any,
     ) -> InstanceGroup:
+        primary, types, problems = _types(name, instance_type, instance_types)
         return cls(
+            name=name,
             node_type=node_type,
+            instance_type=primary,
+            instance_types=types,
             storage=_as_tuple(storage),
             security_groups=_as_tuple(security_groups),
+            problems=tuple(problems),
             **fields,
         )
 
@@ -167,7 +200,8 @@ class InstanceGroup:
         cls,
         name: str,
         *,
-        instance_type: HyperPodInstanceType,
+        instance_type: HyperPodInstanceType | None = None,
+        instance_types: Sequence[HyperPodInstanceType] | None = None,
         partition: str,
         instance_count: int | None = None,
         min_instance_count: int | None = None,
@@ -184,8 +218,12 @@ class InstanceGroup:
         scheduled_update: ScheduledUpdate | None = None,
         network_interface: NetworkInterfaceType | None = None,
         capacity_type: CapacityType | None = None,
+        auto_patch: AutoPatchStrategy | None = None,
     ) -> InstanceGroup:
         """A compute group: the nodes of one Slurm partition.
+
+        Give ``instance_type``, or ``instance_types``: a flexible group of 1..20 types in
+        priority order, which HyperPod launches first-available (``InstanceRequirements``).
 
         Size it either with counts, or from the accelerators a job needs:
 
@@ -194,13 +232,15 @@ class InstanceGroup:
         - ``min_accelerators``: ``min_instance_count`` becomes
           ``ceil(min_accelerators / accelerators per instance)`` and ``instance_count``
           defaults to that minimum (give a larger one for spare nodes). Do not combine
-          with ``min_instance_count``.
+          with ``min_instance_count``. A flexible group is sized by the type with the fewest
+          accelerators per instance, so the minimum holds whichever types come up.
         """
-        problems: list[Finding] = []
+        instance_type, types, problems = _types(name, instance_type, instance_types)
         if min_accelerators is not None:
-            problems += _sizing(name, instance_type, min_accelerators, min_instance_count)
-            if not problems and isinstance(instance_type, HyperPodInstanceType):
-                min_instance_count = instances_for_accelerators(instance_type, min_accelerators)
+            sized_by = sizing_type(types) if types else instance_type
+            problems += _sizing(name, sized_by, min_accelerators, min_instance_count)
+            if not problems and isinstance(sized_by, HyperPodInstanceType):
+                min_instance_count = instances_for_accelerators(sized_by, min_accelerators)
         if instance_count is None:
             if min_instance_count is not None:
                 instance_count = min_instance_count
@@ -212,6 +252,7 @@ class InstanceGroup:
             name=name,
             node_type=NodeType.COMPUTE,
             instance_type=instance_type,
+            instance_types=types,
             instance_count=instance_count,
             min_instance_count=min_instance_count,
             partition=partition,
@@ -227,9 +268,16 @@ class InstanceGroup:
             scheduled_update=scheduled_update,
             network_interface=network_interface,
             capacity_type=capacity_type,
+            auto_patch=auto_patch,
             min_accelerators=min_accelerators,
             problems=tuple(problems),
         )
+
+    @property
+    def all_instance_types(self) -> tuple[HyperPodInstanceType, ...]:
+        """Every type the group may launch, in priority order: ``instance_types`` for a
+        flexible group, else the one ``instance_type``."""
+        return self.instance_types or (self.instance_type,)
 
     @property
     def is_gated(self) -> bool:
@@ -255,6 +303,40 @@ def _as_tuple(value: Any) -> Any:
     if isinstance(value, Iterable) and not isinstance(value, str | bytes | Mapping):
         return tuple(value)
     return value
+
+
+_TYPES_FIELD = "instance_type / instance_types (InstanceType / InstanceRequirements)"
+
+
+def _types(
+    name: object, instance_type: object, instance_types: object
+) -> tuple[Any, tuple[Any, ...], list[Finding]]:
+    """A factory's ``instance_type`` (the first of ``instance_types`` for a flexible group),
+    its ``instance_types`` as a tuple, and why they cannot be used (empty when they can)."""
+    if instance_types is None:
+        if instance_type is None:
+            return None, (), [_types_finding(name, None, "one of them is required")]
+        return instance_type, (), []
+    if instance_type is not None:
+        allowed = "instance_type or instance_types, not both (the API: mutually exclusive)"
+        return instance_type, (), [_types_finding(name, instance_types, allowed)]
+    types = _as_tuple(instance_types)
+    if not isinstance(types, tuple) or not types:
+        allowed = "a non-empty list of HyperPodInstanceType, in priority order"
+        return None, (), [_types_finding(name, instance_types, allowed)]
+    return types[0], types, []
+
+
+def _types_finding(name: object, value: object, allowed: str) -> Finding:
+    return Finding(
+        rule="HP-ARG-TYPE",
+        field=_TYPES_FIELD,
+        value=value,
+        allowed=allowed,
+        fix="pass instance_type=HyperPodInstanceType.ML_P5_48XLARGE, or instance_types=[...] "
+        "for a flexible group",
+        group=_group_label(name),
+    )
 
 
 _SIZING_FIELD = "min_accelerators (sizes MinInstanceCount)"

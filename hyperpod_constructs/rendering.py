@@ -33,7 +33,7 @@ def render_group(
     """
     body: dict[str, Any] = {
         "InstanceGroupName": group.name,
-        "InstanceType": group.instance_type.name,
+        **_instance_types(group),
         "InstanceCount": group.instance_count,
         "ExecutionRole": execution_role_arn,
     }
@@ -67,7 +67,17 @@ def render_group(
         body["NetworkInterface"] = {"InterfaceType": group.network_interface.value}
     if group.capacity_type is not None:
         body["CapacityRequirements"] = {group.capacity_type.value: {}}
+    if group.auto_patch is not None:
+        body["AutoPatchConfig"] = {"PatchingStrategy": group.auto_patch.value}
     return body
+
+
+def _instance_types(group: InstanceGroup) -> dict[str, Any]:
+    """``InstanceType``, or for a flexible group ``InstanceRequirements.InstanceTypes`` in
+    priority order (the API makes the two mutually exclusive)."""
+    if group.instance_types:
+        return {"InstanceRequirements": {"InstanceTypes": [t.name for t in group.instance_types]}}
+    return {"InstanceType": group.instance_type.name}
 
 
 def to_l1(value: Any) -> Any:

@@ -5,6 +5,7 @@ counts come from ``ACCELERATORS_PER_INSTANCE`` in ``instance_type.py``, exposed 
 :attr:`HyperPodInstanceType.accelerator_count`.
 
 - :func:`instances_for_accelerators`: ``ceil(accelerators / accelerators per instance)``.
+- :func:`sizing_type`: the type a flexible group (several types) is sized by.
 - :class:`FsdpLayout` (or :func:`fsdp_world_size`): PyTorch FSDP / HSDP, world size =
   data-parallel size.
 - :class:`MegatronLayout`: Megatron-LM / NeMo, world size = TP x CP x PP x DP.
@@ -104,6 +105,21 @@ def instances_for_accelerators(instance_type: HyperPodInstanceType, accelerators
             f"{instance_type.name} has; give min_instance_count and instance_count instead"
         )
     return math.ceil(accelerators / per_instance)
+
+
+def sizing_type(instance_types: Sequence[object]) -> object:
+    """The type a flexible group (``instance_types``, in priority order) is sized by: the one
+    with the fewest accelerators per instance, so that ``MinInstanceCount`` instances provide
+    the accelerators whichever of the types HyperPod launches. A type whose count the library
+    does not know (or a value that is not a type) is returned instead: the group cannot be
+    sized, and the caller reports that type.
+    """
+    known: list[HyperPodInstanceType] = []
+    for value in instance_types:
+        if not isinstance(value, HyperPodInstanceType) or value.accelerator_count is None:
+            return value
+        known.append(value)
+    return min(known, key=lambda t: t.accelerator_count or 0)
 
 
 def accelerator_count_of(

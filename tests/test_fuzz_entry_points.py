@@ -37,6 +37,7 @@ from hypothesis import strategies as st
 
 from hyperpod_constructs import (
     AccountingDatabase,
+    AutoPatchStrategy,
     BatchSize,
     BatchSizeType,
     CapacityType,
@@ -353,6 +354,9 @@ TABLE: list[tuple[str, str, Build, list[Any]]] = [
     ("InstanceGroup.compute", "network_interface", compute_prop("network_interface"),
      ["efa", 5]),
     ("InstanceGroup.compute", "capacity_type", compute_prop("capacity_type"), ["Spot", 5]),
+    ("InstanceGroup.compute", "auto_patch", compute_prop("auto_patch"), ["WhenIdle", 5]),
+    ("InstanceGroup.compute", "instance_types", compute_prop("instance_types"),
+     [[], 5, "ml.p5.48xlarge", ["ml.p5.48xlarge"]]),
     ("InstanceGroup.compute", "name", compute_prop("name"), [NUMBER_TOKEN]),
     ("InstanceGroup.compute", "partition", compute_prop("partition"), [NUMBER_TOKEN]),
     ("InstanceGroup.compute", "instance_count", compute_prop("instance_count"), [STRING_TOKEN]),
@@ -605,6 +609,8 @@ GROUP_ACCEPTS: dict[str, Callable[[object], bool]] = {
     "scheduled_update": _optional(lambda v: getattr(v, "label", "") == "scheduled update"),
     "network_interface": _optional(_member(NetworkInterfaceType)),
     "capacity_type": _optional(_member(CapacityType)),
+    "instance_types": lambda v: v is None,  # the base group has an instance_type already
+    "auto_patch": _optional(_member(AutoPatchStrategy)),
 }
 CLUSTER_ACCEPTS: dict[str, Callable[[object], bool]] = {
     "instance_groups": lambda v: getattr(v, "label", "") == "groups",

@@ -45,6 +45,7 @@ from hypothesis import strategies as st
 
 from hyperpod_constructs import (
     AccountingDatabase,
+    AutoPatchStrategy,
     DeepHealthCheck,
     HyperPodInstanceType,
     HyperPodSlurmCluster,
@@ -58,6 +59,7 @@ from hyperpod_constructs import (
     NodeType,
     SlurmConfigStrategy,
 )
+from hyperpod_constructs.instance_type import known_names
 from tests.conftest import new_app
 from tests.template_utils import CLUSTER_TYPE, cfn_lint, describe_matches, only, references
 
@@ -131,6 +133,9 @@ class GroupSpec:
     storage: tuple[StorageSpec, ...] = ()
     training_plan_arn: str | None = None
     image_id: str | None = None
+    instance_types: tuple[str, ...] = ()
+    """A flexible group's types (``InstanceRequirements``); empty: ``instance_type``."""
+    auto_patch: AutoPatchStrategy | None = None
 
 
 @dataclass(frozen=True)
@@ -228,10 +233,13 @@ def _library_group(spec: GroupSpec) -> InstanceGroup:
             storage.append(
                 InstanceStorage.fsx_open_zfs(dns_name=item.dns_name, mount_path=item.mount_path)
             )
+    types = tuple(HyperPodInstanceType.of(t) for t in spec.instance_types)
     return InstanceGroup(
         name=spec.name,
         node_type=spec.node_type,
-        instance_type=HyperPodInstanceType.of(spec.instance_type),
+        instance_type=types[0] if types else HyperPodInstanceType.of(spec.instance_type),
+        instance_types=types,
+        auto_patch=spec.auto_patch,
         instance_count=spec.count,
         min_instance_count=spec.minimum,
         partition=spec.partition,
@@ -340,7 +348,17 @@ def direct_render(spec: ClusterSpec, name: str, outdir: Path | None = None) -> d
     groups = [
         C.ClusterInstanceGroupProperty(
             instance_group_name=g.name,
-            instance_type=g.instance_type,
+            instance_type=None if g.instance_types else g.instance_type,
+            instance_requirements=(
+                C.InstanceRequirementsProperty(instance_types=list(g.instance_types))
+                if g.instance_types
+                else None
+            ),
+            auto_patch_config=(
+                C.AutoPatchConfigProperty(patching_strategy=g.auto_patch.value)
+                if g.auto_patch is not None
+                else None
+            ),
             instance_count=g.count,
             execution_role=ROLE_ARN,
             slurm_config=C.ClusterSlurmConfigProperty(
@@ -501,6 +519,8 @@ VALID_TYPES = [
     "ml.p6-b200.48xlarge",
     "ml.g7e.2xlarge",
 ]
+TYPES_21 = tuple(sorted(known_names())[:21])
+"""21 distinct types the API knows: one more than InstanceRequirements takes."""
 valid_kms = st.sampled_from([None, None, KMS_ARN, "alias/aws/ebs", "", "k" * 2048])
 valid_paths = st.sampled_from([None, "/fsx", "/a/b-c.d_e", "/" + "a" * 1023])
 valid_plans = st.sampled_from(
@@ -547,6 +567,15 @@ def valid_group(
         storage=tuple(draw(st.lists(valid_storage(fsx), max_size=2))),
         training_plan_arn=draw(valid_plans),
         image_id=draw(valid_images),
+        instance_types=tuple(
+            draw(
+                st.one_of(
+                    st.just([]),
+                    st.lists(st.sampled_from(VALID_TYPES), min_size=1, max_size=3, unique=True),
+                )
+            )
+        ),
+        auto_patch=draw(st.sampled_from([None, None, *AutoPatchStrategy])),
     )
 
 
@@ -693,6 +722,7 @@ MUTATIONS: dict[str, Mutation] = {
             )(d)
         }
     ),
+    "instance types": _on_group(lambda d, g: {"instance_types": TYPES_21}),
     "image id": _on_group(
         lambda d, g: {
             "image_id": _pick(
@@ -909,6 +939,10 @@ BOUNDARIES: list[tuple[str, list[Callable[[ClusterSpec], ClusterSpec]], bool]] =
         [_group(GPU, training_plan_arn=PLAN_PREFIX + "p" * (2049 - len(PLAN_PREFIX)))],
         False,
     ),
+    ("flexible-1", [_group(GPU, instance_types=TYPES_21[:1])], True),
+    ("flexible-20", [_group(GPU, instance_types=TYPES_21[:20])], True),
+    ("flexible-21", [_group(GPU, instance_types=TYPES_21)], False),
+    ("auto-patch", [_group(GPU, auto_patch=AutoPatchStrategy.WHEN_ALL_IDLE)], True),
     ("image-8-hex", [_group(GPU, image_id="ami-01234567")], True),
     ("image-17-hex", [_group(GPU, image_id="ami-0123456789abcdef0")], True),
     ("image-default", [_group(GPU, image_id="default")], True),

@@ -173,22 +173,80 @@ def test_per_group_fields_render_in_cloudformation_shape(every_field: Template) 
     }
 
 
-def schema_group_fields() -> set[str]:
+def cluster_schema() -> dict[str, Any]:
     from cfnlint.schema.manager import PROVIDER_SCHEMA_MANAGER
 
-    schema = PROVIDER_SCHEMA_MANAGER.get_resource_schema("us-east-1", CLUSTER_TYPE).schema
-    return set(schema["definitions"]["ClusterInstanceGroup"]["properties"])
+    return dict(PROVIDER_SCHEMA_MANAGER.get_resource_schema("us-east-1", CLUSTER_TYPE).schema)
 
 
-def test_every_schema_group_field_is_supported_or_documented(every_field: Template) -> None:
+def schema_group_fields() -> set[str]:
+    return set(cluster_schema()["definitions"]["ClusterInstanceGroup"]["properties"])
+
+
+def schema_cluster_fields() -> set[str]:
+    """The cluster's writable properties (read-only ones are what CloudFormation returns)."""
+    schema = cluster_schema()
+    read_only = {path.removeprefix("/properties/") for path in schema["readOnlyProperties"]}
+    return set(schema["properties"]) - read_only
+
+
+@pytest.fixture(scope="module")
+def new_fields() -> Template:
+    """A cluster with the fields AWS added that apply to Slurm: a flexible group
+    (``InstanceRequirements``) and automatic patching (``AutoPatchConfig``); with tags and the
+    explicit Slurm orchestrator, so that it renders the cluster fields ``every_field`` does
+    not."""
+    from hyperpod_constructs import AutoPatchStrategy
+
+    return synth_template(
+        lambda stack: HyperPodSlurmCluster(
+            stack,
+            "Cluster",
+            declare_slurm_orchestrator=True,
+            tags={"project": "training"},
+            instance_groups=[
+                controller(auto_patch=AutoPatchStrategy.WHEN_IDLE),
+                InstanceGroup.compute(
+                    "gpu",
+                    instance_types=[GPU, HyperPodInstanceType.ML_P5E_48XLARGE],
+                    partition="gpu",
+                    instance_count=2,
+                    deep_health_checks=DHC,
+                ),
+            ],
+        )
+    )
+
+
+def _unsupported_and_documented(name: str, guide: str) -> None:
+    assert name in UNSUPPORTED, f"{name}: neither rendered nor deliberately unsupported"
+    assert f"`{name}`" in guide, f"{name}: docs/guide.md does not list it as unsupported"
+
+
+def test_every_schema_group_field_is_supported_or_documented(
+    every_field: Template, new_fields: Template
+) -> None:
     """The schema's instance-group fields (cfn-lint's copy) are each either rendered by the
     library or listed, with a reason, as deliberately unsupported (the converter refuses them
     by name and docs/guide.md lists them). A field AWS adds later fails this test."""
-    rendered = set().union(*(set(g) for g in groups(every_field).values()))
+    rendered = set().union(
+        *(set(g) for template in (every_field, new_fields) for g in groups(template).values())
+    )
     guide = (ROOT / "docs" / "guide.md").read_text()
     for name in sorted(schema_group_fields() - rendered):
-        assert name in UNSUPPORTED, f"{name}: neither rendered nor deliberately unsupported"
-        assert f"`{name}`" in guide, f"{name}: docs/guide.md does not list it as unsupported"
+        _unsupported_and_documented(name, guide)
+    assert {"InstanceRequirements", "AutoPatchConfig"} <= rendered
+
+
+def test_every_schema_cluster_field_is_supported_or_documented(
+    every_field: Template, new_fields: Template
+) -> None:
+    """The same for the cluster's own properties (``Orchestrator`` is rendered, its ``Eks``
+    member refused by name); a property AWS adds later fails this test."""
+    rendered = set(cluster_properties(every_field)) | set(cluster_properties(new_fields))
+    guide = (ROOT / "docs" / "guide.md").read_text()
+    for name in sorted(schema_cluster_fields() - rendered):
+        _unsupported_and_documented(name, guide)
 
 
 # -- legacy layout ----------------------------------------------------------------------------

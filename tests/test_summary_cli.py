@@ -172,6 +172,8 @@ def test_json_summary_of_the_example_app(
         "name": "gpu",
         "node_type": "Compute",
         "instance_type": "ml.p5.48xlarge",
+        "instance_types": ["ml.p5.48xlarge"],
+        "auto_patch": None,
         "instance_count": 16,
         "min_instance_count": 16,
         "partitions": ["gpu"],

@@ -95,6 +95,23 @@ def _legacy_layouts(groups: list[Any], parameters: object) -> list[_Layout]:
     return layouts
 
 
+def _instance_types(group: _Fields, path: str) -> list[str]:
+    """The group's one ``InstanceType``, or a flexible group's
+    ``InstanceRequirements.InstanceTypes`` (in priority order); the API takes one or the other."""
+    requirements = group.take("InstanceRequirements")
+    if requirements is None:
+        return [_expect(group.require("InstanceType"), str, f"{path}.InstanceType")]
+    where = f"{path}.InstanceRequirements"
+    if group.take("InstanceType") is not None:
+        raise ConversionError(where, "InstanceType and InstanceRequirements exclude each other")
+    config = _Fields.of(requirements, where)
+    types = _expect(config.require("InstanceTypes"), list, f"{where}.InstanceTypes")
+    config.done()
+    if not types:
+        raise ConversionError(f"{where}.InstanceTypes", "at least one instance type")
+    return [_expect(t, str, f"{where}.InstanceTypes") for t in types]
+
+
 def _instance_type(name: str, imports: _Imports) -> Code:
     cls = imports.library("HyperPodInstanceType").text
     attribute = "ML_" + re.sub(r"[.-]", "_", name.removeprefix("ml.")).upper()
@@ -154,10 +171,14 @@ def _group(
 ) -> Code:
     group = _Fields.of(value, path)
     name = _expect(group.require("InstanceGroupName"), str, f"{path}.InstanceGroupName")
-    instance_type = _expect(group.require("InstanceType"), str, f"{path}.InstanceType")
+    types = _instance_types(group, path)
     count = _expect(group.require("InstanceCount"), int, f"{path}.InstanceCount")
     group.take("SlurmConfig")  # read by _layouts
-    kwargs: list[tuple[str, Code]] = [("instance_type", _instance_type(instance_type, imports))]
+    kwargs: list[tuple[str, Code]] = [
+        ("instance_types", ListOf(tuple(_instance_type(t, imports) for t in types)))
+        if group.value.get("InstanceRequirements") is not None
+        else ("instance_type", _instance_type(types[0], imports))
+    ]
     if layout.node_type == "Compute":
         if layout.partition is None:
             raise ConversionError(
@@ -181,7 +202,7 @@ def _group(
         raise ConversionError(
             f"{path}.MinInstanceCount", "only valid with NodeProvisioningMode 'Continuous'"
         )
-    accelerated = bool(HyperPodInstanceType.of(instance_type).accelerator_count)
+    accelerated = any(HyperPodInstanceType.of(t).accelerator_count for t in types)
     if minimum is None and convert_to_continuous and accelerated and layout.node_type == "Compute":
         minimum = count
         notes.append(f"{path}.MinInstanceCount set to InstanceCount ({count}): the group is gated")
@@ -281,7 +302,31 @@ def _group_options(
         found.append(
             ("capacity_type", _capacity(capacity, f"{path}.CapacityRequirements", imports))
         )
+    patch = group.take("AutoPatchConfig")
+    if patch is not None:
+        found.append(("auto_patch", _auto_patch(patch, f"{path}.AutoPatchConfig", imports)))
     return found
+
+
+def _auto_patch(value: object, path: str, imports: _Imports) -> Code:
+    config = _Fields.of(value, path)
+    strategy = config.require("PatchingStrategy")
+    for key in ("DeploymentConfig", "DrainPolicy"):
+        if config.take(key) is not None:
+            raise ConversionError(
+                f"{path}.{key}",
+                "only for the rolling DrainFirst strategy, which AWS makes available only for "
+                "clusters orchestrated by Amazon EKS",
+            )
+    config.done()
+    members = {"WhenIdle": "WHEN_IDLE", "WhenAllIdle": "WHEN_ALL_IDLE"}
+    if strategy not in members:
+        raise ConversionError(
+            f"{path}.PatchingStrategy",
+            f"{strategy!r}: Slurm clusters take WhenIdle or WhenAllIdle (DrainFirst is for "
+            "Amazon EKS clusters only)",
+        )
+    return Raw(f"{imports.library('AutoPatchStrategy').text}.{members[strategy]}")
 
 
 def _capacity(value: object, path: str, imports: _Imports) -> Code:

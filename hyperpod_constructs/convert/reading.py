@@ -10,20 +10,24 @@ from typing import Any
 from .source import Call, Code, Raw, assignment, literal
 
 UNSUPPORTED = {
-    "RestrictedInstanceGroups": "restricted instance groups (Nova model training) are not "
-    "supported by hyperpod_constructs",
-    "RestrictedInstanceGroupsConfig": "restricted instance groups are not supported",
-    "TieredStorageConfig": "tiered storage is not supported by hyperpod_constructs yet",
+    "RestrictedInstanceGroups": "restricted instance groups (Amazon Nova training) take no "
+    "SlurmConfig in the API, so they cannot join a Slurm cluster's layout",
+    "RestrictedInstanceGroupsConfig": "restricted instance groups are not supported (they take "
+    "no SlurmConfig)",
+    "TieredStorageConfig": "managed tiered checkpointing is documented for Amazon EKS clusters "
+    "only",
     "ClusterRole": "a cluster role is used by EKS autoscaling only, which this Slurm library "
     "does not manage",
     "AutoScaling": "autoscaling (Karpenter) applies to EKS clusters only",
     "Orchestrator.Eks": "EKS-orchestrated clusters are not supported; hyperpod_constructs "
     "builds Slurm clusters",
     "KubernetesConfig": "Kubernetes labels and taints apply to EKS clusters only",
-    "ImageReleaseVersion": "ImageReleaseVersion applies to EKS clusters only",
-    "InstanceRequirements": "flexible instance groups (several instance types) are not "
-    "supported yet; give one InstanceType",
-    "AutoPatchConfig": "automatic patching is not supported by hyperpod_constructs yet",
+    "ImageReleaseVersion": "ImageReleaseVersion is supported only for EKS-orchestrated clusters "
+    "(CloudFormation schema)",
+    "IdleWaitWindowInSeconds": "AutoPatchConfig.IdleWaitWindowInSeconds is not in the "
+    "CloudFormation schema; HyperPod's default (24 hours) applies",
+    "PatchSchedule": "AutoPatchConfig.PatchSchedule.NextPatchDate is read-only in CloudFormation "
+    "(HyperPod sets it when a patch is detected)",
     "CurrentCount": "read-only: the instances running now, as DescribeCluster reports them",
 }
 """Fields the library deliberately does not express, and why (also in docs/guide.md)."""

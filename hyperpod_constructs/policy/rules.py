@@ -146,7 +146,9 @@ class _Rule:
 
 
 def _accelerated_compute(group: InstanceGroup) -> bool:
-    return group.node_type is NodeType.COMPUTE and group.instance_type.is_accelerated
+    return group.node_type is NodeType.COMPUTE and any(
+        itype.is_accelerated for itype in group.all_instance_types
+    )
 
 
 def _names(values: Iterable[object]) -> str:
@@ -155,7 +157,8 @@ def _names(values: Iterable[object]) -> str:
 
 @dataclass(frozen=True)
 class AllowedInstanceTypes(_Rule):
-    """Every group (controller and login included) uses one of ``instance_types``.
+    """Every group (controller and login included) uses one of ``instance_types``; each
+    type of a flexible group is checked.
 
     :param instance_types: the allowed types (constants or API names). Not empty.
     """
@@ -176,13 +179,14 @@ class AllowedInstanceTypes(_Rule):
     def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
         allowed = self.allowed
         for group in cluster.groups:
-            if group.instance_type.name not in allowed:
-                yield self._violation(
-                    cluster,
-                    group.name,
-                    f"instance_type {group.instance_type.name} is not allowed",
-                    f"use one of {_names(sorted(allowed))}",
-                )
+            for itype in group.all_instance_types:  # a flexible group: each of its types
+                if itype.name not in allowed:
+                    yield self._violation(
+                        cluster,
+                        group.name,
+                        f"instance_type {itype.name} is not allowed",
+                        f"use one of {_names(sorted(allowed))}",
+                    )
 
 
 @dataclass(frozen=True)

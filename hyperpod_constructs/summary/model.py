@@ -77,7 +77,7 @@ class GroupSummary:
     node_type: str | None
     """Slurm node type: Controller, Login or Compute (None when SlurmConfig has none)."""
     instance_type: str | None
-    """``InstanceType``, rendered; None when it is not set."""
+    """``InstanceType``; for a flexible group, the first (preferred) of its types."""
     instance_count: Count | None
     """``InstanceCount`` as written in the template (a number or a rendered token)."""
     min_instance_count: Count | None
@@ -86,6 +86,11 @@ class GroupSummary:
     """``SlurmConfig.PartitionNames``."""
     gate: GateRequirement | None
     """What the cluster's gate waits for in this group; None when the group is not gated."""
+    instance_types: tuple[str, ...] = ()
+    """Every type the group may launch, in priority order: ``InstanceRequirements.
+    InstanceTypes`` of a flexible group, else the one ``InstanceType``."""
+    auto_patch: str | None = None
+    """``AutoPatchConfig.PatchingStrategy``; None when the group is not patched automatically."""
 
 
 @dataclass(frozen=True)
@@ -268,10 +273,18 @@ def _group_summary(group: Mapping[str, object], gate: GateSummary | None) -> Gro
     requirement = None
     if gate is not None:
         requirement = next((r for r in gate.requirements if r.group == name), None)
+    flexible = _mapping(group.get("InstanceRequirements")).get("InstanceTypes")
+    types = (
+        tuple(render_value(t) for t in flexible)
+        if isinstance(flexible, list)
+        else tuple(t for t in (_text(group.get("InstanceType")),) if t is not None)
+    )
     return GroupSummary(
         name=name,
         node_type=_text(slurm.get("NodeType")),
-        instance_type=_text(group.get("InstanceType")),
+        instance_type=types[0] if types else None,
+        instance_types=types,
+        auto_patch=_text(_mapping(group.get("AutoPatchConfig")).get("PatchingStrategy")),
         instance_count=_count(group.get("InstanceCount")),
         min_instance_count=_count(group.get("MinInstanceCount")),
         partitions=(

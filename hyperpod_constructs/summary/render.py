@@ -53,7 +53,7 @@ def _group_row(group: GroupSummary) -> tuple[str, ...]:
     return (
         group.name or _NONE,
         group.node_type or _NONE,
-        group.instance_type or _NONE,
+        " > ".join(group.instance_types) or _NONE,
         _count_text(group.instance_count),
         _count_text(group.min_instance_count),
         ", ".join(group.partitions) or _NONE,
@@ -164,6 +164,8 @@ def _group_json(group: GroupSummary) -> dict[str, object]:
         "name": group.name,
         "node_type": group.node_type,
         "instance_type": group.instance_type,
+        "instance_types": list(group.instance_types),
+        "auto_patch": group.auto_patch,
         "instance_count": group.instance_count,
         "min_instance_count": group.min_instance_count,
         "partitions": list(group.partitions),

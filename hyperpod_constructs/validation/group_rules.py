@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from .arguments import TOKEN
 from .count_rules import controller_count, counts, sizing
 from .finding import Finding
+from .flexible_rules import auto_patch, flexible_types, per_type_findings
 from .gate_rules import gate_findings
 from .group_arguments import group_argument_findings, label
 from .health_check_rules import connectivity, health_checks, missing_health_checks
@@ -48,6 +49,8 @@ GROUP_RULES: tuple[Callable[[InstanceGroup], list[Finding]], ...] = (
     connectivity,
     dev_partition,
     unknown_instance_type,
+    flexible_types,
+    auto_patch,
 )
 """The group's checks in reporting order (errors first, then what real configurations taught:
 settings HyperPod accepts that do not do what the user meant)."""
@@ -75,6 +78,7 @@ def validate_group(
         return [*found, *arguments, *sizing(group)]
     for rule in GROUP_RULES:
         found += rule(group)
+    found += per_type_findings(group, GROUP_RULES)
     found += lifecycle_findings(group.lifecycle_scripts, group=name, role_owned=role_owned)
     if gate:
         found += gate_findings(group)

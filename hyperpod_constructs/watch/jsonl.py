@@ -39,6 +39,9 @@ def _group(group: GroupView) -> dict[str, object]:
         "rolled_back": group.rolled_back,
         "window_left_seconds": _seconds(group.window_left),
         "events": [_event(e) for e in group.events],
+        "instance_types_up": [
+            {"instance_type": name, "current_count": count} for name, count in group.types_up
+        ],
     }
 
 

@@ -105,6 +105,10 @@ class GroupView:
     stack update); None once it no longer waits."""
     events: tuple[EventView, ...]
     """Newest first."""
+    types_up: tuple[tuple[str, int], ...] = ()
+    """A flexible group's instances per type (DescribeCluster ``InstanceTypeDetails``:
+    type and ``CurrentCount``), in the order HyperPod lists them; empty for a group of one
+    type."""
 
 
 @dataclass(frozen=True)
@@ -206,7 +210,22 @@ def _group_view(
             window_start + WINDOW - obs.time if waiting and window_start is not None else None
         ),
         events=_events(obs.events, progress.name),
+        types_up=_types_up(obs.cluster, progress.name),
     )
+
+
+def _types_up(cluster: Mapping[str, Any] | None, name: str) -> tuple[tuple[str, int], ...]:
+    """Which types of a flexible group came up: ``InstanceTypeDetails`` of the group."""
+    groups = (cluster or {}).get("InstanceGroups")
+    for group in groups if isinstance(groups, list) else ():
+        if isinstance(group, Mapping) and group.get("InstanceGroupName") == name:
+            details = group.get("InstanceTypeDetails")
+            return tuple(
+                (str(d["InstanceType"]), int(d.get("CurrentCount") or 0))
+                for d in (details if isinstance(details, list) else ())
+                if isinstance(d, Mapping) and isinstance(d.get("InstanceType"), str)
+            )
+    return ()
 
 
 def _known(count: Count) -> int | None:

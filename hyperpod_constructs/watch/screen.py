@@ -100,6 +100,7 @@ def render(refresh: Refresh) -> RenderableType:
             clock(group.window_left),
         )
     parts: list[RenderableType] = [Text(header(refresh), style="bold"), table]
+    parts += [Text(f"{g.name} types up: {types_text(g)}") for g in refresh.groups if g.types_up]
     events = [_event_line(g.name, e) for g in refresh.groups for e in g.events]
     events += [_event_line("cluster", e) for e in refresh.cluster_events]
     if events:
@@ -110,11 +111,17 @@ def render(refresh: Refresh) -> RenderableType:
     return Group(*parts)
 
 
+def types_text(group: GroupView) -> str:
+    """A flexible group's instances per type, e.g. ``ml.p5.48xlarge 1, ml.p5en.48xlarge 3``."""
+    return ", ".join(f"{name} {count}" for name, count in group.types_up)
+
+
 def status_line(refresh: Refresh) -> str:
     """One plain line per refresh, for logs (stdout not a terminal, no ``--json``)."""
     stamp = refresh.time.strftime("%H:%M:%S")
     groups = ", ".join(
         f"{g.name} {g.status} {counts(g)}"
+        + (f" ({types_text(g)})" if g.types_up else "")
         + (f" window {clock(g.window_left)}" if g.window_left is not None else "")
         for g in refresh.groups
     )

@@ -161,7 +161,9 @@ def simulated_groups(
                 instance_count=int(resolve(group["InstanceCount"])),
                 min_instance_count=minimum,
                 node_type=group["SlurmConfig"]["NodeType"],
-                instance_type=group["InstanceType"],
+                # a flexible group (InstanceRequirements): the simulator launches its first type
+                instance_type=group.get("InstanceType")
+                or group["InstanceRequirements"]["InstanceTypes"][0],
                 capacity=capacity if minimum > 0 else unlimited(),
             )
         )
