@@ -273,6 +273,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 instance_count=16,
                 min_instance_count=16,  # gated: cluster.ready waits for all 16
                 partition="gpu",
+                deep_health_checks=[
+                    DeepHealthCheck.INSTANCE_STRESS,
+                    DeepHealthCheck.INSTANCE_CONNECTIVITY,
+                ],
             ),
         ],
     )

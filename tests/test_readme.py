@@ -220,6 +220,16 @@ def _run_block(ns: dict[str, Any], source: str, where: str) -> None:
     exec(compile(source, where, "exec"), ns)
 
 
+def _warnings(assembly: Any) -> list[str]:
+    """The warnings of a synthesized app: an example shows code that synthesizes cleanly."""
+    return [
+        f"{message.id}: {message.entry.data}"
+        for stack in assembly.stacks
+        for message in stack.messages
+        if str(message.level).lower().endswith("warning")
+    ]
+
+
 def _fenced(page: Path) -> list[tuple[str, str]]:
     """(language, body) of each fenced block; a block right after the one before it (nothing
     but blank lines between) gets the language "output" when it is unlabelled."""
@@ -269,7 +279,7 @@ def test_every_python_block_of_the_docs_runs_and_synthesizes(
     apps = [value for value in ns.values() if isinstance(value, App)]
     with report_validation_errors():
         for app in {id(a): a for a in apps}.values():
-            app.synth()
+            assert _warnings(app.synth()) == [], page.name
 
 
 def _docstring_examples() -> list[tuple[str, str]]:
@@ -323,7 +333,7 @@ def test_every_docstring_example_runs_and_synthesizes(
     exec(IMPORTS, ns)
     _run_block(ns, source, f"the docstring of {name}")
     with report_validation_errors():
-        ns["_app"].synth()
+        assert _warnings(ns["_app"].synth()) == [], name
 
 
 # -- the shell commands of the README and the docs ---------------------------------------
