@@ -84,6 +84,7 @@ $(VENV_MIN)/.installed: pyproject.toml constraints-min.txt
 ## The lowest supported aws-cdk-lib (constraints-min.txt): synthesize the examples with the
 ## real cdk CLI and run the tests that do not compare snapshots taken with the latest.
 MIN_TESTS := tests/test_validation_rules.py tests/test_tokens.py tests/test_sizing.py \
+  tests/test_app_shapes.py tests/test_nag.py \
   tests/test_policy.py tests/test_readme.py tests/test_templates.py tests/gate
 test-min: $(VENV_MIN)/.installed node_modules/.installed
 	cdk synth $(CDK_FLAGS) --app "$(VENV_MIN)/bin/python examples/app.py" --output cdk.out-min \

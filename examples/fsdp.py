@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from aws_cdk import Size, Stack
 from aws_cdk import aws_ec2 as ec2
@@ -26,46 +27,69 @@ class FsdpTrainingStack(Stack):
     """A 128-GPU FSDP cluster in its own VPC, gated at its full world size."""
 
     def __init__(
-        self, scope: Construct, id: str, *, readiness_gate: MinCountGateOptions | None = None
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        readiness_gate: MinCountGateOptions | None = None,
+        **stack_props: Any,
     ) -> None:
-        """:param readiness_gate: the gate's options. Default: the library's defaults."""
-        super().__init__(scope, id, description="HyperPod FSDP training cluster (example)")
-        vpc = ec2.Vpc(self, "Vpc", max_azs=1, nat_gateways=1)
+        """:param readiness_gate: the gate's options. Default: the library's defaults.
+        :param stack_props: any other ``Stack`` keyword (``env``, ``synthesizer``, ...)."""
+        stack_props.setdefault("description", "HyperPod FSDP training cluster (example)")
+        super().__init__(scope, id, **stack_props)
+        self.cluster = add_fsdp_cluster(self, readiness_gate=readiness_gate)
+
+
+def add_fsdp_cluster(
+    scope: Construct,
+    *,
+    name: str = "fsdp-train",
+    readiness_gate: MinCountGateOptions | None = None,
+    vpc: ec2.IVpc | None = None,
+) -> HyperPodSlurmCluster:
+    """The example's VPC, cluster and ready marker in ``scope`` (a stack, a nested stack or
+    a construct in one), for the cluster named ``name``.
+
+    :param vpc: the VPC of the cluster. Default: a new one with a flow log."""
+    if vpc is None:
+        vpc = ec2.Vpc(scope, "Vpc", max_azs=1, nat_gateways=1)
         vpc.add_flow_log("FlowLog")
-        self.cluster = HyperPodSlurmCluster(
-            self,
-            "Cluster",
-            cluster_name="fsdp-train",
-            vpc=vpc,
-            lifecycle_scripts=LifecycleScripts.from_directory(LIFECYCLE_DIR),
-            instance_groups=[
-                InstanceGroup.controller(
-                    "controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE
-                ),
-                InstanceGroup.login("login", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
-                InstanceGroup.compute(
-                    "gpu",
-                    instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
-                    instance_count=16,
-                    min_instance_count=16,
-                    partition="gpu",
-                    threads_per_core=1,
-                    deep_health_checks=[
-                        DeepHealthCheck.INSTANCE_STRESS,
-                        DeepHealthCheck.INSTANCE_CONNECTIVITY,
-                    ],
-                    storage=[InstanceStorage.ebs(volume_size=Size.gibibytes(500))],
-                ),
-            ],
-            tags={"project": "llm-pretraining"},
-            readiness_gate=readiness_gate,
-        )
-        # Anything that must not start before the full world size is up depends on the gate.
-        ready = ssm.StringParameter(
-            self,
-            "ReadyMarker",
-            parameter_name="/hyperpod/fsdp-train/ready",
-            string_value=self.cluster.cluster_arn,
-            description="Written once all 16 GPU nodes are in service",
-        )
-        ready.node.add_dependency(self.cluster.ready)
+    cluster = HyperPodSlurmCluster(
+        scope,
+        "Cluster",
+        cluster_name=name,
+        vpc=vpc,
+        lifecycle_scripts=LifecycleScripts.from_directory(LIFECYCLE_DIR),
+        instance_groups=[
+            InstanceGroup.controller(
+                "controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE
+            ),
+            InstanceGroup.login("login", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
+            InstanceGroup.compute(
+                "gpu",
+                instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
+                instance_count=16,
+                min_instance_count=16,
+                partition="gpu",
+                threads_per_core=1,
+                deep_health_checks=[
+                    DeepHealthCheck.INSTANCE_STRESS,
+                    DeepHealthCheck.INSTANCE_CONNECTIVITY,
+                ],
+                storage=[InstanceStorage.ebs(volume_size=Size.gibibytes(500))],
+            ),
+        ],
+        tags={"project": "llm-pretraining"},
+        readiness_gate=readiness_gate,
+    )
+    # Anything that must not start before the full world size is up depends on the gate.
+    ready = ssm.StringParameter(
+        scope,
+        "ReadyMarker",
+        parameter_name=f"/hyperpod/{name}/ready",
+        string_value=cluster.cluster_arn,
+        description="Written once all 16 GPU nodes are in service",
+    )
+    ready.node.add_dependency(cluster.ready)
+    return cluster

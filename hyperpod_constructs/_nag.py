@@ -17,13 +17,40 @@ def acknowledge(scope: IConstruct, reason: str, *findings: str) -> None:
     )
 
 
-COMPLIANCE_PACKS = ("HIPAA.Security", "NIST.800.53.R5")
+HIPAA, NIST_R4, NIST_R5, PCI_DSS, SERVERLESS = (
+    "HIPAA.Security",
+    "NIST.800.53.R4",
+    "NIST.800.53.R5",
+    "PCI.DSS.321",
+    "Serverless",
+)
+COMPLIANCE_PACKS = (HIPAA, NIST_R4, NIST_R5, PCI_DSS, SERVERLESS)
 """cdk-nag packs besides AwsSolutions the library is checked against (tests/test_nag.py)."""
+
+RULE_PACKS: dict[str, tuple[str, ...]] = {
+    "CloudWatchLogGroupEncrypted": (HIPAA, NIST_R4, NIST_R5, PCI_DSS),
+    "EC2RestrictedCommonPorts": (HIPAA, NIST_R4, NIST_R5, PCI_DSS),
+    "EventBusDLQ": (SERVERLESS,),
+    "IAMNoInlinePolicy": (HIPAA, NIST_R4, NIST_R5, PCI_DSS),
+    "LambdaConcurrency": (HIPAA, NIST_R5),
+    "LambdaDLQ": (HIPAA, NIST_R5, SERVERLESS),
+    "LambdaInsideVPC": (HIPAA, NIST_R4, NIST_R5, PCI_DSS),
+    "LambdaLatestVersion": (SERVERLESS,),
+    "LambdaTracing": (SERVERLESS,),
+    "S3BucketDefaultLockEnabled": (NIST_R4,),
+    "S3BucketLoggingEnabled": (HIPAA, NIST_R4, NIST_R5, PCI_DSS),
+    "S3BucketReplicationEnabled": (HIPAA, NIST_R4, NIST_R5, PCI_DSS),
+    "S3BucketVersioningEnabled": (HIPAA, NIST_R4, NIST_R5, PCI_DSS),
+    "S3DefaultEncryptionKMS": (HIPAA, NIST_R5, PCI_DSS),
+}
+"""Each rule the library acknowledges (the name the packs share) and the packs of
+:data:`COMPLIANCE_PACKS` that have it, as cdk-nag's pack sources list them (a test reads
+them), so that every acknowledgment names a finding a pack can report."""
 
 
 def acknowledge_compliance(scope: IConstruct, reason: str, *rules: str) -> None:
     """Acknowledge ``rules`` (names the packs share, e.g. ``"IAMNoInlinePolicy"``) in every
-    pack of :data:`COMPLIANCE_PACKS`."""
+    pack of :data:`COMPLIANCE_PACKS` that has them (:data:`RULE_PACKS`)."""
     acknowledge_compliance_each(scope, *((reason, rule) for rule in rules))
 
 
@@ -34,7 +61,7 @@ def acknowledge_compliance_each(scope: IConstruct, *reasons: tuple[str, str]) ->
         *(
             Acknowledgment(id=f"{pack}::{pack}-{rule}", reason=reason)
             for reason, rule in reasons
-            for pack in COMPLIANCE_PACKS
+            for pack in RULE_PACKS[rule]
         )
     )
 

@@ -18,6 +18,7 @@ from ._dependable import LazyDependable
 from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance
 from ._roles import statements_land
+from ._synthesizer import refusing_synthesizer
 from ._tokens import count_or_token
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy, SlurmLayout
 from .gate.options import MinCountGateOptions
@@ -46,6 +47,7 @@ from .validation import (
     validate_group,
 )
 from .validation.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
+from .validation.cluster_rules import synthesizer_asset_findings
 from .validation.report import record_findings
 
 if TYPE_CHECKING:
@@ -453,6 +455,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         )
         self._gate_enabled = self._gate_options.enabled is not False
         self._gate: MinCountGate | None = None
+        self._upload_refused = False
         self._ready = LazyDependable(self, "Ready", roots=self._ready_roots)
         self._vpc = vpc
         self._name = (
@@ -910,7 +913,24 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         if scripts is None:
             return None
         role = group.execution_role or self._role
-        bound = scripts.bind(self, role)
+        uploads = scripts.directory is not None
+        if uploads and self._upload_refused:
+            return None
+        try:
+            bound = scripts.bind(self, role)
+        except RuntimeError as refused:  # jsii: the synthesizer refused the upload's assets
+            if not uploads:
+                raise
+            self._upload_refused = True
+            reason = str(refused)
+            self._record(
+                synthesizer_asset_findings(
+                    refusing_synthesizer(self, reason),
+                    "the lifecycle scripts' upload (LifecycleScripts.from_directory)",
+                    reason,
+                )
+            )
+            return None
         if not isinstance(role, iam.Role) and not scripts.can_grant(self, role):
             self._warn_missing_permission(role, "read access to the lifecycle scripts")
         if bound.dependable is not None:
@@ -959,6 +979,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             self._gate = MinCountGate(
                 self, "MinCountGate", cluster=self, options=self._gate_options
             )
+            self._record(self._gate.findings)
         if group is None:
             return
         self._gate.add_requirement(

@@ -308,6 +308,13 @@ class LifecycleScripts:
         )
         acknowledge_compliance(
             bucket,
+            "Every deployment replaces the scripts with the app's folder (the upload prunes "
+            "the files it no longer has), and a DESTROY removal policy empties the bucket; "
+            "object lock would refuse both, while the app's repository keeps the history",
+            "S3BucketDefaultLockEnabled",
+        )
+        acknowledge_compliance(
+            bucket,
             "Encrypted with S3 managed keys (SSE-S3): every HyperPod node reads the scripts "
             "through AmazonSageMakerClusterInstanceRolePolicy, which grants no kms:Decrypt",
             "S3DefaultEncryptionKMS",
@@ -418,4 +425,11 @@ def _acknowledge_upload_handler(upload: s3deploy.BucketDeployment, bucket: s3.Bu
             "LambdaDLQ",
             "LambdaInsideVPC",
             "CloudWatchLogGroupEncrypted",
+        )
+        acknowledge_compliance(
+            function,
+            "aws-cdk-lib chooses the runtime and the tracing of its BucketDeployment handler, "
+            "which runs a copy between two S3 buckets once per deployment",
+            "LambdaLatestVersion",
+            "LambdaTracing",
         )

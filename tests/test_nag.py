@@ -1,9 +1,13 @@
-"""cdk-nag AwsSolutions on the example app: no unacknowledged finding, and every finding the
-library acknowledges is acknowledged with a reason and actually occurs."""
+"""cdk-nag on the example app, with every pack an organisation may run (AwsSolutions, HIPAA
+Security, NIST 800-53 R4 and R5, PCI DSS 3.2.1, Serverless): no unacknowledged finding, and
+every finding the library acknowledges is acknowledged with a reason and actually occurs."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import re
+import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +27,7 @@ from hyperpod_constructs import (
     LifecycleScripts,
     MinCountGateOptions,
 )
+from hyperpod_constructs._nag import COMPLIANCE_PACKS, RULE_PACKS
 from tests.conftest import ROOT, new_app
 
 PLUGIN = "AwsSolutions"
@@ -183,28 +188,70 @@ def test_library_acknowledgments_in_the_construct_tree_have_reasons(
         assert isinstance(reason, str) and len(reason.split()) >= 5, (path, rule, reason)
 
 
-# -- HIPAA Security and NIST 800-53 R5 -----------------------------------------------------
+# -- the compliance packs: HIPAA Security, NIST 800-53 R4 and R5, PCI DSS 3.2.1, Serverless --
 
-COMPLIANCE_PLUGINS = {"HIPAA.Security", "NIST.800.53.R5"}
+COMPLIANCE_PLUGINS = set(COMPLIANCE_PACKS)
 GATE = "/Cluster/MinCountGate/"
 """The readiness gate's resources (it acknowledges its findings with reasons)."""
 GATE_ACKNOWLEDGED = {
     "LambdaDLQ",
     "LambdaConcurrency",
     "LambdaInsideVPC",
+    "LambdaTracing",
     "CloudWatchLogGroupEncrypted",
+    "EventBusDLQ",
     "IAMNoInlinePolicy",
 }
+EXAMPLE_VPC_RULES = (
+    "VPCSubnetAutoAssignPublicIpDisabled",
+    "VPCNoUnrestrictedRouteToIGW",
+    "IAMNoInlinePolicy",
+    "CloudWatchLogGroupEncrypted",
+)
+"""What the packs find on the examples' own VPC (not the library's)."""
+
+
+def pack_rules() -> dict[str, set[str]]:
+    """Pack name -> the names of the rules it applies, read from cdk-nag's own pack sources
+    (``lib/packs/*.js`` in the installed cdk-nag package)."""
+    spec = importlib.util.find_spec("cdk_nag")
+    assert spec is not None and spec.origin is not None
+    (archive,) = (Path(spec.origin).parent / "_jsii").glob("cdk-nag@*.jsii.tgz")
+    found: dict[str, set[str]] = {}
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            if not re.fullmatch(r"package/lib/packs/[a-z0-9-]+\.js", member.name):
+                continue
+            extracted = tar.extractfile(member)
+            assert extracted is not None
+            source = extracted.read().decode()
+            (name,) = re.findall(r"packName = '([^']+)'", source)
+            found[name] = set(re.findall(r"rule: *\w+\.(\w+)", source))
+    return found
+
+
+def test_the_library_acknowledges_rules_in_exactly_the_packs_that_have_them() -> None:
+    packs = pack_rules()
+    assert COMPLIANCE_PLUGINS | {PLUGIN} == set(packs), sorted(packs)
+    for rule, listed in RULE_PACKS.items():
+        having = {pack for pack in COMPLIANCE_PACKS if rule in packs[pack]}
+        assert set(listed) == having, rule
 
 
 @pytest.fixture(scope="module")
 def compliance_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The example app and a bare control bucket, checked by the HIPAA and NIST packs."""
-    from cdk_nag import HIPAASecurityChecks, NIST80053R5Checks
+    """The example app and a bare control bucket, checked by every compliance pack."""
+    import cdk_nag
 
     outdir = tmp_path_factory.mktemp("nag-compliance")
     app = new_app(outdir=str(outdir))
-    Validations.of(app).add_plugins(HIPAASecurityChecks(app), NIST80053R5Checks(app))
+    Validations.of(app).add_plugins(
+        cdk_nag.HIPAASecurityChecks(app),
+        cdk_nag.NIST80053R4Checks(app),
+        cdk_nag.NIST80053R5Checks(app),
+        cdk_nag.PCIDSS321Checks(app),
+        cdk_nag.ServerlessChecks(app),
+    )
     build(app)
     s3.Bucket(Stack(app, "ComplianceControl"), "Bare")
     for stack in app.node.children:
@@ -215,12 +262,7 @@ def compliance_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any
                 *(
                     Acknowledgment(id=f"{pack}::{pack}-{rule}", reason=EXAMPLE_VPC_REASON)
                     for pack in COMPLIANCE_PLUGINS
-                    for rule in (
-                        "VPCSubnetAutoAssignPublicIpDisabled",
-                        "VPCNoUnrestrictedRouteToIGW",
-                        "IAMNoInlinePolicy",
-                        "CloudWatchLogGroupEncrypted",
-                    )
+                    for rule in EXAMPLE_VPC_RULES
                 )
             )
     with pytest.raises(Exception, match="ValidationFailed"):
@@ -254,10 +296,30 @@ def test_compliance_packs_flag_nothing_the_library_creates(
     control = {rule for rule, path in flagged if path == "ComplianceControl/Bare/Resource"}
     assert {
         "HIPAA.Security-S3BucketVersioningEnabled",
+        "NIST.800.53.R4-S3BucketDefaultLockEnabled",
         "NIST.800.53.R5-S3BucketLoggingEnabled",
+        "PCI.DSS.321-S3DefaultEncryptionKMS",
     } <= control
     library = {(rule, path) for rule, path in flagged if not path.startswith("ComplianceControl/")}
     assert library == set(), sorted(library)
+
+
+def test_every_pack_reports_no_unacknowledged_warning_either(
+    compliance_report: dict[str, Any],
+) -> None:
+    """The Serverless pack's warnings (LambdaTracing) are acknowledged too: an org that
+    fails on warnings (``cdk synth --strict``) gets a clean report."""
+    for plugin in compliance_report["pluginReports"]:
+        if plugin["pluginName"] in COMPLIANCE_PLUGINS:
+            outside_control = [
+                v
+                for v in plugin["violations"]
+                if any(
+                    not c["constructPath"].startswith("ComplianceControl/")
+                    for c in v["violatingConstructs"]
+                )
+            ]
+            assert outside_control == [], plugin["pluginName"]
 
 
 def test_the_gate_acknowledges_exactly_its_compliance_findings(
@@ -281,14 +343,10 @@ def test_compliance_acknowledgments_have_reasons_and_are_used(
     for finding in suppressed:
         assert len(finding["reason"].split()) >= 5, finding["acknowledgedId"]
     used = {s["acknowledgedId"] for s in suppressed}
-    for pack in COMPLIANCE_PLUGINS:
-        for rule in (
-            "IAMNoInlinePolicy",
-            "S3BucketVersioningEnabled",
-            "S3DefaultEncryptionKMS",
-            "LambdaDLQ",
-        ):
-            assert f"{pack}::{pack}-{rule}" in used
+    # Every rule the library acknowledges is used in every pack that has it.
+    for rule, packs in RULE_PACKS.items():
+        for pack in packs:
+            assert f"{pack}::{pack}-{rule}" in used, (pack, rule)
     # The cluster's own resources are among the suppressed ones, each with its reason.
     paths = {c["constructPath"] for s in suppressed for c in s["violatingConstructs"]}
     for expected in (

@@ -928,6 +928,7 @@ ELSEWHERE = {
     "HP-CONTROLLER-COUNT": "tests/test_new_rules.py",
     "HP-BLUEPRINT-ARGS": "tests/test_blueprints.py",
     "HP-BLUEPRINT-SIZING": "tests/test_blueprints.py",
+    "HP-SYNTHESIZER-ASSETS": "tests/test_app_shapes.py",
     "HP-FLEX-TYPES": "tests/test_new_fields.py",
     "HP-WARN-FLEX-REPEAT": "tests/test_new_fields.py",
     "HP-WARN-FLEX-MIXED": "tests/test_new_fields.py",

@@ -35,7 +35,7 @@ from .._nag import (
     ref_placeholder,
 )
 from .._tokens import is_unresolved
-from ..validation.finding import HyperPodValidationError
+from ..validation.finding import Finding, HyperPodValidationError
 from ..validation.gate_rules import gate_option_findings
 from .definition import build_definition
 from .options import HYPERPOD_MIN_COUNT_WINDOW, MAX_GATE_TIMEOUT, MinCountGateOptions
@@ -213,8 +213,9 @@ class MinCountGate(Construct):
 
     # -- the steps of the constructor, in order ---------------------------------------------
     def _acknowledge_compliance(self) -> None:
-        """The HIPAA Security and NIST 800-53 R5 findings on the gate's own resources, each
-        with why it does not apply to a wait that lives for one deployment."""
+        """The compliance packs' findings on the gate's own resources (HIPAA Security, NIST
+        800-53 R4 and R5, PCI DSS 3.2.1, Serverless), each with why it does not apply to a
+        wait that lives for one deployment."""
         acknowledge_compliance_each(
             self,
             (
@@ -244,6 +245,18 @@ class MinCountGate(Construct):
                 "Each policy names only this gate's own cluster, state machine and wait "
                 "handle; inline, it cannot be attached to any other principal",
                 "IAMNoInlinePolicy",
+            ),
+            (
+                "The EventBridge rule only starts an early check when HyperPod reports a "
+                "change; an event it cannot deliver is caught by the next poll of the loop, "
+                "so a dead-letter queue would hold nothing anyone needs to replay",
+                "EventBusDLQ",
+            ),
+            (
+                "Each invocation makes one or two AWS API calls and logs their outcome; the "
+                "state machine that invokes the functions is traced with X-Ray, which shows "
+                "every invocation's duration and result",
+                "LambdaTracing",
             ),
         )
 
@@ -550,6 +563,13 @@ class MinCountGate(Construct):
         """What the gate waits for: minimum and target count per gated group (a count given
         as a token is its string token, resolved by CloudFormation)."""
         return dict(self._requirements)
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Why the gate cannot be deployed as built (its Lambda code refused by the stack's
+        synthesizer: ``HP-SYNTHESIZER-ASSETS``); the cluster reports them at synth. Empty
+        when it can."""
+        return [] if self._code is None else list(self._code.findings)
 
     @property
     def wait_condition(self) -> cfn.CfnWaitCondition:

@@ -61,7 +61,16 @@ TAGS = Rule(
     "and `_ . : / = + - @`; keys not starting with `aws:`",
 )
 
-RULES = (NODE_RECOVERY, ACCOUNTING_DATABASE, TAGS)
+SYNTHESIZER_ASSETS = Rule(
+    "HP-SYNTHESIZER-ASSETS",
+    Severity.ERROR,
+    Scope.CLUSTER,
+    "the stack's synthesizer",
+    "one that hosts file assets (not `BootstraplessSynthesizer`) when the cluster has a "
+    "readiness gate (its Lambda code) or lifecycle scripts from a directory (their upload)",
+)
+
+RULES = (NODE_RECOVERY, ACCOUNTING_DATABASE, TAGS, SYNTHESIZER_ASSETS)
 """This family's rules, in documentation order."""
 
 
@@ -261,5 +270,25 @@ def node_recovery_findings(value: object) -> list[Finding]:
             value=TOKEN if is_unresolved(value) else value,
             allowed="NodeRecovery.AUTOMATIC, NodeRecovery.NONE, None, or a string token",
             fix="pass NodeRecovery.AUTOMATIC or NodeRecovery.NONE",
+        )
+    ]
+
+
+@reports(SYNTHESIZER_ASSETS)
+def synthesizer_asset_findings(synthesizer: str, needs: str, refusal: str) -> list[Finding]:
+    """``needs`` (what the cluster stages as a file asset, e.g. the readiness gate's Lambda
+    code) cannot be deployed: the stack synthesizer named ``synthesizer`` (its class) does
+    not host file assets, as it said in ``refusal``."""
+    reason = refusal.strip().splitlines()[0] if refusal.strip() else "no reason given"
+    return [
+        SYNTHESIZER_ASSETS.finding(
+            field="the stack's synthesizer",
+            value=synthesizer,
+            allowed=f"a synthesizer that hosts file assets, for {needs} (this one does not: "
+            f"{reason})",
+            fix="synthesize this stack with DefaultStackSynthesizer (the default, after `cdk "
+            "bootstrap`), CliCredentialsStackSynthesizer or LegacyStackSynthesizer; or do "
+            "without the asset: readiness_gate=MinCountGateOptions(enabled=False), lifecycle "
+            "scripts already in S3 (LifecycleScripts.from_s3)",
         )
     ]
