@@ -18,13 +18,27 @@ export NO_MKDOCS_2_WARNING := 1
 CDK_FLAGS := --quiet --no-notices --no-version-reporting
 # pip's notes about index locations configured on some machines, not about this project.
 PIP_QUIET := { grep -v "is ignored: it is neither a file nor a directory" || true; }
+# With more than one stack, `cdk synth` prints two info lines even with --quiet (the CLI has
+# no switch for them): where it wrote the assembly and "Supply a stack id (...) to display its
+# template". The targets below say which templates they wrote instead; warnings and errors
+# pass through.
+CDK_QUIET := { grep -vE "^(Successfully synthesized to |Supply a stack id \()" || true; }
 
 .PHONY: setup synth test docs package test-min lock bench clean
 
-# $(1): venv folder, $(2): constraints file, $(3): extra to install.
+# The pip the venvs use: `--group` (PEP 735 dependency groups, pyproject.toml) needs pip 25.1,
+# newer than the one `python -m venv` brings. This pip shows the build backend's warnings; the
+# one setuptools gives for every editable install (a note about folders named like the
+# package) is not about this project.
+PIP_VERSION := 26.3
+EDITABLE_NOTE := ignore::UserWarning:setuptools.command.editable_wheel
+
+# $(1): venv folder, $(2): constraints file, $(3): dependency group to install.
 define make_venv
 	@$(PYTHON) -m venv $(1)
-	@$(1)/bin/pip install --quiet --no-warn-script-location -c $(2) -e '.[$(3)]' 2>&1 | $(PIP_QUIET)
+	@$(1)/bin/pip install --quiet pip==$(PIP_VERSION) 2>&1 | $(PIP_QUIET)
+	@PYTHONWARNINGS=$(EDITABLE_NOTE) $(1)/bin/pip install --quiet --no-warn-script-location \
+	  -c $(2) -e . --group $(3) 2>&1 | $(PIP_QUIET)
 	@touch $(1)/.installed
 endef
 
@@ -41,7 +55,7 @@ setup: $(VENV)/.installed node_modules/.installed
 
 ## Synthesize the example app into cdk.out/ with the real cdk CLI (no AWS account needed).
 synth: setup
-	cdk synth $(CDK_FLAGS)
+	cdk synth $(CDK_FLAGS) 2>&1 | $(CDK_QUIET)
 	@echo "Synthesized: $$(ls cdk.out/*.template.json | tr '\n' ' ')"
 
 ## The whole test suite: lint, types, and pytest (snapshots, cfn-lint, cdk-nag, gate simulation,
@@ -73,7 +87,8 @@ MIN_TESTS := tests/test_validation_rules.py tests/test_tokens.py tests/test_sizi
   tests/test_app_shapes.py tests/test_nag.py \
   tests/test_policy.py tests/test_readme.py tests/test_templates.py tests/gate
 test-min: $(VENV_MIN)/.installed node_modules/.installed
-	cdk synth $(CDK_FLAGS) --app "$(VENV_MIN)/bin/python examples/app.py" --output cdk.out-min
+	cdk synth $(CDK_FLAGS) --app "$(VENV_MIN)/bin/python examples/app.py" --output cdk.out-min \
+	  2>&1 | $(CDK_QUIET)
 	$(VENV_MIN)/bin/python -c "import aws_cdk, importlib.metadata as m; print('aws-cdk-lib', m.version('aws-cdk-lib'))"
 	$(VENV_MIN)/bin/pytest $(MIN_TESTS)
 

@@ -43,13 +43,15 @@ def _rewrite(obj: griffe.Object | griffe.Alias, pkg: griffe.Module, seen: set[st
 
 
 def _link(match: re.Match[str], obj: griffe.Object | griffe.Alias, pkg: griffe.Module) -> str:
+    relative = match["target"].startswith(".")  # `.model.Refresh`: in this package, always
     target = match["target"].lstrip(".")
     shown = target.rsplit(".", 1)[-1] if match["tilde"] else target
-    if target.split(".", 1)[0] not in {PACKAGE, *pkg.members} and "." in target:
+    ours = relative or target.split(".", 1)[0] in {PACKAGE, *pkg.members}
+    if not ours and "." in target:
         return f"`{shown}`"  # another library: plain code
     found = _resolve(target, obj, pkg)
     if found is None:
-        if "." in target and not target.startswith(PACKAGE):
+        if "." in target and not target.startswith(PACKAGE) and not relative:
             return f"`{shown}`"
         log.warning("%s: docstring reference '%s' names nothing", obj.path, match[0])
         return f"`{shown}`"

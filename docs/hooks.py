@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import ast
 import html
 import logging
 import re
@@ -36,13 +37,27 @@ log = logging.getLogger("mkdocs.plugins.hyperpod_constructs")
 
 
 def public_packages(root: Path = ROOT) -> set[str]:
-    """``hyperpod_constructs`` and its direct sub-packages whose names are public."""
+    """``hyperpod_constructs``, its direct sub-packages whose names are public, and the
+    modules the top level names as where its other names live (``_SUBPACKAGES``:
+    ``hyperpod_constructs.sizing``)."""
     top = root / PACKAGE
-    return {PACKAGE} | {
+    packages = {
         f"{PACKAGE}.{init.parent.name}"
         for init in top.glob("*/__init__.py")
         if not init.parent.name.startswith("_")
     }
+    return {PACKAGE} | packages | {f"{PACKAGE}{name}" for name in _subpackages(top)}
+
+
+def _subpackages(top: Path) -> list[str]:
+    """The names in ``_SUBPACKAGES = (".sizing", ...)`` of the package's ``__init__.py``."""
+    for node in ast.parse((top / "__init__.py").read_text()).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "_SUBPACKAGES" for target in node.targets
+        ):
+            value = ast.literal_eval(node.value)
+            return [str(name) for name in value]
+    return []
 
 
 def documented_packages(api_dir: Path = API_DIR) -> dict[str, str]:

@@ -61,7 +61,36 @@ _EXPORTS: dict[str, str] = {
 }
 """The public names and the module each one comes from: the one list of the top level."""
 
-__all__ = [*sorted(_EXPORTS), "__version__"]
+# Written out (not computed from _EXPORTS) so that the docs tooling (griffe), which reads the
+# source without running it, sees the exports; tests/test_api.py keeps it equal to _EXPORTS.
+__all__ = [
+    "AccountingDatabase",
+    "AutoPatchStrategy",
+    "BatchSize",
+    "BatchSizeType",
+    "CapacityType",
+    "DeepHealthCheck",
+    "Finding",
+    "HyperPodClusterBase",
+    "HyperPodInstanceType",
+    "HyperPodSlurmCluster",
+    "HyperPodValidationError",
+    "IHyperPodCluster",
+    "InstanceGroup",
+    "InstanceStorage",
+    "LifecycleScripts",
+    "MinCountGate",
+    "MinCountGateOptions",
+    "NetworkInterfaceType",
+    "NodeProvisioningMode",
+    "NodeRecovery",
+    "NodeType",
+    "ScheduledUpdate",
+    "SlurmConfigStrategy",
+    "SlurmLayout",
+    "__version__",
+    "report_validation_errors",
+]
 
 if TYPE_CHECKING:  # for type checkers only; tests/test_api.py keeps this block and _EXPORTS equal
     from .cluster import AccountingDatabase as AccountingDatabase

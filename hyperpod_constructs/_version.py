@@ -20,3 +20,4 @@ def installed_version(distribution: str = DISTRIBUTION) -> str:
 
 
 __version__ = installed_version()
+"""The installed version of hyperpod-constructs (PEP 440, e.g. ``"0.1.0"``)."""

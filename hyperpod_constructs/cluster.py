@@ -93,17 +93,32 @@ class IHyperPodCluster(IConstruct, Protocol):
 
     def grant(self, grantee: iam.IGrantable, *actions: str) -> iam.Grant:
         """Grant ``actions`` (e.g. ``sagemaker:UpdateCluster``) on this cluster, and only this
-        cluster, to ``grantee``."""
+        cluster, to ``grantee``.
+
+        :param grantee: the principal (a role, a function, a user).
+        :param actions: IAM actions, e.g. ``"sagemaker:UpdateCluster"``.
+        """
         ...
 
     def grant_describe(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Let ``grantee`` read the cluster, its nodes and its events."""
+        """Let ``grantee`` read the cluster, its nodes and its events.
+
+        :param grantee: the principal (a role, a function, a user).
+        """
         ...
 
 
 class HyperPodClusterBase(Resource, metaclass=jsii.JSIIAbstractClass):
     """What every HyperPod cluster construct, defined or imported, can do (abstract: a
-    subclass provides ``cluster_arn`` and ``cluster_name``)."""
+    subclass provides ``cluster_arn`` and ``cluster_name``).
+
+    Example:
+
+    ```python
+    existing = HyperPodSlurmCluster.from_cluster_arn(stack, "Existing", cluster_arn)
+    existing.grant_describe(my_function)  # DescribeCluster, ListClusterNodes, ... on it only
+    ```
+    """
 
     @property
     @abstractmethod
@@ -116,13 +131,21 @@ class HyperPodClusterBase(Resource, metaclass=jsii.JSIIAbstractClass):
         """The cluster name (or, for a cluster imported by ARN only, the ARN)."""
 
     def grant(self, grantee: iam.IGrantable, *actions: str) -> iam.Grant:
-        """Grant ``actions`` on this cluster (and only this cluster) to ``grantee``."""
+        """Grant ``actions`` on this cluster (and only this cluster) to ``grantee``.
+
+        :param grantee: the principal (a role, a function, a user).
+        :param actions: IAM actions, e.g. ``"sagemaker:UpdateCluster"``.
+        """
         return iam.Grant.add_to_principal(
             grantee=grantee, actions=list(actions), resource_arns=[self.cluster_arn]
         )
 
     def grant_describe(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Let ``grantee`` describe the cluster and list its nodes and events."""
+        """Let ``grantee`` describe the cluster and list its nodes and events
+        (``DescribeCluster``, ``ListClusterNodes``, ``ListClusterEvents``, ...).
+
+        :param grantee: the principal (a role, a function, a user).
+        """
         return self.grant(grantee, *DESCRIBE_ACTIONS)
 
 
@@ -145,6 +168,17 @@ class _ImportedCluster(HyperPodClusterBase):
 class AccountingDatabase:
     """An external MySQL-compatible database for ``slurmdbd`` (Continuous mode only).
 
+    Example:
+
+    ```python
+    from aws_cdk import aws_secretsmanager as secretsmanager
+
+    AccountingDatabase(
+        endpoint="slurm-db.cluster-abc123.us-east-1.rds.amazonaws.com",
+        secret=secretsmanager.Secret.from_secret_name_v2(stack, "DbSecret", "slurm/accounting"),
+    )  # HyperPodSlurmCluster(..., accounting_database=...)
+    ```
+
     :param endpoint: host name of the database, e.g. an RDS endpoint.
     :param secret: Secrets Manager secret with the credentials; the execution role of
         every group may read it.
@@ -158,6 +192,8 @@ class AccountingDatabase:
     port: int | None = None
 
     def render(self) -> dict[str, Any]:
+        """The ``Orchestrator.Slurm.AccountingDatabase`` object of the template (``Endpoint``,
+        ``SecretArn``, ``Name``, ``Port``)."""
         body: dict[str, Any] = {"Endpoint": self.endpoint, "SecretArn": self.secret.secret_arn}
         if self.database_name is not None:
             body["Name"] = self.database_name
@@ -226,6 +262,33 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     ``security_groups``) are create-only: changing them replaces the cluster. With an explicit
     ``cluster_name``, CloudFormation cannot replace the cluster (the new one would take the
     same name): change the name together with the VPC settings.
+
+    Example:
+
+    ```python
+    cluster = HyperPodSlurmCluster(
+        stack,
+        "Cluster",
+        vpc=vpc,
+        instance_groups=[
+            InstanceGroup.controller("ctl", instance_type=HyperPodInstanceType.ML_M5_2XLARGE),
+            InstanceGroup.compute(
+                "gpu",
+                instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
+                instance_count=16,
+                min_instance_count=16,  # gated: cluster.ready waits for all 16
+                partition="gpu",
+                deep_health_checks=[
+                    DeepHealthCheck.INSTANCE_STRESS,
+                    DeepHealthCheck.INSTANCE_CONNECTIVITY,
+                ],
+            ),
+        ],
+    )
+    ssm.StringParameter(stack, "Ready", string_value=cluster.cluster_arn).node.add_dependency(
+        cluster.ready
+    )
+    ```
     """
 
     def __init__(
@@ -248,11 +311,12 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         accounting_database: AccountingDatabase | None = None,
         tags: Mapping[str, str] | None = None,
         readiness_gate: MinCountGateOptions | None = None,
-        min_count_gate: MinCountGateOptions | None = None,
         removal_policy: RemovalPolicy | None = None,
     ) -> None:
         """Define the cluster.
 
+        :param scope: the construct to define it in (a Stack or a construct in one).
+        :param id: its id, unique within ``scope``.
         :param instance_groups: the groups; more can be added with :meth:`add_instance_group`.
         :param cluster_name: 1..63 letters, digits and hyphens. Default: derived from the
             construct path (unique in the account). Replacement on change.
@@ -286,8 +350,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         :param readiness_gate: options of the readiness gate. Default: on, with the defaults
             of :class:`MinCountGateOptions`, whenever a group has a minimum
             (``min_instance_count > 0``, or a token).
-        :param min_count_gate: deprecated spelling of ``readiness_gate`` (it clashed with the
-            :attr:`min_count_gate` property); give one or the other.
         :param removal_policy: what happens to the running cluster when it leaves the stack or
             CloudFormation replaces it (``DeletionPolicy`` and ``UpdateReplacePolicy``).
             Default: none written, i.e. CloudFormation's ``Delete``: the cluster and every
@@ -396,24 +458,11 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             "snapshot), or None",
             None,
         )
-        gate_parameter, gate_given = (
-            ("min_count_gate", min_count_gate)
-            if readiness_gate is None
-            else ("readiness_gate", readiness_gate)
-        )
-        if readiness_gate is not None and min_count_gate is not None:
-            found.append(
-                argument_finding(
-                    "min_count_gate",
-                    min_count_gate,
-                    "None when readiness_gate is given (min_count_gate= is its deprecated name)",
-                    fix="give readiness_gate= only",
-                )
-            )
         gate_findings = gate_option_findings(
-            MinCountGateOptions() if gate_given is None else gate_given, parameter=gate_parameter
+            MinCountGateOptions() if readiness_gate is None else readiness_gate,
+            parameter="readiness_gate",
         )
-        gate_usable = isinstance(gate_given, MinCountGateOptions | None)
+        gate_usable = isinstance(readiness_gate, MinCountGateOptions | None)
         self._groups: list[InstanceGroup] = []
         self._wired: list[InstanceGroup] = []
         """The groups without errors: bound, gated and rendered (a group with errors is
@@ -423,7 +472,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._strategy = slurm_config_strategy
         self._slurm_layout = slurm_layout
         self._accounting = accounting_database
-        self._gate_options = gate_given if gate_usable and gate_given else MinCountGateOptions()
+        self._gate_options = (
+            readiness_gate if gate_usable and readiness_gate else MinCountGateOptions()
+        )
         self._gate_enabled = self._gate_options.enabled is not False
         self._gate: MinCountGate | None = None
         self._upload_refused = False
@@ -532,12 +583,23 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     def from_cluster_attributes(
         cls, scope: Construct, id: str, *, cluster_arn: str, cluster_name: str | None = None
     ) -> IHyperPodCluster:
-        """Import an existing cluster. ``cluster_name`` defaults to the ARN."""
+        """Import an existing cluster, to grant access to it or to depend on it.
+
+        :param scope: the construct to define it in (a Stack or a construct in one).
+        :param id: its id, unique within ``scope``.
+        :param cluster_arn: the cluster's ARN.
+        :param cluster_name: its name. Default: the ARN (which the API accepts as a name).
+        """
         return _ImportedCluster(scope, id, arn=cluster_arn, name=cluster_name or cluster_arn)
 
     @classmethod
     def from_cluster_arn(cls, scope: Construct, id: str, cluster_arn: str) -> IHyperPodCluster:
-        """Import an existing cluster by ARN."""
+        """Import an existing cluster by ARN.
+
+        :param scope: the construct to define it in (a Stack or a construct in one).
+        :param id: its id, unique within ``scope``.
+        :param cluster_arn: the cluster's ARN.
+        """
         return cls.from_cluster_attributes(scope, id, cluster_arn=cluster_arn)
 
     # -- public surface ------------------------------------------------------------------
@@ -605,25 +667,44 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     def metric_current_count(
         self, group_name: str, props: cloudwatch.MetricOptions | None = None
     ) -> cloudwatch.Metric:
-        """Instances in service in a gated group, as the gate saw them (Maximum, 1 min)."""
+        """Instances in service in a gated group, as the gate saw them (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param props: the metric's options (period, statistic, label). Default: Maximum over
+            1 minute.
+        """
         return self._gate_metric("CurrentCount", group_name, props)
 
     def metric_min_count(
         self, group_name: str, props: cloudwatch.MetricOptions | None = None
     ) -> cloudwatch.Metric:
-        """The minimum the gate waits for in a gated group (Maximum, 1 min)."""
+        """The minimum the gate waits for in a gated group (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param props: the metric's options (period, statistic, label). Default: Maximum over
+            1 minute.
+        """
         return self._gate_metric("MinimumCount", group_name, props)
 
     def metric_target_count(
         self, group_name: str, props: cloudwatch.MetricOptions | None = None
     ) -> cloudwatch.Metric:
-        """The target count of a gated group as the gate requested it (Maximum, 1 min)."""
+        """The target count of a gated group as the gate requested it (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param props: the metric's options (period, statistic, label). Default: Maximum over
+            1 minute.
+        """
         return self._gate_metric("TargetCount", group_name, props)
 
     def add_instance_group(self, group: InstanceGroup) -> None:
         """Add a group. Its problems are reported at synth, with every other finding of the
         cluster (see :meth:`findings`); a group with errors is not wired up (no lifecycle
-        upload, no gate)."""
+        upload, no gate).
+
+        :param group: an :class:`InstanceGroup` (``InstanceGroup.compute(...)``). Groups are
+            rendered in the order they are added.
+        """
         position = len(self._groups) + 1
         if not isinstance(group, InstanceGroup):
             self._record(

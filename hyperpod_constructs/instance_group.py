@@ -38,13 +38,32 @@ class InstanceGroup:
     ``execution_role``, ``threads_per_core``, ``vpc_subnets`` or ``security_groups`` replaces
     the group's instances (create-only in CloudFormation); ``node_type`` is immutable after
     creation. ``instance_types`` (a flexible group) is not create-only in the schema.
+
+    Example:
+
+    ```python
+    InstanceGroup.compute(
+        "gpu",
+        instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
+        instance_count=18,
+        min_instance_count=16,  # in service once 16 are up; 2 spares
+        partition="gpu",
+        threads_per_core=1,
+        deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS],
+        storage=[InstanceStorage.ebs(volume_size=Size.gibibytes(500))],
+    )
+    ```
     """
 
     name: str
     """Instance group name (1..63 characters, letters, digits and single or repeated hyphens)."""
     node_type: NodeType
+    """``SlurmConfig.NodeType``: controller, login or compute (set by the factory).
+    Immutable after creation."""
     instance_type: HyperPodInstanceType
-    """``InstanceType``; for a flexible group (``instance_types``), the first of its types."""
+    """``InstanceType``: a :class:`HyperPodInstanceType` (``HyperPodInstanceType.ML_P5_48XLARGE``
+    or ``HyperPodInstanceType.of("ml.p5.48xlarge")``); for a flexible group (``instance_types``),
+    the first of its types. Replacement on change."""
     instance_types: tuple[HyperPodInstanceType, ...] = ()
     """``InstanceRequirements.InstanceTypes``: a flexible group's 1..20 types in priority
     order (HyperPod launches the first and falls back to the next when it has no capacity).
@@ -59,12 +78,24 @@ class InstanceGroup:
     partition: str | None = None
     """The Slurm partition of a compute group (every node also joins ``dev``)."""
     threads_per_core: int | None = None
+    """``ThreadsPerCore``: 1 turns hyper-threading off (the usual choice for training), 2 keeps
+    it on, where the instance type supports it. Default: HyperPod's default. Replacement on
+    change."""
     deep_health_checks: tuple[DeepHealthCheck, ...] = ()
+    """``OnStartDeepHealthChecks`` of a compute group with accelerators: stress and connectivity
+    checks before a node joins. Default: none."""
     storage: tuple[InstanceStorage, ...] = ()
+    """``InstanceStorageConfigs``: up to four :class:`InstanceStorage` (EBS, FSx for Lustre,
+    FSx for OpenZFS). Default: none."""
     training_plan_arn: str | None = None
+    """``TrainingPlanArn``: run the group on a SageMaker training plan's reserved capacity.
+    Default: none."""
     image_id: str | None = None
+    """``ImageId``: a custom AMI. Default: HyperPod's default AMI."""
     execution_role: iam.IRole | None = None
+    """``ExecutionRole`` of this group. Default: the cluster's role. Replacement on change."""
     lifecycle_scripts: LifecycleScripts | None = None
+    """``LifeCycleConfig`` of this group. Default: the cluster's :class:`LifecycleScripts`."""
     vpc_subnets: ec2.SubnetSelection | None = None
     """``OverrideVpcConfig.Subnets``: run this group in other subnets than the cluster (e.g. a
     Local Zone). Explicit ``subnets`` need no VPC lookup. Default: the cluster's subnets."""

@@ -63,6 +63,13 @@ class HyperPodInstanceType:
     SageMaker API model lists today, or ``HyperPodInstanceType.of("ml.x.y")`` for types
     newer than this library. Changing a group's instance type replaces the group's
     instances (CloudFormation create-only property of the group).
+
+    Example:
+
+    ```python
+    HyperPodInstanceType.ML_P5_48XLARGE.accelerator_count  # 8
+    HyperPodInstanceType.of("ml.p5.48xlarge") == HyperPodInstanceType.ML_P5_48XLARGE  # True
+    ```
     """
 
     # -- the catalogue: one line per type (name, accelerators per instance, EFA) ----------

@@ -49,6 +49,13 @@ class LifecycleScripts:
 
     Optional: without lifecycle scripts HyperPod configures Slurm itself (Bootstrap mode).
     Changing them affects nodes launched afterwards only.
+
+    Example:
+
+    ```python
+    scripts = LifecycleScripts.from_directory("lifecycle", on_create="on_create.sh")
+    # HyperPodSlurmCluster(..., lifecycle_scripts=scripts): uploaded to a bucket at deploy time
+    ```
     """
 
     def __init__(
@@ -65,6 +72,24 @@ class LifecycleScripts:
         source_s3_uri: str | None = None,
         entry_field: str = "OnCreate",
     ) -> None:
+        """Prefer the factories, :meth:`from_directory`, :meth:`from_s3` and
+        :meth:`from_s3_uri`, which set these consistently.
+
+        :param on_create: the entry script HyperPod runs (``OnCreate``), relative to the
+            scripts folder.
+        :param directory: a local folder to upload. Default: none (scripts already in S3).
+        :param bucket: a bucket that holds the scripts. Default: none.
+        :param prefix: the key prefix of the scripts folder in ``bucket``. Default: the root.
+        :param removal_policy: of the bucket created for ``directory``. Default: RETAIN.
+        :param exclude: patterns left out of the upload, on top of the defaults. Default: none.
+        :param include: an allow-list of patterns to upload. Default: every file not excluded.
+        :param use_default_excludes: leave out dotfiles, VCS folders and key material.
+            Default: True.
+        :param source_s3_uri: the ``SourceS3Uri`` as HyperPod takes it, rendered unchanged.
+            Default: none.
+        :param entry_field: which field names the entry script: ``OnCreate`` (default) or
+            ``OnInitComplete``.
+        """
         self.on_create = on_create
         self.source_s3_uri = source_s3_uri
         self.entry_field = entry_field
@@ -104,9 +129,9 @@ class LifecycleScripts:
         Every node of the cluster can read what is uploaded, so only scripts should be: by
         default dotfiles and dot-folders (``.env``, ``.git/``, ``.ssh/``), other version-control
         folders, key material (``*.pem``, ``*.key``, ``id_rsa`` ...) and ``__pycache__`` are
-        left out (:data:`~hyperpod_constructs.lifecycle_files.DEFAULT_EXCLUDES`), and a
+        left out (``DEFAULT_EXCLUDES`` of ``hyperpod_constructs.lifecycle_files``), and a
         symbolic link whose target lies outside the folder fails synthesis. Patterns use
-        ``.gitignore`` conventions (see :mod:`hyperpod_constructs.lifecycle_files`).
+        ``.gitignore`` conventions.
 
         :param path: the folder; ``on_create`` must be a file in it.
         :param on_create: the entry script HyperPod runs. Default: ``on_create.sh``.
@@ -137,7 +162,7 @@ class LifecycleScripts:
     def select(self) -> Selection:
         """The files of the local folder that are uploaded, and those left out.
 
-        Raises :class:`~hyperpod_constructs.lifecycle_files.LifecycleFileError` for a symbolic
+        Raises ``LifecycleFileError`` (``hyperpod_constructs.lifecycle_files``) for a symbolic
         link leaving the folder or an invalid pattern; only for :meth:`from_directory`.
         """
         assert self.directory is not None, "only scripts from a local folder are uploaded"
@@ -156,6 +181,8 @@ class LifecycleScripts:
         imported execution role only reads ``sagemaker-*`` buckets through
         AmazonSageMakerClusterInstanceRolePolicy (warning ``HP-WARN-LIFECYCLE-BUCKET``).
 
+        :param bucket: the bucket that holds the scripts (``s3.Bucket.from_bucket_name``).
+        :param on_create: the entry script HyperPod runs, relative to ``prefix``.
         :param prefix: the key prefix of the scripts folder (no ``s3://``, ``..``, ``//`` or
             whitespace). Default: the bucket root.
         """
@@ -172,6 +199,11 @@ class LifecycleScripts:
         ``on_init_complete`` (they run after HyperPod's own set-up). A bucket whose name does
         not start with ``sagemaker-`` is accepted: the execution role then needs its own read
         access (HyperPod's managed policy reads only ``sagemaker-*`` buckets).
+
+        :param uri: ``s3://<bucket>/<folder>/``, rendered as given.
+        :param on_create: the entry script HyperPod runs to set a node up (``OnCreate``).
+        :param on_init_complete: the script HyperPod runs after its own set-up
+            (``OnInitComplete``).
         """
         entry, field = (
             (on_init_complete, "OnInitComplete") if on_create is None else (on_create, "OnCreate")
@@ -182,7 +214,11 @@ class LifecycleScripts:
 
     def bind(self, scope: Construct, role: iam.IRole | None) -> BoundLifecycle:
         """Create what the scripts need inside ``scope`` (once per scope) and let ``role``
-        (every execution role that uses them) read them."""
+        (every execution role that uses them) read them. The cluster calls it for each group.
+
+        :param scope: the cluster (the bucket and upload are created in it).
+        :param role: an execution role that reads the scripts, or ``None``.
+        """
         key = scope.node.path
         if key not in self._bound:
             self._bound[key] = self._bind(scope)
@@ -199,7 +235,11 @@ class LifecycleScripts:
         return bound
 
     def can_grant(self, scope: Construct, role: iam.IRole) -> bool:
-        """Whether :meth:`bind` could grant ``role`` read access to the scripts."""
+        """Whether :meth:`bind` could grant ``role`` read access to the scripts.
+
+        :param scope: the scope given to :meth:`bind`.
+        :param role: the role given to :meth:`bind`.
+        """
         return self._granted.get((scope.node.path, id(role)), True)
 
     def _bind(self, scope: Construct) -> tuple[BoundLifecycle, s3.IBucket, str]:

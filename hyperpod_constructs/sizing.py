@@ -24,6 +24,17 @@ from typing import Protocol, runtime_checkable
 
 from .instance_type import HyperPodInstanceType
 
+__all__ = [
+    "FsdpLayout",
+    "MegatronLayout",
+    "ParallelLayout",
+    "SizingError",
+    "SizingProblem",
+    "accelerator_count_of",
+    "fsdp_world_size",
+    "instances_for_accelerators",
+]
+
 
 @dataclass(frozen=True)
 class SizingProblem:
@@ -32,6 +43,7 @@ class SizingProblem:
     field: str
     """The parameter that does not fit, e.g. ``tensor_parallel``."""
     value: int
+    """The value given."""
     reason: str
     """Why it does not fit, e.g. ``does not divide the 8 accelerators per instance``."""
     allowed: str
@@ -57,6 +69,9 @@ class SizingError(ValueError):
 
     ``problems`` holds one :class:`SizingProblem` per number that does not fit (it may be
     empty for errors that are not about one number, such as an unknown accelerator count).
+
+    :param message: the error's message, one line.
+    :param problems: one :class:`SizingProblem` per number that does not fit. Default: none.
     """
 
     def __init__(self, message: str, problems: Sequence[SizingProblem] = ()) -> None:
@@ -75,6 +90,9 @@ def instances_for_accelerators(instance_type: HyperPodInstanceType, accelerators
 
     ``ceil(accelerators / accelerators per instance)``. Raises :class:`SizingError` when the
     library does not know the type's accelerator count or ``accelerators`` is not positive.
+
+    :param instance_type: the instance type of the group.
+    :param accelerators: the accelerators (GPUs, Trainium chips) the job needs, at least 1.
     """
     if isinstance(accelerators, bool) or not isinstance(accelerators, int) or accelerators < 1:
         raise SizingError(
@@ -109,6 +127,7 @@ def accelerator_count_of(
 ) -> int:
     """The accelerators (ranks) per instance to size a job with.
 
+    :param instance_type: the instance type of the group.
     :param accelerators_per_instance: an explicit count. Default: the library's count for the
         type (:attr:`HyperPodInstanceType.accelerator_count`). Required for types the library
         does not know; for a known type it may be smaller (fewer ranks per node than
@@ -339,6 +358,7 @@ def fsdp_world_size(data_parallel: int, *, shard_group_size: int | None = None) 
 
     ``fsdp_world_size(128).world_size == 128``; ``.nodes_for(ML_P5_48XLARGE) == 16``.
 
+    :param data_parallel: the data-parallel size, which is the world size (ranks).
     :param shard_group_size: HSDP shard group size. Default: ``None`` (full sharding).
     """
     return FsdpLayout(data_parallel, shard_group_size)

@@ -17,16 +17,35 @@ class InstanceStorage:
 
     Create it with :meth:`ebs`, :meth:`fsx_lustre` or :meth:`fsx_open_zfs`. At most four per
     instance group. Values are checked when the group is added to a cluster.
+
+    Example:
+
+    ```python
+    storage = [
+        InstanceStorage.ebs(volume_size=Size.gibibytes(500)),  # at /opt/sagemaker
+        InstanceStorage.fsx_lustre(
+            dns_name="fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com", mount_name="abcdefgh"
+        ),
+    ]  # InstanceGroup.compute(..., storage=storage)
+    ```
     """
 
     kind: str
     """``"ebs"``, ``"fsx_lustre"`` or ``"fsx_open_zfs"``."""
     volume_size: Size | None = None
+    """EBS: ``VolumeSizeInGB``, a whole number of GiB, 1..16384. Default: none (FSx)."""
     root_volume: bool | None = None
+    """EBS: ``RootVolume``, apply the size and key to the root volume instead. Default: no."""
     kms_key_id: str | None = None
+    """EBS: ``VolumeKmsKeyId``, a customer managed KMS key id or ARN. Default: an AWS managed
+    key."""
     dns_name: str | None = None
+    """FSx: ``DnsName`` of the file system (``fs-0123….fsx.us-east-1.amazonaws.com``)."""
     mount_name: str | None = None
+    """FSx for Lustre: ``MountName`` of the file system (8 characters, e.g. ``abcdefgh``)."""
     mount_path: str | None = None
+    """FSx: ``MountPath`` on the instances, an absolute path. Default: HyperPod's default
+    (``/fsx`` for Lustre, ``/home`` for OpenZFS)."""
     file_system: fsx.LustreFileSystem | None = field(default=None, compare=False)
     """The file system construct, when built with :meth:`lustre_file_system`: the cluster
     opens its port range (``connections.allow_default_port_from``) to the nodes."""

@@ -16,19 +16,33 @@ class BatchSize:
     """How many instances a rolling AMI update replaces at a time (``CapacitySizeConfig``).
 
     Create it with :meth:`instances` or :meth:`percentage`; the value must be at least 1.
+
+    Example:
+
+    ```python
+    BatchSize.instances(2), BatchSize.percentage(25)
+    ```
     """
 
     type: BatchSizeType
+    """``Type``: a count of instances or a percentage of the group."""
     value: int
+    """``Value``: the number of instances, or the percentage (at least 1)."""
 
     @classmethod
     def instances(cls, count: int) -> BatchSize:
-        """``count`` instances per batch."""
+        """``count`` instances per batch.
+
+        :param count: instances replaced at a time, at least 1.
+        """
         return cls(BatchSizeType.INSTANCE_COUNT, count)
 
     @classmethod
     def percentage(cls, percent: int) -> BatchSize:
-        """``percent`` % of the group's instances per batch (``Type: CAPACITY_PERCENTAGE``)."""
+        """``percent`` % of the group's instances per batch (``Type: CAPACITY_PERCENTAGE``).
+
+        :param percent: the share of the group's instances replaced at a time, 1..100.
+        """
         return cls(BatchSizeType.CAPACITY_PERCENTAGE, percent)
 
     def render(self) -> dict[str, Any]:
@@ -39,6 +53,16 @@ class BatchSize:
 @dataclass(frozen=True, kw_only=True)
 class ScheduledUpdate:
     """When and how HyperPod rolls a new AMI onto a group.
+
+    Example:
+
+    ```python
+    ScheduledUpdate(
+        schedule_expression="cron(0 3 ? * SUN *)",  # Sundays 03:00 UTC
+        maximum_batch_size=BatchSize.percentage(25),
+        wait_interval=Duration.minutes(10),
+    )  # InstanceGroup.compute(..., scheduled_update=...)
+    ```
 
     :param schedule_expression: ``cron(...)`` in HyperPod's 6-field format, e.g.
         ``cron(0 3 ? * SUN *)``.

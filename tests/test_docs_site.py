@@ -1,11 +1,25 @@
-"""The docs site's own checks (docs/hooks.py, run by ``mkdocs build --strict``): an API page
-per public package, none left over. ``make docs`` builds the real site in CI."""
+"""The docs site: its own checks (docs/hooks.py, run by ``mkdocs build --strict``: an API page
+per public package, none left over), and the built site's HTML: an API entry for every public
+name (``__all__`` of every public package) describing each parameter of its signature, and
+no cross-reference left as raw text."""
 
 from __future__ import annotations
 
+import dataclasses
+import enum
+import importlib
 import importlib.util
+import inspect
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
+
+import pytest
 
 from tests.conftest import ROOT
 
@@ -19,6 +33,7 @@ def _hooks() -> ModuleType:
 
 
 hooks = _hooks()
+PUBLISHED = hooks.PUBLISHED
 
 
 def _tree(tmp_path: Path, packages: list[str], pages: dict[str, str]) -> tuple[Path, Path]:
@@ -51,3 +66,244 @@ def test_a_package_without_a_page_and_a_page_without_a_package_fail(tmp_path: Pa
         "API reference: docs/api/old.md documents hyperpod_constructs.old, "
         "which is not a public package",
     ]
+
+
+# -- the built site -------------------------------------------------------------------------
+# The checks above read the Markdown; these read the HTML that `mkdocs build --strict` writes,
+# which is what a user sees: the API reference of every public name.
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+RAW_REFERENCE = re.compile(
+    r"\]\[(?:[A-Za-z_][\w.]*)?\]|:(?:mod|func|data|class|meth|attr|exc|obj):`"
+)
+"""A cross-reference Markdown or a Sphinx role left as text: ``[`Foo`][path]``, ``[Foo][]``."""
+
+
+@dataclasses.dataclass
+class Element:
+    tag: str
+    attrs: dict[str, str]
+    parent: Element | None = None
+    children: list[Element | str] = dataclasses.field(default_factory=list)
+
+    @property
+    def classes(self) -> set[str]:
+        return set(self.attrs.get("class", "").split())
+
+    def walk(self) -> Iterator[Element]:
+        yield self
+        for child in self.children:
+            if isinstance(child, Element):
+                yield from child.walk()
+
+    def text(self) -> str:
+        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
+
+    def inside(self, tag: str) -> bool:
+        node = self.parent
+        while node is not None:
+            if node.tag == tag:
+                return True
+            node = node.parent
+        return False
+
+
+class _TreeBuilder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Element("document", {})
+        self.current = self.root
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        element = Element(tag, {k: v or "" for k, v in attrs}, self.current)
+        self.current.children.append(element)
+        if tag not in VOID:
+            self.current = element
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.current.children.append(Element(tag, {k: v or "" for k, v in attrs}, self.current))
+
+    def handle_endtag(self, tag: str) -> None:
+        node: Element | None = self.current
+        while node is not None and node.tag != tag:
+            node = node.parent
+        if node is not None and node.parent is not None:
+            self.current = node.parent
+
+    def handle_data(self, data: str) -> None:
+        self.current.children.append(data)
+
+
+def parse_html(path: Path) -> Element:
+    builder = _TreeBuilder()
+    builder.feed(path.read_text())
+    return builder.root
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The docs site as ``make docs`` builds it (strict: any warning fails), in a fresh folder."""
+    out = tmp_path_factory.mktemp("site")
+    build = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(out)]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    result = subprocess.run(build, cwd=ROOT, capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (result.stdout, result.stderr) == ("", ""), "make docs must be quiet"
+    return out
+
+
+def public_names() -> list[tuple[str, str]]:
+    """(namespace, name) for every name in ``__all__`` of every public namespace."""
+    return [
+        (namespace, name)
+        for namespace in sorted(hooks.public_packages())
+        for name in getattr(importlib.import_module(namespace), "__all__", [])
+    ]
+
+
+def _contents(heading: Element) -> Element:
+    """The ``doc-contents`` of the object whose heading this is."""
+    obj = heading.parent
+    assert obj is not None
+    (contents,) = [
+        c for c in obj.children if isinstance(c, Element) and "doc-contents" in c.classes
+    ]
+    return contents
+
+
+def _own(element: Element) -> Iterator[Element]:
+    """The elements of an object's contents, without those of its members' entries."""
+    for child in element.children:
+        if isinstance(child, Element):
+            if "doc-object" in child.classes or "doc-children" in child.classes:
+                continue
+            yield child
+            yield from _own(child)
+
+
+def documented_parameters(contents: Element) -> set[str]:
+    """The names in the first column of the object's own "Parameters" tables."""
+    names: set[str] = set()
+    sections = list(_own(contents))
+    for index, element in enumerate(sections):
+        if "doc-section-title" in element.classes and element.text().startswith("Parameters"):
+            table = next(e for e in sections[index:] if e.tag == "table")
+            for row in table.walk():
+                cells = [c for c in row.children if isinstance(c, Element) and c.tag == "td"]
+                if row.tag == "tr" and cells:
+                    names.add(cells[0].text().strip())
+    return names
+
+
+def signature_parameters(value: object) -> list[str]:
+    """What a user passes: the parameters of a function or of a class's constructor."""
+    if isinstance(value, type):
+        if issubclass(value, enum.Enum) or getattr(value, "_is_protocol", False):
+            return []  # enum members are looked up; protocols and interfaces implemented
+        init = value.__init__
+        if not inspect.isfunction(init) or not init.__module__.startswith(hooks.PACKAGE):
+            return []  # inherited from elsewhere (object, Exception, aws_cdk.Resource)
+        value = value.__init__  # the class's own: jsii's metaclass hides it behind *args
+    if not callable(value):
+        return []
+    parameters = inspect.signature(value).parameters
+    return [name for name in parameters if name not in {"self", "cls"}]
+
+
+@pytest.fixture(scope="session")
+def api_pages(site: Path) -> dict[str, Element]:
+    """Namespace -> its parsed API page."""
+    pages = hooks.documented_packages()
+    return {
+        namespace: parse_html(site / "api" / pages[namespace].replace(".md", ".html"))
+        for namespace in hooks.public_packages()
+    }
+
+
+def entry(page: Element, path: str) -> Element:
+    """The contents of the API entry with this id, which must exist and say something."""
+    headings = [e for e in page.walk() if e.attrs.get("id") == path]
+    assert headings and "doc-heading" in headings[0].classes, f"{path}: no entry in the API page"
+    contents = _contents(headings[0])
+    assert contents.text().strip(), f"{path}: the entry is empty"
+    return contents
+
+
+def undocumented(contents: Element, path: str, value: object) -> list[str]:
+    """The parameters of ``value``'s signature that its entry does not describe, neither in
+    its "Parameters" table nor as a member entry (a dataclass field's docstring)."""
+    documented = documented_parameters(contents)
+    members = {e.attrs.get("id") for e in contents.walk() if "doc-heading" in e.classes}
+    return [
+        parameter
+        for parameter in signature_parameters(value)
+        if parameter not in documented and f"{path}.{parameter}" not in members
+    ]
+
+
+def public_methods(value: object) -> list[str]:
+    """The public methods a class defines itself (factories such as ``InstanceGroup.compute``,
+    ``grant_*``, ``metric_*``)."""
+    if not isinstance(value, type) or issubclass(value, enum.Enum):
+        return []
+    return [
+        name
+        for name, member in vars(value).items()
+        if not name.startswith("_") and inspect.isfunction(getattr(member, "__func__", member))
+    ]
+
+
+def is_construct_or_value_type(value: object) -> bool:
+    """A class an app builds or calls (not an enum, an error, or an interface it implements)."""
+    return (
+        isinstance(value, type)
+        and not issubclass(value, enum.Enum | BaseException)
+        and not getattr(value, "_is_protocol", False)  # IHyperPodCluster
+    )
+
+
+PUBLIC_NAMES = public_names()
+
+
+@pytest.mark.parametrize(
+    ("namespace", "name"), PUBLIC_NAMES, ids=[f"{n}.{m}" for n, m in PUBLIC_NAMES]
+)
+def test_every_public_name_has_an_entry_describing_each_parameter(
+    api_pages: dict[str, Element], namespace: str, name: str
+) -> None:
+    """Of every public name: its constructor's or function's parameters; of the top level's
+    classes (what an app writes), each public method's too."""
+    path, page = f"{namespace}.{name}", api_pages[namespace]
+    value = getattr(importlib.import_module(namespace), name)
+    contents = entry(page, path)
+    if namespace == hooks.PACKAGE and is_construct_or_value_type(value):
+        examples = [e for e in _own(contents) if e.tag == "pre"]
+        assert examples, f"{path}: no example in its entry"
+    missing = {path: undocumented(contents, path, value)}
+    if namespace == hooks.PACKAGE:
+        for method in public_methods(value):
+            member = f"{path}.{method}"
+            missing[member] = undocumented(entry(page, member), member, getattr(value, method))
+    assert {where: names for where, names in missing.items() if names} == {}
+
+
+def test_no_cross_reference_renders_as_text(site: Path) -> None:
+    """A reference that resolved nowhere stays Markdown (``[`Foo`][path]``) or a Sphinx role
+    (``:class:`Foo```) in the HTML; outside code blocks neither may appear."""
+    raw: list[str] = []
+    for page in sorted(site.rglob("*.html")):
+        if PUBLISHED in page.relative_to(site).parts:
+            continue  # repository files published as they are
+        root = parse_html(page)
+        for element in root.walk():
+            if element.tag in {"pre", "script", "style"} or element.inside("pre"):
+                continue
+            text = "".join(
+                c if isinstance(c, str) else f"`{c.text()}`" if c.tag == "code" else ""
+                for c in element.children
+            )
+            raw += [
+                f"{page.relative_to(site)}: ...{text[max(0, m.start() - 60) : m.end() + 10]}..."
+                for m in RAW_REFERENCE.finditer(text)
+            ]
+    assert raw == [], "\n".join(raw)

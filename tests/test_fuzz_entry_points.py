@@ -165,7 +165,7 @@ def gate(parameter: str) -> Build:
     def build(stack: Stack, value: Any) -> object:
         options = MinCountGateOptions(**{parameter: value})
         groups = [_controller(), _compute(min_instance_count=1)]
-        return _cluster(stack, groups, min_count_gate=options)
+        return _cluster(stack, groups, readiness_gate=options)
 
     return build
 
@@ -313,8 +313,6 @@ TABLE: list[tuple[str, str, Build, list[Any]]] = [
     ("HyperPodSlurmCluster", "tags", cluster_prop("tags"),
      [{"aws:team": "x"}, {"AWS:team": "x"}, {"k": 5}, {5: "v"}, {"k" * 129: "v"},
       {"k": "v" * 257}, {"k\n": "v"}, "k=v", ["k"], 5]),
-    ("HyperPodSlurmCluster", "min_count_gate", cluster_prop("min_count_gate"),
-     [{"enabled": False}, "off", 5]),
     ("HyperPodSlurmCluster", "readiness_gate", cluster_prop("readiness_gate"),
      [{"enabled": False}, "off", 5]),
     ("HyperPodSlurmCluster", "slurm_layout", cluster_prop("slurm_layout"),
@@ -632,7 +630,6 @@ CLUSTER_ACCEPTS: dict[str, Callable[[object], bool]] = {
     "accounting_database": _optional(lambda v: getattr(v, "label", "") == "database"),
     "tags": _optional(_tags),
     "readiness_gate": _optional(lambda v: getattr(v, "label", "").startswith("gate")),
-    "min_count_gate": _optional(lambda v: getattr(v, "label", "").startswith("gate")),
     "removal_policy": _optional(
         lambda v: isinstance(v, RemovalPolicy) and v is not RemovalPolicy.SNAPSHOT
     ),

@@ -90,11 +90,11 @@ CASES = [
      "HP-WARN-LIFECYCLE-BUCKET", warnings),
     ("gate-namespace-aws",
      lambda s: cluster(s, controller(), gpu(min_instance_count=2),
-                       min_count_gate=MinCountGateOptions(metrics_namespace="AWS/HyperPod")),
+                       readiness_gate=MinCountGateOptions(metrics_namespace="AWS/HyperPod")),
      "HP-GATE-NAMESPACE", errors),
     ("gate-namespace-256-chars",
      lambda s: cluster(s, controller(), gpu(min_instance_count=2),
-                       min_count_gate=MinCountGateOptions(metrics_namespace="n" * 256)),
+                       readiness_gate=MinCountGateOptions(metrics_namespace="n" * 256)),
      "HP-GATE-NAMESPACE", errors),
 ]
 QUIET = [
@@ -112,7 +112,7 @@ QUIET = [
          s3.Bucket.from_bucket_name(s, "Scripts", "my-scripts"), on_create="on_create.sh"))),
     ("gate-namespace-255-chars",
      lambda s: cluster(s, controller(), gpu(min_instance_count=2),
-                       min_count_gate=MinCountGateOptions(metrics_namespace="n" * 255))),
+                       readiness_gate=MinCountGateOptions(metrics_namespace="n" * 255))),
 ]
 # fmt: on
 

@@ -5,16 +5,22 @@
 - The package reports its version.
 - The sdist and the wheel built from it (``python -m build``) pass ``twine check --strict``
   and hold every file of the package: the gate's Lambda runtime, ``py.typed``, the LICENSE.
-- The wheel, installed into a fresh venv outside the repository with the latest and with the
-  lowest supported aws-cdk-lib, synthesizes the README example with the real ``cdk`` CLI,
-  printing nothing.
+- The metadata describes the project (URLs, classifiers, keywords, typed) and publishes no
+  exact pins: the project's own tools are PEP 735 dependency groups, which users never install.
+- The README's install words work: a fresh venv outside the repository installs the wheel
+  ``make package`` builds (with the latest tested set) and another a copy of the clone (with
+  the lowest supported aws-cdk-lib), each with the README's own ``pip install`` command; each
+  synthesizes the README example with the real ``cdk`` CLI, printing nothing.
 """
 
 from __future__ import annotations
 
+import email.parser
 import json
 import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -31,7 +37,9 @@ import hyperpod_constructs
 from hyperpod_constructs._version import UNKNOWN, installed_version
 
 ROOT = Path(__file__).resolve().parent.parent
-PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+PYPROJECT_TOML = tomllib.loads((ROOT / "pyproject.toml").read_text())
+PYPROJECT = PYPROJECT_TOML["project"]
+README = (ROOT / "README.md").read_text()
 RUNTIME = [Requirement(line) for line in PYPROJECT["dependencies"]]
 NODE_BIN = ROOT / "node_modules" / ".bin"
 CONSTRAINTS = {"latest": ROOT / "constraints.txt", "lowest": ROOT / "constraints-min.txt"}
@@ -76,6 +84,20 @@ def test_each_tested_set_satisfies_the_ranges(tested: str) -> None:
     for requirement in RUNTIME:
         version = pinned[canonicalize_name(requirement.name)]
         assert version in requirement.specifier, f"{tested}: {requirement.name} {version}"
+
+
+def test_exact_pins_are_dependency_groups_never_extras() -> None:
+    """Users install extras (``[watch]``), so extras hold ranges; the project's own exact pins
+    (test and docs tools) are dependency groups (``pip install --group dev``, ``make setup``)."""
+    extras = PYPROJECT.get("optional-dependencies", {})
+    assert sorted(extras) == ["watch"]
+    assert [r for deps in extras.values() for r in deps if "==" in r] == []
+    groups = PYPROJECT_TOML["dependency-groups"]
+    assert {"test", "dev"} <= set(groups)
+    pinned = [r for deps in groups.values() for r in deps if isinstance(r, str)]
+    assert pinned and all("==" in r for r in pinned)
+    makefile = (ROOT / "Makefile").read_text()
+    assert "--group $(3)" in makefile and "'.[" not in makefile
 
 
 def test_the_package_reports_its_installed_version() -> None:
@@ -134,12 +156,75 @@ def test_the_wheel_holds_every_file_of_the_package_and_the_license(dist: Path) -
     assert requires == {str(requirement) for requirement in RUNTIME}
 
 
-# -- the wheel in a user's app ------------------------------------------------------------
+def wheel_metadata(dist: Path) -> email.message.Message:
+    name = f"hyperpod_constructs-{PYPROJECT['version']}.dist-info/METADATA"
+    text = zipfile.ZipFile(the_wheel(dist)).read(name)
+    return email.parser.Parser().parsestr(text.decode())
+
+
+def test_the_metadata_describes_the_project(dist: Path) -> None:
+    """What PyPI shows and tools read: where the project lives, what it is, that it is typed."""
+    metadata = wheel_metadata(dist)
+    urls = dict(url.split(", ", 1) for url in metadata.get_all("Project-URL") or [])
+    assert {"Homepage", "Documentation", "Source", "Issues", "Changelog"} <= set(urls)
+    assert all(url.startswith("https://") for url in urls.values())
+    classifiers = metadata.get_all("Classifier") or []
+    assert {"Framework :: AWS CDK :: 2", "Typing :: Typed"} <= set(classifiers)
+    versions = [c.rsplit(" :: ", 1)[1] for c in classifiers if c.startswith("Programming Lang")]
+    minors = [v for v in versions if re.fullmatch(r"3\.\d+", v)]
+    assert minors and all(SpecifierSet(metadata["Requires-Python"]).contains(v) for v in minors)
+    assert "hyperpod" in (metadata["Keywords"] or "").split(",")
+    assert metadata.get_all("Provides-Extra") == ["watch"]
+    assert metadata["License-Expression"] == "Apache-2.0"
+
+
+# -- the README's install words, followed in fresh venvs ---------------------------------
 
 
 def readme_example() -> str:
-    (example,) = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
+    (example,) = re.findall(r"```python\n(.*?)```", README, re.DOTALL)
     return example
+
+
+def install_commands() -> dict[str, list[str]]:
+    """The ``pip install`` commands of the README's Install section, by the way they install:
+    ``clone`` (a folder), ``wheel`` (a file) and ``index`` (PyPI, once published)."""
+    section = README.split("\n## Install", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", section, re.DOTALL)
+    found: dict[str, list[str]] = {}
+    for line in "\n".join(blocks).splitlines():
+        words = shlex.split(line)
+        if words[:2] == ["pip", "install"]:
+            target = words[-1]
+            way = "wheel" if target.endswith(".whl") else "clone" if "/" in target else "index"
+            assert way not in found, f"two {way} installs in the README"
+            found[way] = words
+    return found
+
+
+def clone_command() -> list[str]:
+    section = README.split("\n## Install", 1)[1]
+    (line,) = re.findall(r"^git clone .*$", section, re.MULTILINE)
+    return shlex.split(line)
+
+
+def test_the_readme_names_the_repository_the_wheel_and_the_release(dist: Path) -> None:
+    """The clone URL is the project's Source URL; the wheel the README installs is the file
+    ``make package`` builds (same name: a version bump needs the README too); the PyPI line
+    takes the current version and no release that may break it."""
+    commands = install_commands()
+    assert sorted(commands) == ["clone", "index", "wheel"]
+    _, _, url = clone_command()
+    assert url == PYPROJECT["urls"]["Source"] + ".git"
+    assert commands["clone"][-1] == "./" + url.rsplit("/", 1)[1].removesuffix(".git")
+    assert commands["wheel"][-1] == f"dist/{the_wheel(dist).name}"
+    package = (ROOT / "Makefile").read_text().split("\npackage:", 1)[1].split("\n\n", 1)[0]
+    assert "-m build" in package and "--outdir dist" in package
+    requirement = Requirement(commands["index"][-1])
+    assert requirement.name == PYPROJECT["name"]
+    version = Version(PYPROJECT["version"])
+    assert version in requirement.specifier
+    assert Version(f"{version.major}.{version.minor + 1}") not in requirement.specifier
 
 
 def user_env() -> dict[str, str]:
@@ -155,26 +240,59 @@ def user_env() -> dict[str, str]:
     return env
 
 
+WAYS = {"latest": "wheel", "lowest": "clone"}
+"""Which of the README's ways each tested set installs with."""
+
+
+def _clone(destination: Path) -> Path:
+    """A copy of what a clone holds: the repository's files (tracked, and new ones not
+    ignored), without .git or anything built."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination / name)
+    return destination
+
+
 @pytest.fixture(scope="session")
 def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Tested set -> the python of a fresh venv (outside the repository) where pip installed
-    the wheel under that set's constraints. Both installs run at once; pip's cache is used,
-    byte-compiling is left to the first import."""
+    """Tested set -> the python of a fresh venv (outside the repository) where the README's
+    ``pip install`` command for that set's way ran, in a folder laid out as the README says
+    (``dist/<wheel>`` after ``make package``; the clone's folder). The tested set is applied
+    with ``PIP_CONSTRAINT`` so that the command stays the README's. Both installs run at once;
+    pip's cache is used, byte-compiling is left to the first import."""
     if not (NODE_BIN / "cdk").exists():
         pytest.fail("the cdk CLI is missing: run `make setup`")
+    commands = install_commands()
     running: dict[str, tuple[Path, subprocess.Popen[str]]] = {}
     for tested, constraints in CONSTRAINTS.items():
         venv = tmp_path_factory.mktemp(f"venv-{tested}")
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
         python = venv / "bin" / "python"
-        install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet"]
-        install += ["--disable-pip-version-check", "--no-compile", "-c", str(constraints)]
+        words = commands[WAYS[tested]]
+        where = tmp_path_factory.mktemp(f"user-{tested}")
+        if WAYS[tested] == "wheel":
+            (where / "dist").mkdir()
+            shutil.copy2(the_wheel(dist), where / "dist")
+        else:
+            _clone(where / words[-1])
+        install = [sys.executable, "-m", "pip", "--python", str(python), *words[1:]]
+        install += ["--quiet", "--disable-pip-version-check", "--no-compile"]
         process = subprocess.Popen(
-            [*install, str(the_wheel(dist))],
+            install,
+            cwd=where,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
-            env=user_env(),
+            env={**user_env(), "PIP_CONSTRAINT": str(constraints)},
         )
         running[tested] = (python, process)
     pythons: dict[str, Path] = {}

@@ -32,7 +32,6 @@ from hyperpod_constructs.policy import (
     PolicyRule,
     PolicyRuleId,
     PolicySeverity,
-    PolicyViolation,
     RequiredDeepHealthChecks,
     RequiredTags,
     VpcRequired,
@@ -432,38 +431,15 @@ class NamePrefix:
                 )
 
 
-@dataclasses.dataclass(frozen=True)
-class OldStyleNamePrefix(NamePrefix):
-    """A rule written against the deprecated ``PolicyViolation`` (positional arguments)."""
-
-    def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
-        for group in cluster.groups:
-            if not group.name.startswith(self.prefix):
-                yield PolicyViolation(
-                    self.rule_id,
-                    self.severity,
-                    cluster.path,
-                    group.name,
-                    f"name does not start with {self.prefix!r}",
-                    f"rename it to {self.prefix}{group.name}",
-                )
-
-
-def test_a_rule_returns_findings_and_the_deprecated_violation_still_works() -> None:
-    """Policy rules return the library's one ``Finding`` type; ``PolicyViolation(...)`` (the
-    old spelling) warns and builds the same finding, failing closed on a bad severity."""
+def test_a_rule_returns_findings() -> None:
+    """Policy rules return the library's one ``Finding`` type."""
     cluster = facts(gpu(), has_vpc=False)
-    new = HyperPodPolicy(name="acme", rules=[NamePrefix("acme-")]).evaluate(cluster)
-    with pytest.warns(DeprecationWarning, match="PolicyViolation is deprecated"):
-        old = HyperPodPolicy(name="acme", rules=[OldStyleNamePrefix("acme-")]).evaluate(cluster)
-    assert old == new and all(type(v) is Finding for v in new)
-    assert new[0].message() == (
+    found = HyperPodPolicy(name="acme", rules=[NamePrefix("acme-")]).evaluate(cluster)
+    assert all(type(v) is Finding for v in found)
+    assert found[0].message() == (
         "[ACME-GROUP-PREFIX] acme: Stack/Cluster: instance group 'controller': name does not "
         "start with 'acme-'. Fix: rename it to acme-controller"
     )
-    with pytest.warns(DeprecationWarning):
-        (bad,) = OldStyleNamePrefix("controller", severity="fatal").check(facts(gpu()))  # type: ignore[arg-type]
-    assert bad.severity is PolicySeverity.ERROR
 
 
 def test_custom_rules_run_after_the_built_in_ones() -> None:

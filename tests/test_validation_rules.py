@@ -994,29 +994,9 @@ def test_docs_rule_table_is_generated_from_the_registry() -> None:
     assert listed == list(RULES)
 
 
-def test_readiness_gate_and_its_deprecated_spelling_together_are_one_finding() -> None:
-    """``readiness_gate=`` and ``min_count_gate=`` both given: reported at synth with the
-    other findings (not raised while the app is built), naming the deprecated parameter."""
-    app = App()
-    stack = Stack(app, "Test")
-    options = MinCountGateOptions(timeout=Duration.hours(4))
-    built = cluster(
-        stack,
-        [controller(), compute(min_instance_count=2)],
-        readiness_gate=options,
-        min_count_gate=options,
-    )
-    (finding,) = built.findings()
-    assert (finding.rule, finding.field) == ("HP-ARG-TYPE", "min_count_gate")
-    assert "None when readiness_gate is given" in finding.message()
-    with pytest.raises(RuntimeError, match=r"min_count_gate = .* \[HP-ARG-TYPE\]"):
-        app.synth()
-
-
 def test_gate_option_findings_name_the_parameter_given() -> None:
-    """The deprecated spelling keeps its field names; ``readiness_gate=`` gets its own."""
+    """A finding of the gate's options names the cluster's ``readiness_gate=`` parameter."""
     late = MinCountGateOptions(poll_interval=Duration.seconds(5))
-    for parameter in ("readiness_gate", "min_count_gate"):
-        stack = Stack(App(), "Test")
-        built = cluster(stack, [controller(), compute(min_instance_count=2)], **{parameter: late})
-        assert [f.field for f in built.findings()] == [f"{parameter}.poll_interval"]
+    stack = Stack(App(), "Test")
+    built = cluster(stack, [controller(), compute(min_instance_count=2)], readiness_gate=late)
+    assert [f.field for f in built.findings()] == ["readiness_gate.poll_interval"]

@@ -36,7 +36,7 @@ def _library(stack: Stack, groups: int, *, gate: bool = True) -> None:
         stack,
         "Cluster",
         cluster_name="scale",
-        min_count_gate=None if gate else MinCountGateOptions(enabled=False),
+        readiness_gate=None if gate else MinCountGateOptions(enabled=False),
         instance_groups=[
             InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE)
         ],

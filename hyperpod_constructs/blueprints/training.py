@@ -95,7 +95,12 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
     """The platform team's settings; override in a subclass."""
 
     def __init__(self, scope: Construct, id: str, props: TrainingClusterProps) -> None:
-        """Define the cluster from ``props`` (see :class:`TrainingClusterProps`)."""
+        """Define the cluster from ``props``.
+
+        :param scope: the construct to define it in (a Stack or a construct in one).
+        :param id: its id, unique within ``scope``.
+        :param props: the team's arguments, a :class:`TrainingClusterProps`.
+        """
         layout = props.layout
         instance_type, spare_instances, tags = (
             props.instance_type,
@@ -277,7 +282,12 @@ class FsdpTrainingCluster(TrainingClusterBlueprint):
     """
 
     def __init__(self, scope: Construct, id: str, props: FsdpTrainingClusterProps) -> None:
-        """Define the cluster from ``props`` (see :class:`FsdpTrainingClusterProps`)."""
+        """Define the cluster from ``props``.
+
+        :param scope: the construct to define it in (a Stack or a construct in one).
+        :param id: its id, unique within ``scope``.
+        :param props: the team's arguments, a :class:`FsdpTrainingClusterProps`.
+        """
         try:
             layout = FsdpLayout(props.data_parallel, props.shard_group_size)
         except SizingError as error:
@@ -299,7 +309,12 @@ class MegatronTrainingCluster(TrainingClusterBlueprint):
     """
 
     def __init__(self, scope: Construct, id: str, props: MegatronTrainingClusterProps) -> None:
-        """Define the cluster from ``props`` (see :class:`MegatronTrainingClusterProps`)."""
+        """Define the cluster from ``props``.
+
+        :param scope: the construct to define it in (a Stack or a construct in one).
+        :param id: its id, unique within ``scope``.
+        :param props: the team's arguments, a :class:`MegatronTrainingClusterProps`.
+        """
         tp, pp, dp, cp = (
             props.tensor_parallel,
             props.pipeline_parallel,

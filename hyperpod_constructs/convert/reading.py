@@ -35,7 +35,11 @@ UNSUPPORTED = {
 
 
 class ConversionError(FieldError):
-    """A request field the library cannot express (or an invalid request)."""
+    """A request field the library cannot express (or an invalid request).
+
+    :param field: the field's path in the request, e.g. ``InstanceGroups[1].InstanceType``.
+    :param problem: what is wrong with it, in words.
+    """
 
     def __init__(self, field: str, problem: str) -> None:
         super().__init__(field, problem)

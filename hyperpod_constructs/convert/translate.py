@@ -27,6 +27,11 @@ def convert_request(
 ) -> tuple[str, list[str]]:
     """The app's source text, and notes for the user (what changed with ``--continuous``).
 
+    :param request: a ``CreateCluster`` request, as parsed JSON (the AWS CLI's
+        ``--cli-input-json`` shape).
+    :param provisioning_parameters: the cluster's ``provisioning_parameters.json``, parsed, for
+        a Standard-mode cluster whose Slurm layout lives there. Default: none.
+    :param options: how to convert. Default: ``Options()``.
     :raises ConversionError: a field the library cannot express, naming it.
     """
     options = options or Options()

@@ -136,6 +136,14 @@ class MinCountGate(Construct):
     token); reach it as ``cluster.min_count_gate``, and make resources wait with
     ``resource.node.add_dependency(cluster.ready)``.
 
+    Example (``cluster`` has a gated group named ``gpu``):
+
+    ```python
+    gate = cluster.min_count_gate  # None while no group is gated
+    if gate is not None:
+        in_service = gate.metric_current_count("gpu")  # a CloudWatch metric, for an alarm
+    ```
+
     How it works: a custom resource arms the gate by starting a Step Functions Standard
     workflow (Wait -> check Lambda -> Choice) that polls DescribeCluster; a CloudFormation
     wait condition holds the dependants until the workflow signals it. It fails the
@@ -157,6 +165,14 @@ class MinCountGate(Construct):
         cluster: HyperPodSlurmCluster,
         options: MinCountGateOptions,
     ) -> None:
+        """Define the gate. :class:`HyperPodSlurmCluster` defines it (as
+        ``cluster.min_count_gate``) when its first gated group is added; an app rarely does.
+
+        :param scope: the construct to define it in (a Stack or a construct in one).
+        :param id: its id, unique within ``scope``.
+        :param cluster: the cluster whose gated groups it waits for.
+        :param options: its timeout, poll interval, notifications and metrics.
+        """
         super().__init__(scope, id)
         findings = gate_option_findings(options)
         if findings:
@@ -595,7 +611,11 @@ class MinCountGate(Construct):
 
     def add_requirement(self, requirement: Requirement) -> None:
         """Also wait for ``requirement.group_name`` (called by the cluster for each gated
-        group it adds)."""
+        group it adds).
+
+        :param requirement: the group's name and its minimum and target counts (numbers or
+            tokens).
+        """
         group_name = requirement.group_name
         first = group_name not in self._requirements
         self._requirements[group_name] = requirement
@@ -620,19 +640,34 @@ class MinCountGate(Construct):
     def metric_current_count(
         self, group_name: str, props: cloudwatch.MetricOptions | None = None
     ) -> cloudwatch.Metric:
-        """Instances in service in a gated group, as each check saw them (Maximum, 1 min)."""
+        """Instances in service in a gated group, as each check saw them (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param props: the metric's options (period, statistic, label). Default: Maximum over
+            1 minute.
+        """
         return self._metric("CurrentCount", group_name, props)
 
     def metric_min_count(
         self, group_name: str, props: cloudwatch.MetricOptions | None = None
     ) -> cloudwatch.Metric:
-        """The minimum the gate waits for in a gated group (Maximum, 1 min)."""
+        """The minimum the gate waits for in a gated group (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param props: the metric's options (period, statistic, label). Default: Maximum over
+            1 minute.
+        """
         return self._metric("MinimumCount", group_name, props)
 
     def metric_target_count(
         self, group_name: str, props: cloudwatch.MetricOptions | None = None
     ) -> cloudwatch.Metric:
-        """The target the gate asked for in a gated group (Maximum, 1 min)."""
+        """The target the gate asked for in a gated group (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param props: the metric's options (period, statistic, label). Default: Maximum over
+            1 minute.
+        """
         return self._metric("TargetCount", group_name, props)
 
     def _metric(

@@ -39,6 +39,13 @@ class MinCountGateOptions:
 
     Changing ``timeout`` or ``poll_interval`` updates the gate in place without waiting again;
     changing a gated group's ``min_instance_count`` or ``instance_count`` arms a new wait.
+
+    Example:
+
+    ```python
+    options = MinCountGateOptions(timeout=Duration.hours(4), poll_interval=Duration.minutes(2))
+    # HyperPodSlurmCluster(..., readiness_gate=options)
+    ```
     """
 
     enabled: bool = True

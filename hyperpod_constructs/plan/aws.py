@@ -42,9 +42,10 @@ class DeployedReader(Reader):
     """``watch``'s :class:`~hyperpod_constructs.watch.aws.Reader` with the reads ``plan`` needs
     (every call bounded; errors are :class:`FatalError`, exit 2)."""
 
-    def _once(self, what: str, call: Any) -> Any:
+    def _once(self, what: str, call: Any, shape: str) -> Any:
+        """``call()`` once, its answer checked against the botocore shape ``shape``."""
         try:
-            return self._call(what, call)
+            return self._call(what, call, shape)
         except _Transient as error:  # botocore retried already; plan does not loop
             raise FatalError(str(error)) from None
 
@@ -52,7 +53,9 @@ class DeployedReader(Reader):
         """The deployed stack's parameter values (``DescribeStacks``)."""
         what = f"cloudformation:DescribeStacks of stack {stack_name}"
         try:
-            response = self._once(what, lambda: self._cfn.describe_stacks(StackName=stack_name))
+            response = self._once(
+                what, lambda: self._cfn.describe_stacks(StackName=stack_name), "DescribeStacks"
+            )
         except ClientError as error:
             raise self._fatal(what, error) from None
         stacks = response.get("Stacks") or [{}]
@@ -70,7 +73,9 @@ class DeployedReader(Reader):
         what = f"sagemaker:DescribeCluster {cluster}"
         try:
             described = self._once(
-                what, lambda: self._sagemaker.describe_cluster(ClusterName=cluster)
+                what,
+                lambda: self._sagemaker.describe_cluster(ClusterName=cluster),
+                "DescribeCluster",
             )
         except ClientError as error:
             if _code(error) in ("ResourceNotFound", "ResourceNotFoundException"):

@@ -52,8 +52,11 @@ class PolicyExemption:
     (to every group, or only to ``group``)."""
 
     rule_id: str
+    """The rule it exempts from, e.g. ``HPP-VPC``."""
     reason: str
+    """Why, in words (shown in the finding it silences)."""
     group: str | None = None
+    """Only this instance group. Default: every group."""
 
 
 def _exemptions(construct: IConstruct) -> list[PolicyExemption]:
@@ -141,12 +144,21 @@ class _DeferredCheck:
 class HyperPodPolicy:
     """An organisation's rules for every HyperPod cluster in a scope, applied as an aspect.
 
-    >>> Aspects.of(app).add(HyperPodPolicy(
-    ...     name="acme", allowed_instance_types=[HyperPodInstanceType.ML_P5_48XLARGE, ...],
-    ...     max_instance_count=64, min_instance_fraction=0.9,
-    ...     required_deep_health_checks=True, required_tags=["team"],
-    ...     require_customer_managed_key=True, require_vpc=True,
-    ...     severities={PolicyRuleId.REQUIRED_TAGS: PolicySeverity.WARNING}))  # doctest: +SKIP
+    ```python
+    Aspects.of(app).add(
+        HyperPodPolicy(
+            name="acme",
+            allowed_instance_types=[HyperPodInstanceType.ML_P5_48XLARGE],
+            max_instance_count=64,
+            min_instance_fraction=0.9,
+            required_deep_health_checks=True,
+            required_tags=["team"],
+            require_customer_managed_key=True,
+            require_vpc=True,
+            severities={PolicyRuleId.REQUIRED_TAGS: PolicySeverity.WARNING},
+        )
+    )
+    ```
 
     Every HyperPod cluster (:class:`HyperPodSlurmCluster` and its subclasses) in the scope is
     checked at synth, after all aspects ran, so tags from ``Tags.of(app)`` count. Each

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import enum
 import math
-import warnings
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
@@ -59,10 +58,13 @@ class ClusterFacts:
     path: str
     """The cluster's construct path."""
     groups: tuple[InstanceGroup, ...]
+    """The cluster's instance groups, in the order they were added."""
     node_provisioning_mode: NodeProvisioningMode = NodeProvisioningMode.CONTINUOUS
+    """The cluster's ``NodeProvisioningMode``. Default: CONTINUOUS."""
     tags: Mapping[str, str] = field(default_factory=dict)
     """The tags of the ``AWS::SageMaker::Cluster`` resource: ``tags=`` plus ``Tags.of()``."""
     has_vpc: bool = False
+    """Whether the cluster has a ``VpcConfig`` (its own network). Default: False."""
 
     @classmethod
     def of(cls, cluster: HyperPodSlurmCluster) -> ClusterFacts:
@@ -92,45 +94,6 @@ def fail_closed(severity: object) -> Severity:
         return Severity.of(severity)
     except TypeError:
         return Severity.ERROR
-
-
-class PolicyViolation(Finding):
-    """Deprecated: policy rules return :class:`~hyperpod_constructs.validation.Finding`, the
-    one result type of every check (``Finding(rule=..., severity=..., path=cluster.path,
-    group=..., problem=..., fix=...)``).
-
-    Calling ``PolicyViolation(rule_id, severity, path, group, problem, fix)`` still works: it
-    returns that :class:`Finding` (with a ``DeprecationWarning``), and a severity that is not
-    one counts as an error (a policy never fails open).
-    """
-
-    def __new__(  # type: ignore[misc]
-        cls,
-        rule_id: str,
-        severity: object,
-        path: str,
-        group: str | None,
-        problem: str,
-        fix: str,
-        policy: str = "",
-        exemption: str | None = None,
-    ) -> Finding:
-        warnings.warn(
-            "PolicyViolation is deprecated: return Finding(rule=..., severity=..., "
-            "path=cluster.path, group=..., problem=..., fix=...) instead",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return Finding(
-            rule=str(rule_id),
-            severity=fail_closed(severity),
-            path=path,
-            group=group,
-            problem=problem,
-            fix=fix,
-            policy=policy or None,
-            exemption=exemption,
-        )
 
 
 @runtime_checkable

@@ -4,9 +4,9 @@ Used by ``python -m hyperpod_constructs summary``. Everything here reads JSON on
 standard library alone: it must never import ``aws_cdk`` (the command has to start fast in a
 pipeline and print nothing but its result).
 
-- :mod:`.model`: pure functions, CloudFormation template -> :class:`ClusterSummary` list.
-- :mod:`.assembly`: finds the stack templates of a ``cdk.out`` folder and reads them.
-- :mod:`.render`: the plain-text table and the JSON document.
+- ``model``: pure functions, CloudFormation template -> :class:`ClusterSummary` list.
+- ``assembly``: finds the stack templates of a ``cdk.out`` folder and reads them.
+- ``render``: the plain-text table and the JSON document.
 """
 
 from .assembly import AssemblyError, AssemblySummary, StackTemplate, find_templates, summarize

@@ -54,7 +54,9 @@ class AssemblySummary:
     directory: str
     """The folder, as given."""
     stacks_read: int
+    """How many stack templates were read."""
     clusters: tuple[ClusterSummary, ...]
+    """Every cluster found, in stack order."""
 
 
 def _resolved(path: Path) -> Path:
@@ -167,7 +169,10 @@ def _template(root: Path, path: Path, stack: str) -> StackTemplate:
 def find_templates(directory: str | Path) -> list[StackTemplate]:
     """The stack templates of the cloud assembly in ``directory``, in manifest order (sorted by
     file name without a manifest). Raises :class:`AssemblyError` when the folder is missing or
-    a manifest cannot be read."""
+    a manifest cannot be read.
+
+    :param directory: a cloud assembly folder (``cdk.out``).
+    """
     root = Path(directory)
     if not root.exists():
         raise AssemblyError(f"folder not found: {root}")
@@ -186,6 +191,8 @@ def summarize(directory: str | Path) -> AssemblySummary:
 
     Raises :class:`AssemblyError` (one-line message naming the file) when the folder is missing
     or a manifest or template is unreadable, not JSON, or not a template.
+
+    :param directory: a cloud assembly folder (``cdk.out``).
     """
     clusters: list[ClusterSummary] = []
     templates = find_templates(directory)

@@ -51,7 +51,9 @@ class GateSummary:
     """The settings of one ``Custom::HyperPodMinCountGate`` resource."""
 
     logical_id: str
+    """The resource's logical id in the template."""
     requirements: tuple[GateRequirement, ...]
+    """What the gate waits for, one entry per gated group."""
     timeout_seconds: Count | None
     """How long the gate waits before failing the deployment."""
     poll_interval_seconds: Count | None
@@ -61,6 +63,7 @@ class GateSummary:
     topic: str | None
     """The topic, rendered (usually ``"<Ref ...>"``); None without notifications."""
     metrics_namespace: str | None
+    """The CloudWatch namespace of the gate's metrics; None when not set."""
     wait_condition_timeout_seconds: Count | None
     """``Timeout`` of the wait condition signalled by the gate, when it is in the template."""
 
@@ -70,14 +73,17 @@ class GroupSummary:
     """One instance group of a cluster."""
 
     name: str
+    """``InstanceGroupName``."""
     node_type: str | None
     """Slurm node type: Controller, Login or Compute (None when SlurmConfig has none)."""
     instance_type: str | None
     """``InstanceType``; for a flexible group, the first (preferred) of its types."""
     instance_count: Count | None
+    """``InstanceCount`` as written in the template (a number or a rendered token)."""
     min_instance_count: Count | None
     """``MinInstanceCount`` as written in the template; None when it is not set."""
     partitions: tuple[str, ...]
+    """``SlurmConfig.PartitionNames``."""
     gate: GateRequirement | None
     """What the cluster's gate waits for in this group; None when the group is not gated."""
     instance_types: tuple[str, ...] = ()
@@ -96,11 +102,15 @@ class ClusterSummary:
     template_file: str
     """Path of the template, relative to the cloud assembly folder."""
     logical_id: str
+    """The resource's logical id in the template."""
     cluster_name: str | None
     """``ClusterName``, rendered; None when CloudFormation generates the name."""
     node_provisioning_mode: str | None
+    """``NodeProvisioningMode``, rendered; None when it is not set."""
     node_recovery: str | None
+    """``NodeRecovery``, rendered; None when it is not set."""
     instance_groups: tuple[GroupSummary, ...]
+    """The cluster's instance groups, in template order."""
     gate: GateSummary | None
     """The readiness gate, or None when the cluster has no gate."""
 
@@ -109,7 +119,10 @@ def render_value(value: object) -> str:
     """Render a template value readably: strings as they are, intrinsic functions as
     ``<Ref X>``, ``<GetAtt Res.Attr>``, ``Fn::Join`` as the joined text with its parts rendered
     (``s3://<Ref Bucket>/lifecycle/``), ``Fn::Sub`` as its pattern, other ``Fn::Name`` as
-    ``<Name args>``. Never raises."""
+    ``<Name args>``. Never raises.
+
+    :param value: any template value.
+    """
     return _render(value, 0)
 
 
@@ -290,6 +303,10 @@ def summarize_template(template: object, *, stack: str, template_file: str) -> l
     A gate is matched to the cluster with the same ``ClusterName``, else to the cluster its
     ``ClusterName`` references, else to a cluster it depends on. Raises :class:`TemplateError`
     only when ``template`` is not a template at all.
+
+    :param template: a parsed CloudFormation template.
+    :param stack: the stack's display name, copied into each summary.
+    :param template_file: the template's path, copied into each summary.
     """
     if not isinstance(template, Mapping):
         raise TemplateError(

@@ -119,7 +119,10 @@ def _plural(count: int, noun: str) -> str:
 
 def render_text(summary: AssemblySummary) -> str:
     """The plain-text report: a header line, then per cluster a title line, the table of its
-    instance groups and its gate line. Ends with a newline."""
+    instance groups and its gate line. Ends with a newline.
+
+    :param summary: what :func:`~hyperpod_constructs.summary.summarize` returned.
+    """
     stacks = _plural(summary.stacks_read, "stack")
     if not summary.clusters:
         return (
@@ -172,7 +175,10 @@ def _group_json(group: GroupSummary) -> dict[str, object]:
 
 
 def to_json(summary: AssemblySummary) -> dict[str, object]:
-    """The JSON document (schema version :data:`JSON_SCHEMA_VERSION`) as Python objects."""
+    """The JSON document (schema version :data:`JSON_SCHEMA_VERSION`) as Python objects.
+
+    :param summary: what :func:`~hyperpod_constructs.summary.summarize` returned.
+    """
     return {
         "schema_version": JSON_SCHEMA_VERSION,
         "directory": summary.directory,
@@ -194,5 +200,8 @@ def to_json(summary: AssemblySummary) -> dict[str, object]:
 
 
 def render_json(summary: AssemblySummary) -> str:
-    """:func:`to_json`, indented, ending with a newline."""
+    """:func:`to_json`, indented, ending with a newline.
+
+    :param summary: what :func:`~hyperpod_constructs.summary.summarize` returned.
+    """
     return json.dumps(to_json(summary), indent=2) + "\n"

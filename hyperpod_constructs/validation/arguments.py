@@ -56,7 +56,14 @@ def type_name(value: object) -> str:
 def argument_finding(
     parameter: str, value: object, expected: str, *, fix: str = "", group: str | None = None
 ) -> Finding:
-    """An ``HP-ARG-TYPE`` finding: ``parameter`` got ``value`` of the wrong type."""
+    """An ``HP-ARG-TYPE`` finding: ``parameter`` got ``value`` of the wrong type.
+
+    :param parameter: the parameter's name, as the user wrote it.
+    :param value: what it got.
+    :param expected: what it takes, in words (``"a HyperPodInstanceType"``).
+    :param fix: how to fix it. Default: ``pass <expected>``.
+    :param group: the instance group it belongs to. Default: none.
+    """
     return Finding(
         rule=RULE,
         field=parameter,

@@ -93,14 +93,23 @@ class ClusterSpec:
     """What the cross-group rules need to know about a cluster."""
 
     name: str
+    """The cluster's name (``ClusterName``)."""
     mode: NodeProvisioningMode
+    """Its ``NodeProvisioningMode``."""
     groups: Sequence[InstanceGroup]
+    """Its instance groups, in the order they were added."""
     slurm_config_strategy: SlurmConfigStrategy | None = None
+    """Its ``slurm_config_strategy``. Default: none."""
     has_accounting_database: bool = False
+    """Whether it has an ``accounting_database``. Default: False."""
     has_vpc: bool = False
+    """Whether it has a network (``VpcConfig``). Default: False."""
     security_group_count: int | None = None
+    """How many security groups it has. Default: unknown (a token list)."""
     subnet_count: int | None = None
+    """How many subnets it has. Default: unknown (a token list)."""
     slurm_layout: SlurmLayout = SlurmLayout.API
+    """Where node types and partitions live. Default: API."""
 
 
 class AccountingDatabaseProps(Protocol):
@@ -116,7 +125,10 @@ class AccountingDatabaseProps(Protocol):
 
 @reports(ACCOUNTING_DATABASE)
 def accounting_findings(database: AccountingDatabaseProps | None) -> list[Finding]:
-    """``Orchestrator.Slurm.AccountingDatabase`` values against the resource schema."""
+    """``Orchestrator.Slurm.AccountingDatabase`` values against the resource schema.
+
+    :param database: the cluster's ``accounting_database``, or ``None``.
+    """
     if database is None:
         return []
     found: list[Finding] = []
@@ -189,7 +201,10 @@ def _tag_text_ok(text: str) -> bool:
 
 @reports(TAGS)
 def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
-    """The cluster's ``tags`` against the resource schema's ``Tags`` (keys, values, count)."""
+    """The cluster's ``tags`` against the resource schema's ``Tags`` (keys, values, count).
+
+    :param tags: the cluster's ``tags``, or ``None``.
+    """
     if tags is None:
         return []
     if not isinstance(tags, Mapping):
@@ -242,7 +257,10 @@ def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
 
 
 def validate_cluster(spec: ClusterSpec) -> list[Finding]:
-    """Every finding that involves the cluster as a whole or several of its groups."""
+    """Every finding that involves the cluster as a whole or several of its groups.
+
+    :param spec: what the rules need to know of the cluster.
+    """
     return [
         *cluster_name(spec.name),
         *group_layout(spec),
@@ -253,7 +271,10 @@ def validate_cluster(spec: ClusterSpec) -> list[Finding]:
 
 @reports(NODE_RECOVERY)
 def node_recovery_findings(value: object) -> list[Finding]:
-    """``NodeRecovery``: a :class:`NodeRecovery`, ``None`` (omitted) or a string token."""
+    """``NodeRecovery``: a :class:`NodeRecovery`, ``None`` (omitted) or a string token.
+
+    :param value: the cluster's ``node_recovery``.
+    """
     if value is None or isinstance(value, NodeRecovery) or is_text_token(value):
         return []
     return [

@@ -61,6 +61,19 @@ class Finding:
 
     A library rule names ``field``, ``value`` and ``allowed``; a policy rule may describe the
     problem in words instead (``problem``), with the cluster's ``path``.
+
+    Example:
+
+    ```python
+    Finding(
+        rule="ACME-GROUP-PREFIX",
+        severity="warning",
+        path="Training/Cluster",
+        group="gpu",
+        problem="name does not start with 'acme-'",
+        fix="rename the group to acme-gpu",
+    ).message()
+    ```
     """
 
     rule: str
@@ -69,10 +82,13 @@ class Finding:
     field: str = ""
     """The library's property name, with the CloudFormation name in parentheses."""
     value: object = None
+    """The value given (shown with ``repr``). Default: none."""
     allowed: str = ""
     """What is allowed (an error) or recommended (a warning)."""
     fix: str
+    """How to fix it, in words: what to change the value to."""
     group: str | None = None
+    """The instance group it belongs to. Default: none (a cluster-wide finding)."""
     severity: Severity | None = None
     """Default: the registered rule's severity (error for an unregistered id)."""
     problem: str | None = None
@@ -190,6 +206,9 @@ class HyperPodValidationError(ValueError):
     construct is needed, a blueprint whose arguments do not fit). No template is written.
 
     ``findings`` holds every problem found, ``path`` the construct path they belong to.
+
+    :param path: the construct path the findings belong to.
+    :param findings: every problem found, one line each in the message.
     """
 
     def __init__(self, path: str, findings: Sequence[Finding]) -> None:
@@ -201,4 +220,8 @@ class HyperPodValidationError(ValueError):
 
 class HyperPodArgumentError(HyperPodValidationError, TypeError):
     """An argument of the wrong type at a public entry point, where the library cannot go on
-    to collect more findings. Also a ``TypeError``."""
+    to collect more findings. Also a ``TypeError``.
+
+    :param path: the construct path (or the entry point's name) the findings belong to.
+    :param findings: every wrong argument, one line each in the message.
+    """

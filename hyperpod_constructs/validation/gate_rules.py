@@ -242,9 +242,11 @@ def gate_option_findings(options: object, *, parameter: str = "min_count_gate") 
     """Problems with the gate's options (pure; no construct needed): types, durations, the
     metrics namespace.
 
-    :param parameter: the cluster parameter the options were given as, which messages name
-        (``readiness_gate``, or its deprecated spelling ``min_count_gate``). Default:
-        ``min_count_gate``.
+    :param options: a :class:`~hyperpod_constructs.MinCountGateOptions` (anything else is a
+        finding).
+    :param parameter: the parameter the options were given as, which messages name
+        (``readiness_gate`` on the cluster). Default: ``min_count_gate`` (the options of a
+        :class:`~hyperpod_constructs.MinCountGate` itself).
     """
     if not isinstance(options, MinCountGateOptions):
         return check(
@@ -274,6 +276,8 @@ def gate_findings(group: InstanceGroup) -> list[Finding]:
     create-only and named after the counts as the template writes them, so an update that
     changes only a parameter's value does not arm a new wait. Only for clusters whose gate is
     enabled.
+
+    :param group: a gated instance group.
     """
     if not group.has_minimum:
         return []

@@ -71,6 +71,7 @@ def validate_group(
     other rules (they could not read it); its name and the factory's findings are still
     reported.
 
+    :param group: the instance group.
     :param gate: whether the cluster's readiness gate is enabled; adds
         :func:`gate_findings`. Default: False.
     :param role_owned: whether the group's execution role is defined in the app (see

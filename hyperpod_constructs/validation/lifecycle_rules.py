@@ -288,6 +288,9 @@ def lifecycle_findings(
 ) -> list[Finding]:
     """Problems with lifecycle scripts (given to a group, or to the whole cluster).
 
+    :param scripts: a :class:`~hyperpod_constructs.LifecycleScripts`, or ``None`` (anything
+        else is a finding).
+    :param group: the instance group they were given to, or ``None`` for the cluster.
     :param role_owned: whether the execution role that reads them is defined in this app
         (the library then grants it read access to any bucket). Default: True.
     """

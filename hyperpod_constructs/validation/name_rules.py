@@ -67,7 +67,14 @@ def check_name(
     max_length: int = limits.MAX_NAME_LENGTH,
 ) -> list[Finding]:
     """A cluster, group or partition name against HyperPod's pattern and length (a string
-    token passes; a number token is not a name)."""
+    token passes; a number token is not a name).
+
+    :param value: the name.
+    :param rule: the rule id its findings carry (``HP-NAME-CLUSTER``, ``HP-NAME-GROUP``, ...).
+    :param field: the field its findings name.
+    :param group: the instance group it belongs to, or ``None``.
+    :param max_length: the longest name allowed. Default: 63.
+    """
     if is_text_token(value):
         return []
     if is_unresolved(value):

@@ -118,7 +118,12 @@ def override_network_findings(
 ) -> list[Finding]:
     """A group's network override that the cluster cannot complete: a subnet selection that
     needs a VPC lookup without ``vpc``, no security group to pair the subnets with, or no
-    subnet to pair the security groups with."""
+    subnet to pair the security groups with.
+
+    :param group: the instance group with an override.
+    :param has_vpc: whether the cluster was given a ``vpc``.
+    :param cluster_security_groups: how many security groups the cluster has.
+    """
     found: list[Finding] = []
     selection = group.vpc_subnets
     if selection is not None and selection.subnets is None and not has_vpc:
@@ -170,7 +175,14 @@ def network_selection_findings(
     explicit_subnets: bool = False,
 ) -> list[Finding]:
     """Without a VPC, the network is complete only with explicit subnets (e.g.
-    ``ec2.Subnet.from_subnet_id``) and security groups; anything less would be ignored."""
+    ``ec2.Subnet.from_subnet_id``) and security groups; anything less would be ignored.
+
+    :param has_vpc: whether the cluster was given a ``vpc``.
+    :param security_groups_given: whether it was given ``security_groups``.
+    :param subnets_given: whether it was given ``vpc_subnets``.
+    :param explicit_subnets: whether ``vpc_subnets`` names subnets (no VPC lookup needed).
+        Default: False.
+    """
     if has_vpc or not (security_groups_given or subnets_given):
         return []
     if security_groups_given and explicit_subnets:

@@ -102,8 +102,11 @@ class Rule:
     and the checks that report it (:attr:`checks`, bound by :func:`reports`)."""
 
     id: str
+    """The stable rule id, e.g. ``HP-MIN-ABOVE-COUNT``."""
     severity: Severity
+    """An error (synth fails) or a warning."""
     scope: Scope
+    """What it looks at: a group, the cluster, the gate, a blueprint."""
     field: str
     """The library property (with the CloudFormation name) the rule checks."""
     summary: str
@@ -138,11 +141,17 @@ class Rule:
 
 class Check(Generic[P]):
     """A pure check (ParallelCluster's validator): called like the function it wraps, it
-    returns the findings of :attr:`rules`, and of no other rule."""
+    returns the findings of :attr:`rules`, and of no other rule.
+
+    :param function: the check: a pure function that returns findings.
+    :param rules: the rules it reports.
+    """
 
     def __init__(self, function: Callable[P, list[Finding]], rules: tuple[Rule, ...]) -> None:
         self.function = function
+        """The wrapped check."""
         self.rules = rules
+        """The rules it reports."""
         self.__doc__ = function.__doc__
         self.__name__ = function.__name__
         self.__wrapped__ = function
@@ -155,12 +164,16 @@ class Check(Generic[P]):
 
 
 def reports(*rules: Rule) -> Callable[[Callable[P, list[Finding]]], Check[P]]:
-    """Bind a check function to the rules it reports (one or a few tightly related ones)::
+    """Bind a check function to the rules it reports (one or a few tightly related ones):
 
+    ```python
     THREADS = Rule("HP-THREADS", Severity.ERROR, Scope.GROUP, "`threads_per_core`", "1 or 2")
 
     @reports(THREADS)
     def threads(group: InstanceGroup) -> list[Finding]: ...
+    ```
+
+    :param rules: the rules the function reports (and no other).
     """
 
     def bind(function: Callable[P, list[Finding]]) -> Check[P]:

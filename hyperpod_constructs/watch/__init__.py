@@ -7,13 +7,13 @@ ends by itself (exit 0 ready, 1 failed or rolled back, 2 bad input or AWS unreac
 
 Functional core, imperative shell:
 
-- :mod:`.target`: which cluster, groups and wait condition to watch, from a template (pure) and
+- ``target``: which cluster, groups and wait condition to watch, from a template (pure) and
   from a ``cdk.out`` folder (reads files, stdlib only).
-- :mod:`.model`: one refresh, :class:`~.model.Observation` -> :class:`~.model.Refresh` (pure).
-- :mod:`.jsonl` and :mod:`.screen`: a refresh as a JSON object or as a ``rich`` renderable.
-- :mod:`.aws`: the read-only AWS calls (boto3), turned into an observation.
-- :mod:`.cli`: the subcommand and its loop.
+- ``model``: one refresh, ``Observation`` -> ``Refresh`` (pure).
+- ``jsonl`` and ``screen``: a refresh as a JSON object or as a ``rich`` renderable.
+- ``aws``: the read-only AWS calls (boto3), turned into an observation.
+- ``cli``: the subcommand and its loop.
 
-Importing this package (or :mod:`.cli`) imports neither ``boto3`` nor ``rich``: they load when
+Importing this package (or ``cli``) imports neither ``boto3`` nor ``rich``: they load when
 the command runs, and a missing one is a one-line error.
 """

@@ -77,7 +77,9 @@ class GroupRequirement:
     """
 
     min_count: int
+    """The requested ``MinInstanceCount``: the gate waits until this many are in service."""
     target_count: int
+    """The requested ``InstanceCount``, which HyperPod must report back as ``TargetCount``."""
 
     def __post_init__(self) -> None:
         if isinstance(self.min_count, bool) or not isinstance(self.min_count, int):
@@ -150,8 +152,11 @@ class GateDecision:
     """Result of :func:`evaluate_gate`: a status, the human reason, the groups."""
 
     status: GateStatus
+    """READY, WAITING or FAILED."""
     reason: str
+    """Why, in words: what the gate saw and, on FAILED, what to do."""
     groups: tuple[GroupProgress, ...]
+    """The progress of each gated group (current, minimum and target counts, status)."""
 
 
 def _as_int(value: Any) -> int | None:
@@ -298,6 +303,14 @@ def evaluate_gate(
     armed, a gated group that is missing or reports other counts is taken as "HyperPod has
     not applied the update yet" (WAITING), not as a rollback; HyperPod's rollback comes
     hours later, so this never hides one.
+
+    :param describe_cluster_response: a (boto3-parsed) DescribeCluster response.
+    :param requirements: each gated group's name -> what was requested.
+    :param events: ListClusterEvents entries, newest first, to enrich a FAILED reason.
+        Default: none.
+    :param now: the current time. Default: none (no deadline or settle window applies).
+    :param deadline: when waiting becomes FAILED. Default: none.
+    :param armed_at: when the gate was armed, for the settle window. Default: none.
     """
     if deadline is not None and now is None:
         raise ValueError("evaluate_gate needs now= when deadline= is given")
