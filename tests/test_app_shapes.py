@@ -144,9 +144,10 @@ def synthesized(assembly: CloudAssembly, stack: cdk.Stack) -> Synthesized:
         template = json.loads((directory / stack.template_file).read_text())
         return Synthesized(template, asset_files(directory, parent.artifact_id), None, directory)
     artifact = assembly.get_stack_artifact(stack.artifact_id)
-    return Synthesized(
-        dict(artifact.template), asset_files(directory, stack.artifact_id), artifact, directory
-    )
+    # The template from its file: jsii keeps the first proxy it made of an artifact, and one
+    # met first as another stack's dependency is a plain CloudArtifact (no ``template``).
+    template = json.loads((directory / stack.template_file).read_text())
+    return Synthesized(template, asset_files(directory, stack.artifact_id), artifact, directory)
 
 
 def from_artifact(artifact: CloudFormationStackArtifact, directory: Path) -> Synthesized:
@@ -772,7 +773,11 @@ def test_a_synthesizer_without_assets_is_a_finding(
     with pytest.raises(RuntimeError) as raised:
         app.synth()
     message = str(raised.value)
-    assert message.count("[HP-SYNTHESIZER-ASSETS]") == 2
+    # One value (the synthesizer) breaking one rule twice: one line naming both reasons.
+    assert message.count("[HP-SYNTHESIZER-ASSETS]") == 1
+    (line,) = [line for line in message.splitlines() if "[HP-SYNTHESIZER-ASSETS]" in line]
+    for reason in found:
+        assert reason.allowed in line
     assert name in message
     assert list(tmp_path.glob("*.template.json")) == []
 

@@ -208,10 +208,17 @@ def _build(ns: dict[str, Any]) -> Any:
     return build
 
 
+def _key(ns: dict[str, Any]) -> Any:
+    from aws_cdk import aws_kms as kms
+
+    return kms.Key(ns["stack"], "Key")
+
+
 PRELUDE: dict[str, Callable[[dict[str, Any]], Any]] = {
     "vpc": _vpc,
     "cluster": _cluster,
     "file_system": _file_system,
+    "key": _key,
     "my_function": _function,
     "cluster_arn": lambda ns: "arn:aws:sagemaker:us-east-1:111122223333:cluster/abcdefgh1234",
     "build": _build,

@@ -107,7 +107,7 @@ class Finding:
     groups share the name. Default: none (the cluster adds it where the name is ambiguous)."""
     also: tuple[Finding, ...] = ()
     """Other rules broken by the same field and value, reported on this one line (see
-    :func:`merge_findings`). Default: none."""
+    ``merge_findings``). Default: none."""
 
     def __post_init__(self) -> None:
         if self.problem is None and not (self.field and self.allowed):
@@ -128,7 +128,7 @@ class Finding:
     @property
     def rules(self) -> tuple[str, ...]:
         """Every rule id this line reports: ``rule``, then those of :attr:`also`."""
-        return (self.rule, *(other.rule for other in self.also))
+        return tuple(dict.fromkeys((self.rule, *(other.rule for other in self.also))))
 
     @property
     def is_error(self) -> bool:
@@ -179,8 +179,9 @@ class Finding:
 
 def merge_findings(findings: Iterable[Finding]) -> list[Finding]:
     """One finding per mistake: findings of the same severity about the same group, field and
-    value (two rules broken by one value) become one, the first with the others in
-    :attr:`Finding.also`; identical findings are kept once. Order: first occurrence."""
+    value (two rules, or two reasons of one rule, broken by one value) become one, the first
+    with the others in :attr:`Finding.also`; a reason already on the line is kept once.
+    Order: first occurrence."""
     merged: dict[tuple[object, ...], Finding] = {}
     for finding in findings:
         if finding.problem is not None:
@@ -196,7 +197,10 @@ def merge_findings(findings: Iterable[Finding]) -> list[Finding]:
         first = merged.get(key)
         if first is None:
             merged[key] = finding
-        elif finding.problem is None and finding.rule not in first.rules:
+        elif finding.problem is None and not any(
+            (kept.rule, kept.allowed, kept.fix) == (finding.rule, finding.allowed, finding.fix)
+            for kept in (first, *first.also)
+        ):
             merged[key] = replace(first, also=(*first.also, finding))
     return list(merged.values())
 
