@@ -3,13 +3,13 @@ HyperPod's terms, before ``cdk deploy``.
 
 Functional core, imperative shell, as ``summary`` and ``watch``:
 
-- :mod:`.semantics`: the one table of what changing each property does (pure data, checked
+- ``semantics``: the one table of what changing each property does (pure data, checked
   against the resource schema that cfn-lint ships).
-- :mod:`.resolve`: parameters resolved as deployed (pure).
-- :mod:`.model`: baseline template + new template -> :class:`StackPlan` (pure).
-- :mod:`.render`: the text and the JSON document.
-- :mod:`.aws`: the deployed baseline (``GetTemplate``, ``DescribeStacks``, ``DescribeCluster``).
-- :mod:`.cli`: the subcommand.
+- ``resolve``: parameters resolved as deployed (pure).
+- ``model``: baseline template + new template -> :class:`StackPlan` (pure).
+- ``render``: the text and the JSON document.
+- ``aws``: the deployed baseline (``GetTemplate``, ``DescribeStacks``, ``DescribeCluster``).
+- ``cli``: the subcommand.
 
 Importing this package imports neither ``aws_cdk`` nor ``boto3``.
 """

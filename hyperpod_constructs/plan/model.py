@@ -47,7 +47,11 @@ WINDOW_HOURS = int(WINDOW.total_seconds()) // 3600
 
 class BaselineError(ValueError):
     """The baseline cannot be compared with the new template; ``code`` names the problem
-    (``not-a-template``, ``no-cluster``, ``other-stack``) and ``str()`` is one line."""
+    (``not-a-template``, ``no-cluster``, ``other-stack``) and ``str()`` is one line.
+
+    :param code: the problem's name, shown in brackets after the message.
+    :param message: what is wrong with the baseline, in words.
+    """
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{message} [{code}]")
@@ -83,14 +87,16 @@ class GroupChange(Enum):
 
 @dataclass(frozen=True)
 class Change:
-    """One property whose value changes, classified by :mod:`.semantics`."""
+    """One property whose value changes, classified by the ``semantics`` table."""
 
     path: str
     """Readable path of the property, e.g. ``InstanceType`` or ``LifeCycleConfig.SourceS3Uri``."""
     rule: PropertyRule
+    """What changing this property does (its row of the semantics table)."""
     old: str | None
     """The baseline's value, rendered (None: not set)."""
     new: str | None
+    """The new template's value, rendered (None: not set)."""
 
     @property
     def effect(self) -> Effect:
@@ -106,23 +112,33 @@ class GroupPlan:
     """What the update does to one instance group."""
 
     name: str
+    """The group's ``InstanceGroupName``."""
     change: GroupChange
+    """The headline of what happens to it."""
     node_type: str | None
+    """Its Slurm node type (``Controller``, ``Login``, ``Compute``), when set."""
     old_count: int | str | None
     """``InstanceCount`` in the baseline (None: the group is new)."""
     new_count: int | str | None
+    """``InstanceCount`` in the new template (None: the group is removed)."""
     old_min: int | str | None
+    """``MinInstanceCount`` in the baseline (None: not set or the group is new)."""
     new_min: int | str | None
+    """``MinInstanceCount`` in the new template (None: not set or the group is removed)."""
     live_count: int | None
     """``CurrentCount`` of the running group (DescribeCluster), when read."""
     nodes_terminated: int | None
     """Nodes the update terminates (0: none; None: cannot tell, e.g. a count that is an
     expression)."""
     changes: tuple[Change, ...]
+    """Every property of the group whose value changes."""
     notes: tuple[str, ...]
     """What happens, in HyperPod's words, one sentence each."""
     renamed_to: str | None = None
+    """The group's new name when the update looks like a rename (a removal plus an
+    addition). Default: none."""
     renamed_from: str | None = None
+    """The group's old name when it looks renamed. Default: none."""
     gated: bool = False
     """The readiness gate waits for this group in the new template."""
 
@@ -137,9 +153,13 @@ class GateWait:
     """One group the gate waits for after the update."""
 
     group: str
+    """The group's name."""
     min_count: int | str | None
+    """The minimum the gate waits for (an expression stays a string)."""
     target_count: int | str | None
+    """The group's ``InstanceCount`` after the update."""
     live_count: int | None
+    """Its ``CurrentCount`` now, when the running cluster was read."""
 
 
 @dataclass(frozen=True)
@@ -147,11 +167,17 @@ class GatePlan:
     """Whether the update waits for the readiness gate, by the gate's own rule."""
 
     before: bool
+    """The baseline has a readiness gate."""
     after: bool
+    """The new template has a readiness gate."""
     waits: bool
+    """The update starts a new wait (the gate's own re-arm rule)."""
     reason: str
+    """Why it waits or not, in words."""
     waits_for: tuple[GateWait, ...] = ()
+    """The groups a new wait waits for. Default: none."""
     timeout_seconds: int | str | None = None
+    """How long the new wait may last. Default: none (no wait)."""
 
 
 @dataclass(frozen=True)
@@ -159,19 +185,26 @@ class ClusterPlan:
     """What the update does to one ``AWS::SageMaker::Cluster``."""
 
     logical_id: str
+    """The cluster resource's logical id."""
     cluster_name: str | None
+    """Its ``ClusterName`` when it is a plain string."""
     change: ClusterChange
+    """What happens to the cluster resource."""
     replaced_by: tuple[Change, ...]
     """The create-only properties that replace it (empty: not replaced)."""
     retained: bool
     """The old cluster is kept running outside the stack (``UpdateReplacePolicy`` or
     ``DeletionPolicy`` Retain) when it is replaced or removed."""
     nodes_terminated: int | None
+    """Nodes the update terminates (None: cannot tell)."""
     changes: tuple[Change, ...]
     """Cluster-level property changes that do not replace it."""
     groups: tuple[GroupPlan, ...]
+    """The plan of each instance group, baseline and new."""
     gate: GatePlan
+    """Whether the update waits for the readiness gate."""
     notes: tuple[str, ...] = ()
+    """What happens to the cluster, in HyperPod's words. Default: none."""
 
     @property
     def replaced(self) -> bool:
@@ -191,6 +224,7 @@ class StackPlan:
     """The plan of one stack update."""
 
     stack: str
+    """The stack's name."""
     baseline: str
     """Where the baseline came from (a file, or the deployed stack)."""
     parameters: str
@@ -198,6 +232,7 @@ class StackPlan:
     live_counts: bool
     """Whether node counts come from the running clusters."""
     clusters: tuple[ClusterPlan, ...]
+    """The plan of each HyperPod cluster of the stack."""
     notes: tuple[str, ...] = ()
     """What the plan could not read (e.g. a deployed cluster HyperPod does not know)."""
 
@@ -248,8 +283,12 @@ def check_baseline(old: object, new: object, *, same_stack: bool = False) -> Non
     """Refuse a baseline that cannot be compared with ``new`` (pure): not a template, a
     template without a HyperPod cluster, or (unless ``same_stack``: the deployed stack of that
     name) the template of another stack: none of its clusters is in ``new`` under the same
-    logical id and name, and it shares less than :data:`OTHER_STACK_SHARE` of its resources.
+    logical id and name, and it shares less than ``OTHER_STACK_SHARE`` of its resources.
 
+    :param old: the baseline, parsed from its JSON.
+    :param new: the new template it is compared with.
+    :param same_stack: the baseline is the deployed stack of the same name, so the
+        other-stack check is skipped. Default: false.
     :raises BaselineError: with its ``code``.
     """
     for document, what in ((old, "the baseline"), (new, "the new template")):
@@ -956,6 +995,10 @@ def plan_stack(
 ) -> StackPlan:
     """The plan of updating ``old_template`` (what runs) to ``new_template``.
 
+    :param old_template: the baseline: what runs now.
+    :param new_template: the template ``cdk deploy`` would deploy.
+    :param stack: the stack's name, shown in the plan.
+    :param baseline: where the baseline came from (a file, or the deployed stack), shown.
     :param old_parameters: the deployed stack's parameter values (default: the baseline's
         parameter defaults).
     :param new_parameters: values the new template deploys with (default: its defaults; with

@@ -41,7 +41,10 @@ def _change_line(change: Change) -> str:
 
 def render_text(plan: StackPlan) -> str:
     """The plain-text plan: a header, the disruptive items first, then per cluster what
-    happens to it, each group and the gate, and the verdict. Ends with a newline."""
+    happens to it, each group and the gate, and the verdict. Ends with a newline.
+
+    :param plan: the plan to print (from :func:`~hyperpod_constructs.plan.plan_stack`).
+    """
     lines = [
         f"plan for stack {plan.stack}: baseline {plan.baseline}, parameters {plan.parameters}, "
         + (
@@ -118,7 +121,10 @@ def _gate_json(gate: GatePlan) -> dict[str, Any]:
 
 
 def to_json(plan: StackPlan) -> dict[str, Any]:
-    """The JSON document (schema version :data:`JSON_SCHEMA_VERSION`) as Python objects."""
+    """The JSON document (schema version :data:`JSON_SCHEMA_VERSION`) as Python objects.
+
+    :param plan: the plan to convert.
+    """
     return {
         "schema_version": JSON_SCHEMA_VERSION,
         "stack": plan.stack,
@@ -148,5 +154,8 @@ def to_json(plan: StackPlan) -> dict[str, Any]:
 
 
 def render_json(plan: StackPlan) -> str:
-    """:func:`to_json`, indented, ending with a newline."""
+    """:func:`to_json`, indented, ending with a newline.
+
+    :param plan: the plan to print.
+    """
     return json.dumps(to_json(plan), indent=2) + "\n"

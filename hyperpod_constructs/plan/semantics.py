@@ -76,6 +76,7 @@ class PropertyRule:
     pointer: str
     """The property's JSON pointer in the resource schema."""
     effect: Effect
+    """What the change does to the cluster or its nodes."""
     what: str
     """What HyperPod does when the property changes, in its words (one clause)."""
     source: str
@@ -256,7 +257,11 @@ UNKNOWN_WHAT = (
 def rule_for(pointer: str) -> PropertyRule:
     """The row of ``pointer`` or of its nearest enclosing property (``LifeCycleConfig/OnCreate``
     is classified as ``LifeCycleConfig``); an :attr:`Effect.UNKNOWN` row for a property the
-    table does not know (pure)."""
+    table does not know (pure).
+
+    :param pointer: the property's JSON pointer in the resource schema, e.g.
+        ``/properties/InstanceGroups/*/InstanceType``.
+    """
     base = GROUP if pointer.startswith(GROUP + "/") else CLUSTER
     path = pointer
     while path.startswith(base + "/"):

@@ -115,9 +115,9 @@ class Rule:
     """Where the check lives when it is not a :class:`Check` of this package (a construct or
     factory that reports the rule itself). Default: empty (a :class:`Check` reports it)."""
     source: Source | None = None
-    """What the claim rests on (:class:`Source`). Every error has an AWS source or is about the
+    """What the claim rests on (a ``Source``). Every error has an AWS source or is about the
     library's own API (a test checks it); a warning may rest on an unconfirmed claim, and then
-    says so in its summary (:data:`UNCONFIRMED`). Default: none."""
+    says so in its summary (``UNCONFIRMED``). Default: none."""
     checks: tuple[Check[...], ...] = dataclasses.field(
         default=(), init=False, compare=False, repr=False
     )
