@@ -40,6 +40,7 @@ from hyperpod_constructs.blueprints import (
 )
 from hyperpod_constructs.sizing import FsdpLayout, MegatronLayout
 from tests.conftest import new_app
+from tests.support.synth_result import synth
 from tests.template_utils import normalize_asset_hashes, only, resources, statements
 
 T = HyperPodInstanceType
@@ -342,21 +343,6 @@ class Lean(FsdpTrainingCluster):
     )
 
 
-def synth_errors(app: Any, tmp_path: Path) -> list[str]:
-    try:
-        app.synth()
-        return []
-    except RuntimeError as error:
-        assert "ValidationFailed" in str(error), error
-    report = json.loads((tmp_path / "validation-report.json").read_text())
-    return [
-        v["description"]
-        for p in report["pluginReports"]
-        for v in p["violations"]
-        if v["severity"] == "error"
-    ]
-
-
 def test_the_blueprint_policy_requires_the_team_tag(tmp_path: Path) -> None:
     app = new_app(outdir=str(tmp_path))
     stack = Stack(app, "S")
@@ -367,7 +353,7 @@ def test_the_blueprint_policy_requires_the_team_tag(tmp_path: Path) -> None:
     assert [g.name for g in lean.instance_groups] == ["controller", "train"]
     assert (lean.compute_group.instance_count, lean.compute_group.min_instance_count) == (2, 2)
     assert lean.min_count_gate is None
-    assert synth_errors(app, tmp_path) == [
+    assert synth(app, tmp_path).errors() == [
         "[HPP-TAGS] lean: S/Cluster: tag 'team' is missing. Fix: pass tags={'team': "
         "'<value>'} to the cluster, or Tags.of(scope).add('team', '<value>')"
     ]
@@ -378,7 +364,7 @@ def test_a_tag_from_the_app_satisfies_the_blueprint_policy(tmp_path: Path) -> No
     stack = Stack(app, "S")
     Lean(stack, "Cluster", FsdpTrainingClusterProps(vpc=imported_vpc(stack), data_parallel=16))
     Tags.of(app).add("team", "vision")
-    assert synth_errors(app, tmp_path) == []
+    assert synth(app, tmp_path).errors() == []
 
 
 def test_unknown_accelerator_counts_need_an_explicit_count() -> None:
@@ -447,7 +433,7 @@ def test_the_platform_policy_also_holds_hand_built_clusters(tmp_path: Path) -> N
             ),
         ],
     )
-    errors = synth_errors(app, tmp_path)
+    errors = synth(app, tmp_path).errors()
     assert sorted(e.split("]")[0][1:] for e in errors) == [
         "HPP-DEEP-HEALTH",
         "HPP-INSTANCE-TYPE",

@@ -65,6 +65,17 @@ class Size:
 
 Aspects.of(Stack(app, "Top")).add(Size())
 """,
+    # Valid props, one organisation policy error: no cdk.json here, so aws-cdk-lib's
+    # annotationsInValidationReport flag is off and an error annotation alone would not fail.
+    "policy": """\
+from hyperpod_constructs.policy import HyperPodPolicy
+
+HyperPodSlurmCluster(Stack(app, "Top"), "Cluster", instance_groups=[
+    InstanceGroup.controller("controller", instance_type=CPU),
+    InstanceGroup.compute("a", instance_type=CPU, instance_count=4, partition="a"),
+])
+Aspects.of(app).add(HyperPodPolicy(name="acme", max_instance_count=2))
+""",
     # Raised while the app is built: a scope that is not a construct.
     "eager": 'HyperPodSlurmCluster("not a scope", "Cluster")\n',
     # Not a validation failure: Python's traceback, status 1.
@@ -127,6 +138,13 @@ def test_a_failing_synth_prints_every_finding_once(shape: str, runs: dict[str, F
 def test_an_error_jsii_relays_from_an_aspect_is_reported(runs: dict[str, Finished]) -> None:
     (problem,) = _assert_clean(runs["relayed"])
     assert "data_parallel=0" in problem
+
+
+def test_a_policy_error_alone_fails_a_plain_app(runs: dict[str, Finished]) -> None:
+    """A policy never fails open: not in ``python app.py`` without cdk.json's flags either."""
+    (problem,) = _assert_clean(runs["policy"])
+    assert problem.startswith("[Top/Cluster] [HPP-MAX-COUNT] acme: Top/Cluster: instance group")
+    assert "instance_count 4 is above the maximum of 2" in problem
 
 
 def test_an_error_raised_while_building_is_reported(runs: dict[str, Finished]) -> None:

@@ -126,18 +126,22 @@ def _argument_findings(arguments: Mapping[str, Any]) -> list[Finding]:
 @jsii.implements(IValidation)
 class _DeferredCheck:
     """Runs the policy on one cluster at validation time: after every aspect (including the
-    ``Tags.of()`` aspects, whatever their priority) has run."""
+    ``Tags.of()`` aspects, whatever their priority) has run.
+
+    The errors are the validation's result, so they fail every synth (``python app.py``,
+    ``cdk synth``, an in-process ``app.synth()``), whatever the app's feature flags, and no
+    template is written. They are kept: a second ``app.synth()`` fails again (the policy
+    never fails open), while the annotations are added only once."""
 
     def __init__(self, policy: HyperPodPolicy, cluster: HyperPodSlurmCluster) -> None:
         self._policy = policy
         self._cluster = cluster
-        self._done = False
+        self._errors: list[str] | None = None
 
     def validate(self) -> list[str]:
-        if not self._done:
-            self._done = True
-            self._policy._report(self._cluster)
-        return []
+        if self._errors is None:
+            self._errors = self._policy._report(self._cluster)
+        return list(self._errors)
 
 
 @jsii.implements(IAspect)
@@ -163,7 +167,8 @@ class HyperPodPolicy:
     Every HyperPod cluster (:class:`HyperPodSlurmCluster` and its subclasses) in the scope is
     checked at synth, after all aspects ran, so tags from ``Tags.of(app)`` count. Each
     violation is an annotation on the cluster naming the rule, the construct path, the group
-    and the fix: an error (``cdk synth`` fails) or a warning with id
+    and the fix: an error (also the policy's node validation error, so every synth fails and
+    no template is written, whatever the app's feature flags) or a warning with id
     ``hyperpod-policy:<rule id>``. Rules left at their default (``None`` / ``False``) are
     off. Exempt a construct from a rule with :meth:`exempt`.
 
@@ -330,11 +335,13 @@ class HyperPodPolicy:
             result.append(dataclasses.replace(violation, exemption=reason))
         return result
 
-    def _report(self, cluster: HyperPodSlurmCluster) -> None:
+    def _report(self, cluster: HyperPodSlurmCluster) -> list[str]:
+        """Annotate ``cluster`` with its violations; return the errors' messages."""
         violations = self._apply_exemptions(
             self.evaluate(ClusterFacts.of(cluster)), _exemptions(cluster)
         )
         annotations = Annotations.of(cluster)
+        errors: list[str] = []
         for violation in violations:
             self._violations.append(violation)
             message = violation.message()
@@ -342,5 +349,7 @@ class HyperPodPolicy:
                 annotations.add_info(message)
             elif fail_closed(violation.severity) is PolicySeverity.ERROR:
                 annotations.add_error(message)
+                errors.append(message)
             else:
                 annotations.add_warning_v2(f"{WARNING_ID_PREFIX}{violation.rule_id}", message)
+        return errors

@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 PolicySeverity = Severity
 """What a broken policy rule does: the library's one :class:`Severity` enum.
 
-``ERROR`` adds an error annotation: ``cdk synth`` and ``cdk deploy`` fail.
+``ERROR`` fails the synth (the policy's node validation reports it, so ``python app.py``,
+``cdk synth`` and an in-process ``app.synth()`` all fail and write no template) and adds
+an error annotation.
 ``WARNING`` adds a warning annotation (id ``hyperpod-policy:<rule id>``): reported, and
 fatal only with ``cdk synth --strict``; acknowledge it with
 ``Annotations.of(cluster).acknowledge_warning("hyperpod-policy:<rule id>", reason)``.
