@@ -25,6 +25,9 @@ def test_bar_is_current_of_target_in_width_cells(current: int, target: int, widt
 def test_bar_examples() -> None:
     assert bar(12, 16) == FULL * 18 + EMPTY * 6
     assert bar(0, 16) == EMPTY * BAR_WIDTH
+    # Exactly half a cell rounds up (round() gave 0 cells: 128 of 256 looked like nothing).
+    assert bar(128, 256, 1) == FULL
+    assert bar(1, 48, 24) == FULL + EMPTY * 23
 
 
 def test_clock() -> None:

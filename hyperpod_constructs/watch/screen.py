@@ -25,7 +25,11 @@ _VERDICT_STYLE = {"ready": "bold green", "failed": "bold red", "error": "bold re
 def bar(current: int, target: int, width: int = BAR_WIDTH) -> str:
     """``current`` of ``target`` as ``width`` cells of ``█`` (done) and ``░`` (to go); a full bar
     when ``target`` is 0 or ``current`` exceeds it."""
-    done = width if target <= 0 else round(width * min(current, target) / target)
+    if target <= 0:
+        return FULL * width
+    # Rounded half up, in integers: a half cell of progress shows (Python's round() rounds
+    # half to even, so 128 of 256 on one cell showed nothing).
+    done = (2 * width * min(current, target) + target) // (2 * target)
     return FULL * done + EMPTY * (width - done)
 
 
