@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import jsii
 from aws_cdk import Acknowledgment, Annotations, Names, RemovalPolicy, Resource, Tags, Validations
@@ -14,6 +14,10 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
 from constructs import Construct, DependencyGroup, IConstruct, IDependable, IValidation
 
+from ._cluster_interface import IHyperPodCluster as IHyperPodCluster
+from ._core.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
+from ._core.finding import merge_findings
+from ._core.report import record_findings
 from ._dependable import LazyDependable
 from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance
@@ -47,11 +51,8 @@ from .validation import (
     validate_cluster,
     validate_group,
 )
-from .validation.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
 from .validation.cluster_rules import synthesizer_asset_findings
-from .validation.finding import merge_findings
 from .validation.node_rules import WARN_INSTANCE_TYPE
-from .validation.report import record_findings
 
 if TYPE_CHECKING:
     # Imported when the first group is gated: its aws-cdk-lib modules (Lambda, Step Functions,
@@ -74,38 +75,6 @@ DESCRIBE_ACTIONS = (
     "sagemaker:ListClusterNodes",
     "sagemaker:ListClusterEvents",
 )
-
-
-@runtime_checkable
-class IHyperPodCluster(IConstruct, Protocol):
-    """A HyperPod cluster, defined in this app or imported."""
-
-    @property
-    def cluster_arn(self) -> str:
-        """The cluster ARN (``arn:...:sagemaker:<region>:<account>:cluster/<id>``)."""
-        ...
-
-    @property
-    def cluster_name(self) -> str:
-        """The cluster name; for an imported cluster known only by ARN, the ARN (which the
-        SageMaker API accepts wherever it takes a cluster name)."""
-        ...
-
-    def grant(self, grantee: iam.IGrantable, *actions: str) -> iam.Grant:
-        """Grant ``actions`` (e.g. ``sagemaker:UpdateCluster``) on this cluster, and only this
-        cluster, to ``grantee``.
-
-        :param grantee: the principal (a role, a function, a user).
-        :param actions: IAM actions, e.g. ``"sagemaker:UpdateCluster"``.
-        """
-        ...
-
-    def grant_describe(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Let ``grantee`` read the cluster, its nodes and its events.
-
-        :param grantee: the principal (a role, a function, a user).
-        """
-        ...
 
 
 class HyperPodClusterBase(Resource, metaclass=jsii.JSIIAbstractClass):
