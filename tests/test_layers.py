@@ -11,6 +11,7 @@ outside the layers (tests/gate/test_gate_runtime_package.py checks it).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pytest
 
 PACKAGE = "hyperpod_constructs"
 ROOT = Path(__file__).resolve().parent.parent / PACKAGE
+PAGE = ROOT.parent / "docs" / "layout.md"
 OUTSIDE = ("gate.runtime",)
 """Modules outside the layers (by prefix, below the package)."""
 
@@ -229,3 +231,16 @@ def test_no_imports_close_a_circle() -> None:
 
 def test_a_circle_is_found() -> None:
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_layout_page_shows_these_layers() -> None:
+    """docs/layout.md's table: one row per layer, bottom first, naming the same modules
+    (``__init__`` for the package's own)."""
+    rows = [
+        (cells[0], re.findall(r"`([^`]+)`", cells[1]))
+        for line in PAGE.read_text(encoding="utf-8").splitlines()
+        if line.startswith("| ") and not line.startswith("| Layer")
+        for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
+    ]
+    expected = [(name, [entry or "__init__" for entry in entries]) for name, entries in LAYERS]
+    assert rows == expected
