@@ -35,10 +35,10 @@ def _reported(error: BaseException) -> bool:
     if not isinstance(error, Exception) or os.environ.get(TRACEBACK_VARIABLE) == "1":
         return False
     # Neither the library's errors nor aws-cdk-lib loaded: it cannot be a validation failure.
-    if not {"aws_cdk", "hyperpod_constructs.validation.finding"} & sys.modules.keys():
+    if not {"aws_cdk", "hyperpod_constructs._core.finding"} & sys.modules.keys():
         return False
     try:
-        from .reporting import print_report
+        from ._report_text import print_report
 
         return print_report(error)
     except Exception:  # the original error must never be hidden by ours

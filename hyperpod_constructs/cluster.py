@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 import jsii
 from aws_cdk import Acknowledgment, Annotations, Names, RemovalPolicy, Resource, Tags, Validations
@@ -14,6 +14,10 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
 from constructs import Construct, DependencyGroup, IConstruct, IDependable, IValidation
 
+from ._cluster_interface import IHyperPodCluster as IHyperPodCluster
+from ._core.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
+from ._core.finding import merge_findings
+from ._core.report import record_findings
 from ._dependable import LazyDependable
 from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance
@@ -47,11 +51,8 @@ from .validation import (
     validate_cluster,
     validate_group,
 )
-from .validation.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
 from .validation.cluster_rules import synthesizer_asset_findings
-from .validation.finding import merge_findings
 from .validation.node_rules import WARN_INSTANCE_TYPE
-from .validation.report import record_findings
 
 if TYPE_CHECKING:
     # Imported when the first group is gated: its aws-cdk-lib modules (Lambda, Step Functions,
@@ -74,38 +75,6 @@ DESCRIBE_ACTIONS = (
     "sagemaker:ListClusterNodes",
     "sagemaker:ListClusterEvents",
 )
-
-
-@runtime_checkable
-class IHyperPodCluster(IConstruct, Protocol):
-    """A HyperPod cluster, defined in this app or imported."""
-
-    @property
-    def cluster_arn(self) -> str:
-        """The cluster ARN (``arn:...:sagemaker:<region>:<account>:cluster/<id>``)."""
-        ...
-
-    @property
-    def cluster_name(self) -> str:
-        """The cluster name; for an imported cluster known only by ARN, the ARN (which the
-        SageMaker API accepts wherever it takes a cluster name)."""
-        ...
-
-    def grant(self, grantee: iam.IGrantable, *actions: str) -> iam.Grant:
-        """Grant ``actions`` (e.g. ``sagemaker:UpdateCluster``) on this cluster, and only this
-        cluster, to ``grantee``.
-
-        :param grantee: the principal (a role, a function, a user).
-        :param actions: IAM actions, e.g. ``"sagemaker:UpdateCluster"``.
-        """
-        ...
-
-    def grant_describe(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Let ``grantee`` read the cluster, its nodes and its events.
-
-        :param grantee: the principal (a role, a function, a user).
-        """
-        ...
 
 
 class HyperPodClusterBase(Resource, metaclass=jsii.JSIIAbstractClass):
@@ -202,32 +171,236 @@ class AccountingDatabase:
         return body
 
 
-T = TypeVar("T")
-
-
-def _usable(
-    found: list[Finding],
-    parameter: str,
-    value: T,
-    ok: Callable[[object], bool],
-    expected: str,
-    default: T,
-    *,
-    optional: bool = True,
-) -> T:
-    """``value`` when it passes ``ok`` (or is ``None`` and ``optional``); else ``default``,
-    and a finding in ``found``."""
-    problems = check(parameter, value, ok, expected, optional=optional)
-    found += problems
-    return default if problems else value
-
-
 def _is_role(value: object) -> bool:
     return hasattr(value, "role_arn") and hasattr(value, "add_to_principal_policy")
 
 
 def _is_vpc(value: object) -> bool:
     return hasattr(value, "vpc_id") and hasattr(value, "select_subnets")
+
+
+def _is_security_groups(value: object) -> bool:
+    return isinstance(value, list | tuple) and all(hasattr(g, "security_group_id") for g in value)
+
+
+def _is_accounting_database(value: object) -> bool:
+    return isinstance(value, AccountingDatabase) and hasattr(value.secret, "secret_arn")
+
+
+def _is_removal_policy(value: object) -> bool:
+    return isinstance(value, RemovalPolicy) and value is not RemovalPolicy.SNAPSHOT
+
+
+@dataclass(frozen=True)
+class _Parameter:
+    """A constructor parameter checked by its value alone: its findings, and the value used
+    in its place when there are any (the synth fails on them; the construct still builds)."""
+
+    name: str
+    findings: Callable[[object], list[Finding]]
+    fallback: object
+
+
+def _typed(
+    name: str, ok: Callable[[object], bool], expected: str, fallback: object, *, optional: bool
+) -> _Parameter:
+    """A parameter whose only check is its type (``HP-ARG-TYPE``): ``ok``, or ``None`` when
+    ``optional``."""
+    return _Parameter(
+        name, lambda value: check(name, value, ok, expected, optional=optional), fallback
+    )
+
+
+_PARAMETERS: tuple[_Parameter, ...] = (
+    _typed(
+        "node_provisioning_mode",
+        instance_of(NodeProvisioningMode),
+        "a NodeProvisioningMode, e.g. NodeProvisioningMode.CONTINUOUS",
+        NodeProvisioningMode.CONTINUOUS,
+        optional=True,
+    ),
+    _Parameter("node_recovery", node_recovery_findings, NodeRecovery.AUTOMATIC),
+    _typed("execution_role", _is_role, "an iam.IRole or None", None, optional=True),
+    _typed("vpc", _is_vpc, "an ec2.IVpc or None", None, optional=True),
+    _typed(
+        "vpc_subnets",
+        instance_of(ec2.SubnetSelection),
+        "an ec2.SubnetSelection or None",
+        None,
+        optional=True,
+    ),
+    _typed(
+        "security_groups",
+        _is_security_groups,
+        "a list of ec2.ISecurityGroup or None",
+        None,
+        optional=True,
+    ),
+    _typed(
+        "slurm_config_strategy",
+        instance_of(SlurmConfigStrategy),
+        "a SlurmConfigStrategy or None",
+        None,
+        optional=True,
+    ),
+    _typed(
+        "accounting_database",
+        _is_accounting_database,
+        "AccountingDatabase(endpoint=..., secret=<secretsmanager.ISecret>) or None",
+        None,
+        optional=True,
+    ),
+    _typed(
+        "instance_groups",
+        is_sequence,
+        "a list of InstanceGroup (or an empty list)",
+        (),
+        optional=False,
+    ),
+    _typed(
+        "slurm_layout",
+        instance_of(SlurmLayout),
+        "a SlurmLayout, e.g. SlurmLayout.API",
+        SlurmLayout.API,
+        optional=False,
+    ),
+    _typed("declare_slurm_orchestrator", is_bool, "True or False (a bool)", False, optional=False),
+    _typed(
+        "removal_policy",
+        _is_removal_policy,
+        "RemovalPolicy.DESTROY, RETAIN or RETAIN_ON_UPDATE_OR_DELETE (a cluster has no "
+        "snapshot), or None",
+        None,
+        optional=True,
+    ),
+)
+"""The parameters checked by value alone, in the order their findings are reported."""
+
+
+@dataclass(frozen=True)
+class _Props:
+    """The constructor's arguments, resolved once (:func:`_resolve_props`): every value
+    usable as it is (a value with errors replaced by its fallback), the defaults applied, and
+    every finding of the props in the order the report lists them."""
+
+    instance_groups: Sequence[InstanceGroup]
+    name: str
+    mode: NodeProvisioningMode
+    node_recovery: NodeRecovery | str | None
+    lifecycle_scripts: LifecycleScripts | None
+    """None also when they have errors (binding them could not work)."""
+    execution_role: iam.IRole | None
+    vpc: ec2.IVpc | None
+    vpc_subnets: ec2.SubnetSelection | None
+    security_groups: Sequence[ec2.ISecurityGroup] | None
+    slurm_config_strategy: SlurmConfigStrategy | None
+    slurm_layout: SlurmLayout
+    declare_slurm_orchestrator: bool
+    accounting_database: AccountingDatabase | None
+    render_accounting_database: bool
+    """Whether the database is rendered (it has no errors)."""
+    tags: Mapping[str, str]
+    """Empty when the tags have errors."""
+    gate_options: MinCountGateOptions
+    """The defaults also when the options given have errors (the app may depend on the gate;
+    the synth fails on the findings)."""
+    gate_enabled: bool
+    removal_policy: RemovalPolicy | None
+    findings: tuple[Finding, ...]
+
+
+def _default_name(cluster: Construct, cluster_name: str | None) -> str:
+    """``cluster_name``, or one derived from the construct path (unique in the account)."""
+    return (
+        cluster_name
+        if cluster_name is not None
+        else Names.unique_resource_name(cluster, max_length=63)
+    )
+
+
+def _gate_options(readiness_gate: object) -> MinCountGateOptions:
+    """The options given, or the defaults for ``None`` or a value of another type (which
+    :func:`gate_option_findings` reports)."""
+    if isinstance(readiness_gate, MinCountGateOptions):
+        return readiness_gate
+    return MinCountGateOptions()
+
+
+def _has_errors(findings: Sequence[Finding]) -> bool:
+    return any(finding.is_error for finding in findings)
+
+
+def _resolve_props(cluster: Construct, given: Mapping[str, Any]) -> _Props:
+    """Check every parameter once and decide, in this one place, between each value and its
+    fallback. ``given`` holds the constructor's keyword arguments by name."""
+    found: list[Finding] = []
+    usable: dict[str, Any] = {}
+    for parameter in _PARAMETERS:
+        problems = parameter.findings(given[parameter.name])
+        found += problems
+        usable[parameter.name] = parameter.fallback if problems else given[parameter.name]
+    name = _default_name(cluster, given["cluster_name"])
+    role, vpc, subnets = usable["execution_role"], usable["vpc"], usable["vpc_subnets"]
+    scripts = given["lifecycle_scripts"]
+    role_owned = role is None or isinstance(role, iam.Role)
+    scripts_findings = lifecycle_findings(scripts, group=None, role_owned=role_owned)
+    tags_findings = tag_findings(given["tags"])
+    database_findings = accounting_findings(usable["accounting_database"])
+    readiness_gate = given["readiness_gate"]
+    options = _gate_options(readiness_gate)
+    gate_enabled = options.enabled is not False
+    gate_findings = gate_option_findings(
+        MinCountGateOptions() if readiness_gate is None else readiness_gate,
+        parameter="readiness_gate",
+    )
+    found += (
+        check_name(name, rule="HP-NAME-CLUSTER", field="cluster_name (ClusterName)", group=None)
+        + scripts_findings
+        + database_findings
+        + tags_findings
+        + (gate_findings if gate_enabled else [])
+        + network_selection_findings(
+            has_vpc=vpc is not None,
+            security_groups_given=usable["security_groups"] is not None,
+            subnets_given=subnets is not None,
+            explicit_subnets=subnets is not None and subnets.subnets is not None,
+        )
+    )
+    return _Props(
+        instance_groups=usable["instance_groups"],
+        name=name,
+        mode=usable["node_provisioning_mode"],
+        node_recovery=usable["node_recovery"],
+        lifecycle_scripts=None if _has_errors(scripts_findings) else scripts,
+        execution_role=role,
+        vpc=vpc,
+        vpc_subnets=subnets,
+        security_groups=usable["security_groups"],
+        slurm_config_strategy=usable["slurm_config_strategy"],
+        slurm_layout=usable["slurm_layout"],
+        declare_slurm_orchestrator=usable["declare_slurm_orchestrator"],
+        accounting_database=usable["accounting_database"],
+        render_accounting_database=not _has_errors(database_findings),
+        tags={} if _has_errors(tags_findings) else (given["tags"] or {}),
+        gate_options=MinCountGateOptions() if _has_errors(gate_findings) else options,
+        gate_enabled=gate_enabled,
+        removal_policy=usable["removal_policy"],
+        findings=tuple(found),
+    )
+
+
+def _check_scope_and_id(scope: object, id: object) -> None:
+    """The only arguments refused at once (nothing can be built without them)."""
+    raise_if_any(
+        "HyperPodSlurmCluster",
+        check(
+            "scope",
+            scope,
+            instance_of(Construct),
+            "a Construct (a Stack or a construct in one)",
+        )
+        + check("id", id, is_str, "a str"),
+    )
 
 
 @jsii.implements(IValidation)
@@ -360,223 +533,38 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             ``SNAPSHOT`` is refused (a cluster has no snapshot). ``python -m
             hyperpod_constructs plan`` shows which one applies before a deployment.
         """
-        raise_if_any(
-            "HyperPodSlurmCluster",
-            check(
-                "scope",
-                scope,
-                instance_of(Construct),
-                "a Construct (a Stack or a construct in one)",
-            )
-            + check("id", id, is_str, "a str"),
-        )
+        _check_scope_and_id(scope, id)
         super().__init__(scope, id)
-        found: list[Finding] = []
-        node_provisioning_mode = _usable(
-            found,
-            "node_provisioning_mode",
-            node_provisioning_mode,
-            instance_of(NodeProvisioningMode),
-            "a NodeProvisioningMode, e.g. NodeProvisioningMode.CONTINUOUS",
-            NodeProvisioningMode.CONTINUOUS,
-        )
-        recovery_findings = node_recovery_findings(node_recovery)
-        found += recovery_findings
-        if recovery_findings:
-            node_recovery = NodeRecovery.AUTOMATIC  # reported; rendered from a usable value
-        execution_role = _usable(
-            found, "execution_role", execution_role, _is_role, "an iam.IRole or None", None
-        )
-        vpc = _usable(found, "vpc", vpc, _is_vpc, "an ec2.IVpc or None", None)
-        vpc_subnets = _usable(
-            found,
-            "vpc_subnets",
-            vpc_subnets,
-            instance_of(ec2.SubnetSelection),
-            "an ec2.SubnetSelection or None",
-            None,
-        )
-        security_groups = _usable(
-            found,
-            "security_groups",
-            security_groups,
-            lambda v: (
-                isinstance(v, list | tuple) and all(hasattr(g, "security_group_id") for g in v)
-            ),
-            "a list of ec2.ISecurityGroup or None",
-            None,
-        )
-        slurm_config_strategy = _usable(
-            found,
-            "slurm_config_strategy",
-            slurm_config_strategy,
-            instance_of(SlurmConfigStrategy),
-            "a SlurmConfigStrategy or None",
-            None,
-        )
-        accounting_database = _usable(
-            found,
-            "accounting_database",
-            accounting_database,
-            lambda v: isinstance(v, AccountingDatabase) and hasattr(v.secret, "secret_arn"),
-            "AccountingDatabase(endpoint=..., secret=<secretsmanager.ISecret>) or None",
-            None,
-        )
-        instance_groups = _usable(
-            found,
-            "instance_groups",
-            instance_groups,
-            is_sequence,
-            "a list of InstanceGroup (or an empty list)",
-            (),
-            optional=False,
-        )
-        slurm_layout = _usable(
-            found,
-            "slurm_layout",
-            slurm_layout,
-            instance_of(SlurmLayout),
-            "a SlurmLayout, e.g. SlurmLayout.API",
-            SlurmLayout.API,
-            optional=False,
-        )
-        declare_slurm_orchestrator = _usable(
-            found,
-            "declare_slurm_orchestrator",
-            declare_slurm_orchestrator,
-            is_bool,
-            "True or False (a bool)",
-            False,
-            optional=False,
-        )
-        removal_policy = _usable(
-            found,
-            "removal_policy",
-            removal_policy,
-            lambda v: isinstance(v, RemovalPolicy) and v is not RemovalPolicy.SNAPSHOT,
-            "RemovalPolicy.DESTROY, RETAIN or RETAIN_ON_UPDATE_OR_DELETE (a cluster has no "
-            "snapshot), or None",
-            None,
-        )
-        gate_findings = gate_option_findings(
-            MinCountGateOptions() if readiness_gate is None else readiness_gate,
-            parameter="readiness_gate",
-        )
-        gate_usable = isinstance(readiness_gate, MinCountGateOptions | None)
-        self._groups: list[InstanceGroup] = []
-        self._wired: list[InstanceGroup] = []
-        """The groups without errors: bound, gated and rendered (a group with errors is
-        reported at synth and never rendered)."""
-        self._mode = node_provisioning_mode
-        self._lifecycle = lifecycle_scripts
-        self._strategy = slurm_config_strategy
-        self._slurm_layout = slurm_layout
-        self._accounting = accounting_database
-        self._gate_options = (
-            readiness_gate if gate_usable and readiness_gate else MinCountGateOptions()
-        )
-        self._gate_enabled = self._gate_options.enabled is not False
-        self._gate: MinCountGate | None = None
-        self._upload_refused = False
-        self._ready = LazyDependable(self, "Ready", roots=self._ready_roots)
-        self._vpc = vpc
-        self._name = (
-            cluster_name
-            if cluster_name is not None
-            else Names.unique_resource_name(self, max_length=63)
-        )
-        self._bound_lifecycles: dict[str, BoundLifecycle | None] = {}
-        role_owned = execution_role is None or isinstance(execution_role, iam.Role)
-        scripts_findings = lifecycle_findings(lifecycle_scripts, group=None, role_owned=role_owned)
-        tags_findings = tag_findings(tags)
-        database_findings = accounting_findings(accounting_database)
-        found += (
-            check_name(
-                self._name, rule="HP-NAME-CLUSTER", field="cluster_name (ClusterName)", group=None
-            )
-            + scripts_findings
-            + database_findings
-            + tags_findings
-            + (gate_findings if self._gate_enabled else [])
-            + network_selection_findings(
-                has_vpc=vpc is not None,
-                security_groups_given=security_groups is not None,
-                subnets_given=vpc_subnets is not None,
-                explicit_subnets=vpc_subnets is not None and vpc_subnets.subnets is not None,
-            )
-        )
-        self._found: list[Finding] = []
-        """Every finding of the props and the groups (all severities), each group's with its
-        position; warnings become annotations at synth (:meth:`_report`)."""
-        self._record(found)
-        if any(finding.is_error for finding in scripts_findings):
-            self._lifecycle = None  # reported; binding it could not work
-        if any(finding.is_error for finding in gate_findings):
-            # Reported; the gate (which the app may depend on) is built from the defaults and
-            # the synth fails on the findings.
-            self._gate_options = MinCountGateOptions()
-
-        self._role = execution_role or self._default_role()
-        # One jsii call per distinct role, not per group, when the groups are rendered.
-        self._role_arns: dict[int, str] = {}
-        self._security_groups: list[ec2.ISecurityGroup] = []
-        # Teardown order: SageMaker assumes the execution role while it deletes the cluster,
-        # so roles, their policies, the lifecycle upload and the network must outlive the
-        # cluster. One group the cluster depends on; it is read at synth, so what is added
-        # later (group roles, the VPC policy, the upload) counts too.
-        self._teardown = DependencyGroup(self._role)
-        self._vpc_policy: iam.Policy | None = None
-        self._subnet_ids: list[str] = []
-        # Every subnet and security group the nodes' network interfaces may use (the cluster's
-        # and the groups' OverrideVpcConfig), which the execution roles' ENI policy names.
-        self._eni_subnets: list[str] = []
-        self._eni_security_groups: list[str] = []
-        self._override_vpc_configs: dict[int, dict[str, Any]] = {}
-        self._opened: set[int] = set()
-        vpc_config = self._network(vpc, vpc_subnets, security_groups)
-        self._has_network = vpc_config is not None
-        self._connections = ec2.Connections(security_groups=self._security_groups)
-        self._grant_vpc_access(self._role)
-
-        orchestrator: dict[str, Any] | None = None
-        slurm: dict[str, Any] = {}
-        if slurm_config_strategy is not None:
-            slurm["SlurmConfigStrategy"] = slurm_config_strategy.value
-        if accounting_database is not None and not any(f.is_error for f in database_findings):
-            slurm["AccountingDatabase"] = accounting_database.render()
-            accounting_database.secret.grant_read(self._role)
-        if slurm or declare_slurm_orchestrator:
-            orchestrator = {"Slurm": slurm}
-
-        self._resource = sagemaker.CfnCluster(
+        self._init_state()
+        props = _resolve_props(
             self,
-            "Resource",
-            # A name that is not a str is reported (HP-NAME-CLUSTER); jsii would reject it.
-            cluster_name=self._name if isinstance(self._name, str) else None,
-            node_provisioning_mode=(
-                node_provisioning_mode.value
-                if node_provisioning_mode is NodeProvisioningMode.CONTINUOUS
-                else None
-            ),
-            node_recovery=(
-                node_recovery.value if isinstance(node_recovery, NodeRecovery) else node_recovery
-            ),
-            vpc_config=vpc_config,
-            # Rendered at synth, after every group has been added, as the L1's own property
-            # (not a raw override), so escape-hatch overrides of single groups merge into it.
-            instance_groups=lazy_any(lambda: to_l1(self._render_groups())),
-            orchestrator=to_l1(orchestrator),
+            {
+                "instance_groups": instance_groups,
+                "cluster_name": cluster_name,
+                "node_provisioning_mode": node_provisioning_mode,
+                "node_recovery": node_recovery,
+                "lifecycle_scripts": lifecycle_scripts,
+                "execution_role": execution_role,
+                "vpc": vpc,
+                "vpc_subnets": vpc_subnets,
+                "security_groups": security_groups,
+                "slurm_config_strategy": slurm_config_strategy,
+                "slurm_layout": slurm_layout,
+                "declare_slurm_orchestrator": declare_slurm_orchestrator,
+                "accounting_database": accounting_database,
+                "tags": tags,
+                "readiness_gate": readiness_gate,
+                "removal_policy": removal_policy,
+            },
         )
-        if removal_policy is not None:
-            self._resource.apply_removal_policy(removal_policy)
-        if vpc is not None:
-            self._teardown.add(vpc)
-        self._resource.node.add_dependency(self._teardown)
-        if not any(finding.is_error for finding in tags_findings):
-            for key, value in (tags or {}).items():
-                Tags.of(self).add(key, value)
+        self._keep(props)
+        self._record(props.findings)
+        self._add_role(props)
+        vpc_config = self._add_network(props)
+        self._resource = self._add_resource(props, vpc_config)
+        self._add_tags(props)
         self.node.add_validation(_ClusterRules(self))
-        for group in instance_groups:
+        for group in props.instance_groups:
             self.add_instance_group(group)
 
     @classmethod
@@ -762,6 +750,108 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         return [finding for finding in self._all_findings() if finding.is_error]
 
     # -- internals -----------------------------------------------------------------------
+
+    def _init_state(self) -> None:
+        """The state the groups added later build up."""
+        self._groups: list[InstanceGroup] = []
+        self._wired: list[InstanceGroup] = []
+        """The groups without errors: bound, gated and rendered (a group with errors is
+        reported at synth and never rendered)."""
+        self._gate: MinCountGate | None = None
+        self._upload_refused = False
+        self._ready = LazyDependable(self, "Ready", roots=self._ready_roots)
+        self._bound_lifecycles: dict[str, BoundLifecycle | None] = {}
+        self._found: list[Finding] = []
+        """Every finding of the props and the groups (all severities), each group's with its
+        position; warnings become annotations at synth (:meth:`_report`)."""
+        # One jsii call per distinct role, not per group, when the groups are rendered.
+        self._role_arns: dict[int, str] = {}
+        self._security_groups: list[ec2.ISecurityGroup] = []
+        self._vpc_policy: iam.Policy | None = None
+        self._subnet_ids: list[str] = []
+        # Every subnet and security group the nodes' network interfaces may use (the cluster's
+        # and the groups' OverrideVpcConfig), which the execution roles' ENI policy names.
+        self._eni_subnets: list[str] = []
+        self._eni_security_groups: list[str] = []
+        self._override_vpc_configs: dict[int, dict[str, Any]] = {}
+        self._opened: set[int] = set()
+
+    def _keep(self, props: _Props) -> None:
+        """The resolved props the groups added later read."""
+        self._mode = props.mode
+        self._lifecycle = props.lifecycle_scripts
+        self._strategy = props.slurm_config_strategy
+        self._slurm_layout = props.slurm_layout
+        self._accounting = props.accounting_database
+        self._gate_options = props.gate_options
+        self._gate_enabled = props.gate_enabled
+        self._vpc = props.vpc
+        self._name = props.name
+
+    def _add_role(self, props: _Props) -> None:
+        """The groups' default execution role (a new one unless one is given), and the
+        teardown order. SageMaker assumes the execution role while it deletes the cluster, so
+        roles, their policies, the lifecycle upload and the network must outlive the cluster:
+        one group the cluster depends on, read at synth, so what is added later (group roles,
+        the VPC policy, the upload) counts too."""
+        self._role = props.execution_role or self._default_role()
+        self._teardown = DependencyGroup(self._role)
+
+    def _add_network(self, props: _Props) -> dict[str, Any] | None:
+        """The cluster's ``VpcConfig`` (and its security group when none is given), and the
+        default role's access to it."""
+        vpc_config = self._network(props.vpc, props.vpc_subnets, props.security_groups)
+        self._has_network = vpc_config is not None
+        self._connections = ec2.Connections(security_groups=self._security_groups)
+        self._grant_vpc_access(self._role)
+        return vpc_config
+
+    def _add_tags(self, props: _Props) -> None:
+        """The tags, on the cluster and everything the construct creates."""
+        for key, value in props.tags.items():
+            Tags.of(self).add(key, value)
+
+    def _orchestrator(self, props: _Props) -> dict[str, Any] | None:
+        """``Orchestrator.Slurm`` (the accounting database's secret readable by the role)."""
+        slurm: dict[str, Any] = {}
+        if props.slurm_config_strategy is not None:
+            slurm["SlurmConfigStrategy"] = props.slurm_config_strategy.value
+        database = props.accounting_database
+        if database is not None and props.render_accounting_database:
+            slurm["AccountingDatabase"] = database.render()
+            database.secret.grant_read(self._role)
+        return {"Slurm": slurm} if slurm or props.declare_slurm_orchestrator else None
+
+    def _add_resource(
+        self, props: _Props, vpc_config: dict[str, Any] | None
+    ) -> sagemaker.CfnCluster:
+        """The ``AWS::SageMaker::Cluster``, its removal policy and its teardown order."""
+        orchestrator = self._orchestrator(props)
+        resource = sagemaker.CfnCluster(
+            self,
+            "Resource",
+            # A name that is not a str is reported (HP-NAME-CLUSTER); jsii would reject it.
+            cluster_name=props.name if isinstance(props.name, str) else None,
+            node_provisioning_mode=(
+                props.mode.value if props.mode is NodeProvisioningMode.CONTINUOUS else None
+            ),
+            node_recovery=(
+                props.node_recovery.value
+                if isinstance(props.node_recovery, NodeRecovery)
+                else props.node_recovery
+            ),
+            vpc_config=vpc_config,
+            # Rendered at synth, after every group has been added, as the L1's own property
+            # (not a raw override), so escape-hatch overrides of single groups merge into it.
+            instance_groups=lazy_any(lambda: to_l1(self._render_groups())),
+            orchestrator=to_l1(orchestrator),
+        )
+        if props.removal_policy is not None:
+            resource.apply_removal_policy(props.removal_policy)
+        if props.vpc is not None:
+            self._teardown.add(props.vpc)
+        resource.node.add_dependency(self._teardown)
+        return resource
 
     def _record(self, findings: Sequence[Finding], *, position: int | None = None) -> None:
         """Keep ``findings`` (those of the group at ``position``) for the synth's report."""

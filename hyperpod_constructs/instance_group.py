@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 
+from ._core.arguments import is_int
+from ._core.finding import Finding
 from ._tokens import is_unresolved
 from .enums import (
     AutoPatchStrategy,
@@ -21,10 +23,8 @@ from .instance_type import HyperPodInstanceType
 from .sizing import instances_for_accelerators, sizing_type
 from .storage import InstanceStorage
 from .updates import ScheduledUpdate
-from .validation.arguments import is_int
-from .validation.finding import Finding
 
-if TYPE_CHECKING:  # lifecycle.py imports the validation package, which imports this module
+if TYPE_CHECKING:  # annotations only
     from .lifecycle import LifecycleScripts
 
 

@@ -12,17 +12,23 @@ from aws_cdk import Aws, Fn, IgnoreMode, RemovalPolicy, SymlinkFollowMode
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IDependable
 
+from ._core.finding import Finding, HyperPodValidationError
+from ._core.limits import REQUIRED_BUCKET_PREFIX
 from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance, arn_placeholder
 from ._roles import statements_land
-from .lifecycle_files import Selection, ignore_lines, select_files
-from .validation.limits import REQUIRED_BUCKET_PREFIX
+from .lifecycle_files import LifecycleFileError, Selection, ignore_lines, select_files
 
 if TYPE_CHECKING:  # imported where scripts are bound: a cluster without them loads neither
     from aws_cdk import aws_s3 as s3
     from aws_cdk import aws_s3_deployment as s3deploy
 
 __all__ = ["REQUIRED_BUCKET_PREFIX", "BoundLifecycle", "LifecycleScripts"]
+
+FILES_RULE = "HP-LIFECYCLE-FILES"
+"""The rule of the files a local folder uploads (:func:`selection_findings`); its metadata is
+declared with the other lifecycle rules (validation/lifecycle_rules.py)."""
+ON_CREATE = "lifecycle_scripts.on_create (LifeCycleConfig.OnCreate)"
 
 UPLOAD_IGNORE_MODE = IgnoreMode.GIT
 """How the upload's exclude lines are read (they are anchored ``.gitignore`` lines)."""
@@ -329,10 +335,6 @@ class LifecycleScripts:
         """:meth:`select`, with its problems (``HP-LIFECYCLE-FILES``) raised as a validation
         error at ``scope``. The cluster reports them at synth and never binds such scripts;
         this guards a direct call of :meth:`bind`."""
-        # Imported here: the validation package imports this module.
-        from .validation.finding import HyperPodValidationError
-        from .validation.lifecycle_rules import selection_findings
-
         selection, findings = selection_findings(self, group=None)
         if selection is None or findings:
             raise HyperPodValidationError(scope.node.path, findings)
@@ -433,3 +435,38 @@ def _acknowledge_upload_handler(upload: s3deploy.BucketDeployment, bucket: s3.Bu
             "LambdaLatestVersion",
             "LambdaTracing",
         )
+
+
+def selection_findings(
+    scripts: LifecycleScripts, *, group: str | None
+) -> tuple[Selection | None, list[Finding]]:
+    """The files a local folder uploads (``LifecycleScripts.select``) and the
+    ``HP-LIFECYCLE-FILES`` findings (the rule is declared in validation/lifecycle_rules.py): a
+    link leaving the folder, an invalid pattern, or an ``on_create`` script the excludes /
+    include leave out. The selection is None when it cannot be made."""
+    try:
+        selection = scripts.select()
+    except LifecycleFileError as problem:
+        return None, [
+            Finding(
+                rule=FILES_RULE,
+                field=problem.field,
+                value=problem.value,
+                allowed=problem.allowed,
+                fix=problem.fix,
+                group=group,
+            )
+        ]
+    if scripts.on_create in selection.files:
+        return selection, []
+    return selection, [
+        Finding(
+            rule=FILES_RULE,
+            field=ON_CREATE,
+            value=scripts.on_create,
+            allowed="a file the upload keeps (not left out by the excludes, and matched by "
+            "include when include is given)",
+            fix="rename the script, or change exclude / include",
+            group=group,
+        )
+    ]

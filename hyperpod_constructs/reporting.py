@@ -41,17 +41,14 @@ No template is written in any of them.
 
 from __future__ import annotations
 
-import re
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Literal, TextIO
+from typing import TextIO
 
+from ._core.finding import HyperPodValidationError
 from ._excepthook import install_excepthook
+from ._report_text import ValidationFailure, classify, print_report, validation_messages
 from .sizing import SizingError
-from .validation.finding import HyperPodValidationError
-from .validation.report import forget, reported_in
 
 __all__ = [
     "ValidationFailure",
@@ -64,153 +61,6 @@ __all__ = [
 
 EXIT_STATUS = 1
 """The status the process exits with after a reported validation failure."""
-
-_CONSTRUCT_HEADER = "Validation failed with the following errors:"
-_PLUGIN_FAILURE = re.compile(
-    r"^(?:ValidationFailed: )?(?P<report>.*?)\s*A copy of this report can be found in:?\s*"
-    r"(?P<path>\S+?)\.?\s*$",
-    re.DOTALL,
-)
-_PLUGIN_SHORT_BODY = "Validation failed."
-_JS_STACK_LINE = re.compile(r"^\s*at \S.*")
-
-Kind = Literal["hyperpod", "construct", "plugin"]
-
-
-@dataclass(frozen=True)
-class ValidationFailure:
-    """A recognised validation failure, reduced to what the user must read."""
-
-    kind: Kind
-    """``hyperpod`` (raised while building), ``construct`` (node validations at synth) or
-    ``plugin`` (a policy validation plugin such as cdk-nag, at synth)."""
-    messages: tuple[str, ...]
-    """One line per error, each once, in the order reported (empty for ``plugin``)."""
-    report_path: str | None = None
-    """For ``plugin``: the copy of the plugin report aws-cdk-lib wrote."""
-    report: str | None = None
-    """For ``plugin``: the report's text when aws-cdk-lib put it in the error instead of
-    printing it (its "inmemory" app mode, e.g. under pytest)."""
-    hyperpod: bool = False
-    """Whether every error is a HyperPod finding."""
-    warnings: tuple[str, ...] = ()
-    """For ``construct``: one line per warning the failing synth would not show otherwise
-    (HyperPod's, not acknowledged), after the errors."""
-
-    def lines(self) -> list[str]:
-        """The report as printed: a header line with the counts, then one indented line per
-        error and per warning (for a plugin failure, one line pointing at the report
-        aws-cdk-lib printed, or the report)."""
-        if self.kind == "plugin":
-            if self.report:
-                return [
-                    "Policy validation failed:",
-                    *self.report.splitlines(),
-                    f"A copy of this report is in {self.report_path}.",
-                ]
-            return [
-                f"Policy validation failed: see the report above; a copy is in {self.report_path}."
-            ]
-        counts = [_count(len(self.messages), "error")]
-        if self.warnings:
-            counts.append(_count(len(self.warnings), "warning"))
-        hyperpod = (self.kind == "hyperpod" or self.hyperpod) and self.messages
-        what = "HyperPod validation failed" if hyperpod else "Validation failed"
-        header = f"{what} ({', '.join(counts)}); no template was written:"
-        return [header, *(f"  {line}" for line in (*self.messages, *self.warnings))]
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
-def _unique(lines: list[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(line for line in lines if line))
-
-
-def _construct_messages(text: str) -> tuple[str, ...]:
-    """The problems listed after aws-cdk-lib's header, up to any JavaScript stack."""
-    body = text.split(_CONSTRUCT_HEADER, 1)[1]
-    messages: list[str] = []
-    for line in body.splitlines():
-        if _JS_STACK_LINE.match(line):
-            break
-        messages.append(line.strip())
-    return _unique(messages)
-
-
-def _construct_failure(text: str) -> ValidationFailure:
-    """HyperPod's findings as the clusters recorded them, then any other construct's
-    messages from aws-cdk-lib's text (each once), then HyperPod's warnings."""
-    # Only the app that failed: other apps of the process may have recorded findings.
-    reports = [record.report_lines() for record in reported_in(text)]
-    ours = [line for errors, _ in reports for line in errors]
-    known = set(ours)
-    others = [line for line in _construct_messages(text) if line not in known]
-    messages = _unique([*ours, *others])
-    warnings = _unique([line for _, warnings in reports for line in warnings])
-    return ValidationFailure(
-        "construct", messages, hyperpod=bool(ours) and not others, warnings=warnings
-    )
-
-
-def _relayed(error: BaseException) -> BaseException | None:
-    """The library's error that jsii relayed as ``error``: raised in Python inside a jsii
-    callback (an aspect's ``visit``), it comes back as a ``RuntimeError`` with its text."""
-    seen: set[int] = set()
-    cause = error.__context__ or error.__cause__
-    while cause is not None and id(cause) not in seen:
-        seen.add(id(cause))
-        if isinstance(cause, HyperPodValidationError | SizingError) and str(cause) in str(error):
-            return cause
-        cause = cause.__context__ or cause.__cause__
-    return None
-
-
-def classify(error: BaseException) -> ValidationFailure | None:
-    """What kind of validation failure ``error`` is; ``None`` for any other error."""
-    if isinstance(error, HyperPodValidationError | SizingError):
-        return ValidationFailure("hyperpod", _unique(str(error).splitlines()))
-    if not isinstance(error, RuntimeError):
-        return None
-    relayed = _relayed(error)
-    if relayed is not None:
-        return classify(relayed)
-    text = str(error)
-    if _CONSTRUCT_HEADER in text:
-        return _construct_failure(text)
-    plugin = _PLUGIN_FAILURE.match(text)
-    if plugin is not None:
-        report = plugin.group("report").strip()
-        return ValidationFailure(
-            "plugin",
-            (),
-            report_path=plugin.group("path"),
-            report=None if report in ("", _PLUGIN_SHORT_BODY) else report,
-        )
-    return None
-
-
-def validation_messages(error: BaseException) -> list[str] | None:
-    """The problems in a HyperPod or node validation failure, one line each; ``None`` for
-    other errors (including policy plugin failures, whose report aws-cdk-lib prints)."""
-    failure = classify(error)
-    if failure is None or failure.kind == "plugin":
-        return None
-    return list(failure.messages)
-
-
-def print_report(error: BaseException, stream: TextIO | None = None) -> bool:
-    """Print the short report of ``error`` to ``stream`` (default: standard error) when it is
-    a validation failure (see :func:`classify`); return whether it was one."""
-    failure = classify(error)
-    if failure is None:
-        return False
-    forget()
-    out = stream if stream is not None else sys.stderr
-    out.write("\n".join(failure.lines()) + "\n")
-    out.flush()
-    return True
 
 
 @contextmanager

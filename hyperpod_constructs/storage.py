@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from aws_cdk import Size, SizeRoundingBehavior
 
+from ._core.arguments import check, raise_if_any
+
 if TYPE_CHECKING:  # annotations only: a cluster without FSx does not load the module
     from aws_cdk import aws_fsx as fsx
 
@@ -103,8 +105,6 @@ class InstanceStorage:
         :raises HyperPodArgumentError: ``file_system`` is not a Lustre file system construct
             (an imported one has no mount name: use :meth:`fsx_lustre`).
         """
-        from .validation.arguments import check, raise_if_any
-
         raise_if_any(
             "InstanceStorage.lustre_file_system",
             check(

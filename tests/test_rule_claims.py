@@ -36,13 +36,13 @@ from hyperpod_constructs import (
     NodeType,
     SlurmConfigStrategy,
 )
+from hyperpod_constructs._core.rule import UNCONFIRMED, SourceKind
 from hyperpod_constructs.convert import Options, convert_request
 from hyperpod_constructs.enums import NetworkInterfaceType, SlurmLayout
 from hyperpod_constructs.instance_type import known_names
 from hyperpod_constructs.updates import BatchSize, ScheduledUpdate
 from hyperpod_constructs.validation import RULES, Severity, validate_group
 from hyperpod_constructs.validation.gate_rules import gate_option_findings
-from hyperpod_constructs.validation.rule import UNCONFIRMED, SourceKind
 from tests.conftest import ROOT, new_app
 from tests.support import api_model
 from tests.support.findings import errors_in

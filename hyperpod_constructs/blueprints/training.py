@@ -9,14 +9,14 @@ from aws_cdk import AspectPriority, Aspects, Size
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
+from .._core.arguments import argument_finding
+from .._core.finding import Finding, HyperPodArgumentError, HyperPodValidationError
 from ..cluster import HyperPodSlurmCluster
 from ..instance_group import InstanceGroup
 from ..instance_type import HyperPodInstanceType
 from ..permissions import VOLUME_KEY_GRANT_ACTIONS, volume_key_statements
 from ..sizing import FsdpLayout, MegatronLayout, ParallelLayout, SizingError
 from ..storage import InstanceStorage
-from ..validation.arguments import argument_finding
-from ..validation.finding import Finding, HyperPodArgumentError, HyperPodValidationError
 from .defaults import BlueprintDefaults
 from .props import FsdpTrainingClusterProps, MegatronTrainingClusterProps, TrainingClusterProps
 

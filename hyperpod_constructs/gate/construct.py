@@ -27,6 +27,8 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct, Dependable
 
+from .._cluster_interface import IHyperPodCluster
+from .._core.finding import Finding, HyperPodValidationError
 from .._dependable import DependencyRoots
 from .._lazy import lazy_any, lazy_string
 from .._nag import (
@@ -36,7 +38,6 @@ from .._nag import (
     ref_placeholder,
 )
 from .._tokens import is_unresolved
-from ..validation.finding import Finding, HyperPodValidationError
 from ..validation.gate_rules import gate_option_findings
 from .definition import build_definition
 from .options import (
@@ -60,7 +61,6 @@ if TYPE_CHECKING:
     from aws_cdk import aws_cloudwatch as cloudwatch
     from aws_cdk import aws_sns as sns
 
-    from ..cluster import HyperPodSlurmCluster
 
 RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
 RUNTIME = "python3.14"
@@ -162,7 +162,7 @@ class MinCountGate(Construct):
         scope: Construct,
         id: str,
         *,
-        cluster: HyperPodSlurmCluster,
+        cluster: IHyperPodCluster,
         options: MinCountGateOptions,
     ) -> None:
         """Define the gate. :class:`HyperPodSlurmCluster` defines it (as

@@ -19,9 +19,9 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3_assets as s3_assets
 from constructs import Construct
 
+from .._core.finding import Finding
 from .._synthesizer import refusing_synthesizer
 from ..validation.cluster_rules import synthesizer_asset_findings
-from ..validation.finding import Finding
 
 
 class LambdaCode:

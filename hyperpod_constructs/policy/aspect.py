@@ -10,10 +10,7 @@ import jsii
 from aws_cdk import Annotations, IAspect
 from constructs import Construct, IConstruct, IValidation
 
-from ..cluster import HyperPodSlurmCluster
-from ..enums import DeepHealthCheck
-from ..instance_type import HyperPodInstanceType
-from ..validation.arguments import (
+from .._core.arguments import (
     check,
     is_bool,
     is_int,
@@ -22,7 +19,10 @@ from ..validation.arguments import (
     is_str,
     raise_if_any,
 )
-from ..validation.finding import Finding, Severity
+from .._core.finding import Finding, Severity
+from ..cluster import HyperPodSlurmCluster
+from ..enums import DeepHealthCheck
+from ..instance_type import HyperPodInstanceType
 from .rules import (
     AllowedInstanceTypes,
     ClusterFacts,

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 from aws_cdk import TagManager, Token
 
+from .._core.finding import Finding, Severity
 from ..enums import DeepHealthCheck, NodeProvisioningMode, NodeType
 from ..instance_group import InstanceGroup
 from ..instance_type import HyperPodInstanceType
-from ..validation.finding import Finding, Severity
 
 if TYPE_CHECKING:
     from ..cluster import HyperPodSlurmCluster

@@ -6,7 +6,9 @@ The cluster collects the findings of every stage (its own props, each group, the
 gate's options, the cross-group rules) and reports them all at synth, in one node validation
 per cluster."""
 
-from .arguments import argument_finding
+from .._core.arguments import argument_finding
+from .._core.finding import Finding, HyperPodArgumentError, HyperPodValidationError, Severity
+from .._core.rule import Check, Rule, Scope, reports
 from .cluster_rules import (
     ClusterSpec,
     accounting_findings,
@@ -16,13 +18,11 @@ from .cluster_rules import (
     tag_findings,
     validate_cluster,
 )
-from .finding import Finding, HyperPodArgumentError, HyperPodValidationError, Severity
 from .gate_rules import gate_findings, gate_option_findings
 from .group_rules import validate_group
 from .lifecycle_rules import lifecycle_findings
 from .name_rules import check_name
 from .registry import FAMILIES, RULES, rule_table
-from .rule import Check, Rule, Scope, reports
 
 __all__ = [
     "FAMILIES",

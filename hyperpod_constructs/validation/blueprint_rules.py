@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from .finding import Severity
-from .rule import Rule, Scope, Source
+from .._core.finding import Severity
+from .._core.rule import Rule, Scope, Source
 
 E = Severity.ERROR
 

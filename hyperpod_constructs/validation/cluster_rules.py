@@ -5,23 +5,23 @@ cluster in, findings out."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
+from .._core import limits
+from .._core.arguments import TOKEN, argument_finding, is_text_token
+from .._core.finding import Finding, Severity
+from .._core.rule import Rule, Scope, Source, reports
 from .._tokens import is_unresolved
-from ..enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy, SlurmLayout
-from . import limits
-from .arguments import TOKEN, argument_finding, is_text_token
-from .finding import Finding, Severity
+from ..enums import NodeRecovery
 from .layout_rules import group_layout
 from .name_rules import cluster_name
 from .network_rules import cluster_network, network_selection_findings, override_network_findings
 from .provisioning_rules import provisioning_mode
-from .rule import Rule, Scope, Source, reports
+from .spec import ClusterSpec
 
 if TYPE_CHECKING:
-    from ..instance_group import InstanceGroup
+    pass
 
 __all__ = [
     "ClusterSpec",
@@ -86,30 +86,6 @@ SYNTHESIZER_ASSETS = Rule(
 
 RULES = (NODE_RECOVERY, ACCOUNTING_DATABASE, TAGS, SYNTHESIZER_ASSETS)
 """This family's rules, in documentation order."""
-
-
-@dataclass(frozen=True)
-class ClusterSpec:
-    """What the cross-group rules need to know about a cluster."""
-
-    name: str
-    """The cluster's name (``ClusterName``)."""
-    mode: NodeProvisioningMode
-    """Its ``NodeProvisioningMode``."""
-    groups: Sequence[InstanceGroup]
-    """Its instance groups, in the order they were added."""
-    slurm_config_strategy: SlurmConfigStrategy | None = None
-    """Its ``slurm_config_strategy``. Default: none."""
-    has_accounting_database: bool = False
-    """Whether it has an ``accounting_database``. Default: False."""
-    has_vpc: bool = False
-    """Whether it has a network (``VpcConfig``). Default: False."""
-    security_group_count: int | None = None
-    """How many security groups it has. Default: unknown (a token list)."""
-    subnet_count: int | None = None
-    """How many subnets it has. Default: unknown (a token list)."""
-    slurm_layout: SlurmLayout = SlurmLayout.API
-    """Where node types and partitions live. Default: API."""
 
 
 class AccountingDatabaseProps(Protocol):

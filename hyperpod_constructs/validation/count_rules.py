@@ -6,18 +6,18 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from .._tokens import is_unresolved
-from ..enums import NodeType
-from . import limits
-from .arguments import (
+from .._core import limits
+from .._core.arguments import (
     TOKEN,
     is_int,
     is_text_token,
     type_name,
 )
-from .finding import Finding, Severity
-from .rule import Rule, Scope, Source, reports
-from .sources import SLURM_SCALING
+from .._core.finding import Finding, Severity
+from .._core.rule import Rule, Scope, Source, reports
+from .._core.sources import SLURM_SCALING
+from .._tokens import is_unresolved
+from ..enums import NodeType
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup

@@ -20,12 +20,12 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from .._core.arguments import check, check_items, instance_of
+from .._core.finding import Finding, Severity
+from .._core.rule import Rule, Scope, Source, reports
+from .._core.sources import SEARCHED
 from ..enums import AutoPatchStrategy
 from ..instance_type import HyperPodInstanceType, known_names
-from .arguments import check, check_items, instance_of
-from .finding import Finding, Severity
-from .rule import Rule, Scope, Source, reports
-from .sources import SEARCHED
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup

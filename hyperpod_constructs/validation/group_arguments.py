@@ -10,9 +10,7 @@ from typing import TYPE_CHECKING
 from aws_cdk import Duration
 from aws_cdk import aws_ec2 as ec2
 
-from ..enums import BatchSizeType, CapacityType, DeepHealthCheck, NetworkInterfaceType, NodeType
-from ..instance_type import HyperPodInstanceType
-from .arguments import (
+from .._core.arguments import (
     argument_finding,
     check,
     check_items,
@@ -20,7 +18,12 @@ from .arguments import (
     is_sequence,
     is_str,
 )
-from .finding import Finding
+from .._core.finding import Finding
+from ..enums import BatchSizeType, CapacityType, DeepHealthCheck, NetworkInterfaceType, NodeType
+from ..instance_type import HyperPodInstanceType
+from ..lifecycle import LifecycleScripts
+from ..storage import InstanceStorage
+from ..updates import BatchSize, ScheduledUpdate
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -63,8 +66,6 @@ def _is_role(value: object) -> bool:
 def _update_fields(update: object, name: str | None) -> list[Finding]:
     """The fields of a ``ScheduledUpdate`` the update rule reads (``HP-SCHEDULED-UPDATE``
     checks their values)."""
-    from ..updates import BatchSize, ScheduledUpdate
-
     if not isinstance(update, ScheduledUpdate):
         return []
     prefix = "scheduled_update"
@@ -114,8 +115,6 @@ def _update_fields(update: object, name: str | None) -> list[Finding]:
 
 def _network_and_updates(group: InstanceGroup, name: str | None) -> list[Finding]:
     """The per-group network override, scheduled updates, interface and capacity types."""
-    from ..updates import ScheduledUpdate
-
     security_groups = (
         []
         if group.security_groups is None
@@ -167,9 +166,6 @@ def _network_and_updates(group: InstanceGroup, name: str | None) -> list[Finding
 
 def group_argument_findings(group: InstanceGroup) -> list[Finding]:
     """Wrong types in the fields other rules read; empty when every such field is usable."""
-    from ..lifecycle import LifecycleScripts
-    from ..storage import InstanceStorage
-
     name = label(group)
     found: list[Finding] = []
     if name is None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .arguments import TOKEN
+from .._core.arguments import TOKEN
+from .._core.finding import Finding
 from .count_rules import controller_count, counts, sizing
-from .finding import Finding
 from .flexible_rules import auto_patch, flexible_types, per_type_findings
 from .gate_rules import gate_findings
 from .group_arguments import group_argument_findings, label

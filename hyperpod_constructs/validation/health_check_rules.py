@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._core import limits
+from .._core.finding import Finding, Severity
+from .._core.rule import Rule, Scope, Source, reports
+from .._core.sources import SLURM_DEEP_HEALTH_CHECKS
 from .._tokens import is_unresolved
 from ..enums import DeepHealthCheck, NodeType
-from . import limits
-from .finding import Finding, Severity
-from .rule import Rule, Scope, Source, reports
-from .sources import SLURM_DEEP_HEALTH_CHECKS
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup

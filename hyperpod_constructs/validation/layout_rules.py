@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from .._core import limits
+from .._core.finding import Finding, Severity
+from .._core.rule import UNCONFIRMED, Rule, Scope, Source, reports
+from .._core.sources import SEARCHED, SLURM_SCALING
 from .._tokens import is_unresolved
 from ..enums import NodeType
-from . import limits
-from .finding import Finding, Severity
-from .rule import UNCONFIRMED, Rule, Scope, Source, reports
-from .sources import SEARCHED, SLURM_SCALING
 
 if TYPE_CHECKING:
-    from .cluster_rules import ClusterSpec
+    from .spec import ClusterSpec
 
 E, W = Severity.ERROR, Severity.WARNING
 

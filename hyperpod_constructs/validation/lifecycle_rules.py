@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
+from .._core import limits
+from .._core.arguments import argument_finding
+from .._core.finding import Finding, Severity
+from .._core.rule import Rule, Scope, Source, reports
+from .._core.sources import INSTANCE_ROLE_POLICY
 from .._tokens import is_unresolved
-from . import limits
-from .arguments import argument_finding
-from .finding import Finding, Severity
-from .rule import Rule, Scope, Source, reports
-from .sources import INSTANCE_ROLE_POLICY
-
-if TYPE_CHECKING:
-    from ..lifecycle import LifecycleScripts
-    from ..lifecycle_files import Selection
+from ..lifecycle import FILES_RULE, ON_CREATE, LifecycleScripts, selection_findings
 
 E, W = Severity.ERROR, Severity.WARNING
 
@@ -35,7 +31,7 @@ LIFECYCLE = Rule(
 )
 
 LIFECYCLE_FILES = Rule(
-    "HP-LIFECYCLE-FILES",
+    FILES_RULE,
     E,
     Scope.GROUP,
     "`lifecycle_scripts` of `from_directory` (`exclude` / `include`)",
@@ -63,8 +59,6 @@ WARN_LIFECYCLE_BUCKET = Rule(
 RULES = (LIFECYCLE, LIFECYCLE_FILES, WARN_LIFECYCLE_BUCKET)
 """This family's rules, in documentation order."""
 RULE = LIFECYCLE.id
-FILES_RULE = LIFECYCLE_FILES.id
-ON_CREATE = "lifecycle_scripts.on_create (LifeCycleConfig.OnCreate)"
 ON_CREATE_FIX = "pass on_create='<file>' naming the entry script at the top of the scripts folder"
 SOURCE = "LifeCycleConfig.SourceS3Uri"
 
@@ -245,43 +239,6 @@ def _s3_uri(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
     return found
 
 
-def selection_findings(
-    scripts: LifecycleScripts, *, group: str | None
-) -> tuple[Selection | None, list[Finding]]:
-    """The files a local folder uploads (``LifecycleScripts.select``) and the
-    ``HP-LIFECYCLE-FILES`` findings: a link leaving the folder, an invalid pattern, or an
-    ``on_create`` script the excludes / include leave out. The selection is None when it
-    cannot be made."""
-    from ..lifecycle_files import LifecycleFileError
-
-    try:
-        selection = scripts.select()
-    except LifecycleFileError as problem:
-        return None, [
-            Finding(
-                rule=FILES_RULE,
-                field=problem.field,
-                value=problem.value,
-                allowed=problem.allowed,
-                fix=problem.fix,
-                group=group,
-            )
-        ]
-    if scripts.on_create in selection.files:
-        return selection, []
-    return selection, [
-        Finding(
-            rule=FILES_RULE,
-            field=ON_CREATE,
-            value=scripts.on_create,
-            allowed="a file the upload keeps (not left out by the excludes, and matched by "
-            "include when include is given)",
-            fix="rename the script, or change exclude / include",
-            group=group,
-        )
-    ]
-
-
 @reports(LIFECYCLE, LIFECYCLE_FILES, WARN_LIFECYCLE_BUCKET)
 def lifecycle_findings(
     scripts: object, *, group: str | None, role_owned: bool = True
@@ -294,8 +251,6 @@ def lifecycle_findings(
     :param role_owned: whether the execution role that reads them is defined in this app
         (the library then grants it read access to any bucket). Default: True.
     """
-    from ..lifecycle import LifecycleScripts
-
     if scripts is None:
         return []
     if not isinstance(scripts, LifecycleScripts):

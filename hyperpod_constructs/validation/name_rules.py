@@ -6,15 +6,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .._tokens import is_unresolved
-from . import limits
-from .arguments import (
+from .._core import limits
+from .._core.arguments import (
     TOKEN,
     is_text_token,
 )
-from .finding import Finding, Severity
+from .._core.finding import Finding, Severity
+from .._core.rule import Rule, Scope, Source, reports
+from .._tokens import is_unresolved
 from .group_arguments import label
-from .rule import Rule, Scope, Source, reports
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup

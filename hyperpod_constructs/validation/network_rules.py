@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import limits
-from .finding import Finding, Severity
-from .rule import UNCONFIRMED, Rule, Scope, Source, reports
-from .sources import SEARCHED
+from .._core import limits
+from .._core.finding import Finding, Severity
+from .._core.rule import UNCONFIRMED, Rule, Scope, Source, reports
+from .._core.sources import SEARCHED
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
-    from .cluster_rules import ClusterSpec
+    from .spec import ClusterSpec
 
 E, W = Severity.ERROR, Severity.WARNING
 

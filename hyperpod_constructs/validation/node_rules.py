@@ -6,17 +6,17 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING
 
-from .._tokens import is_unresolved
-from ..instance_type import known_names
-from . import limits
-from .arguments import (
+from .._core import limits
+from .._core.arguments import (
     is_int,
     is_number_token,
     is_text_token,
     pattern_findings,
 )
-from .finding import Finding, Severity
-from .rule import Rule, Scope, Source, reports
+from .._core.finding import Finding, Severity
+from .._core.rule import Rule, Scope, Source, reports
+from .._tokens import is_unresolved
+from ..instance_type import known_names
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup

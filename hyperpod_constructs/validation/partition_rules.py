@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._core import limits
+from .._core.finding import Finding, Severity
+from .._core.rule import UNCONFIRMED, Rule, Scope, Source, reports
+from .._core.sources import SEARCHED
 from ..enums import NodeType
-from . import limits
-from .finding import Finding, Severity
 from .name_rules import check_name
-from .rule import UNCONFIRMED, Rule, Scope, Source, reports
-from .sources import SEARCHED
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..enums import NodeProvisioningMode, SlurmLayout
-from .arguments import (
+from .._core.arguments import (
     argument_finding,
 )
-from .finding import Finding, Severity
-from .rule import UNCONFIRMED, Rule, Scope, Source, reports
-from .sources import SEARCHED, SLURM_SCALING
+from .._core.finding import Finding, Severity
+from .._core.rule import UNCONFIRMED, Rule, Scope, Source, reports
+from .._core.sources import SEARCHED, SLURM_SCALING
+from ..enums import NodeProvisioningMode, SlurmLayout
 
 if TYPE_CHECKING:
-    from .cluster_rules import ClusterSpec
+    from .spec import ClusterSpec
 
 E, W = Severity.ERROR, Severity.WARNING
 

@@ -1,8 +1,8 @@
 """The one rule registry: every rule of the library, collected from its families.
 
-A rule is one :class:`~hyperpod_constructs.validation.rule.Rule` (id, severity, scope, field,
+A rule is one :class:`~hyperpod_constructs.validation.Rule` (id, severity, scope, field,
 one-line summary) bound to the pure check that reports it
-(:func:`~hyperpod_constructs.validation.rule.reports`), both in the ``*_rules.py`` module of its
+(:func:`~hyperpod_constructs.validation.reports`), both in the ``*_rules.py`` module of its
 family; each family lists its rules in ``RULES``, and :data:`FAMILIES` lists the families once.
 Adding a rule is its declaration and check in its family, plus its test case; the rule table in
 docs/validation.md is generated from this registry (``python -m
@@ -16,8 +16,10 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from .._core import arguments
+from .._core.finding import declare_severities
+from .._core.rule import Rule, Scope
 from . import (
-    arguments,
     blueprint_rules,
     cluster_rules,
     count_rules,
@@ -34,7 +36,6 @@ from . import (
     storage_rules,
     update_rules,
 )
-from .rule import Rule, Scope
 
 __all__ = ["FAMILIES", "RULES", "Rule", "Scope", "rule", "rule_table"]
 
@@ -72,6 +73,8 @@ def _collect(families: tuple[ModuleType, ...]) -> dict[str, Rule]:
 
 RULES: dict[str, Rule] = _collect(FAMILIES)
 """Every rule of the library, by id, in documentation order."""
+
+declare_severities((entry.id, entry.severity) for entry in RULES.values())
 
 TABLE_BEGIN = "<!-- rule-table:begin (generated from validation/registry.py) -->"
 TABLE_END = "<!-- rule-table:end -->"

@@ -7,16 +7,16 @@ from typing import TYPE_CHECKING
 
 from aws_cdk import Size, SizeRoundingBehavior
 
-from . import limits
-from .arguments import (
+from .._core import limits
+from .._core.arguments import (
     TOKEN,
     argument_finding,
     check,
     is_bool,
     pattern_findings,
 )
-from .finding import Finding, Severity
-from .rule import Rule, Scope, Source, reports
+from .._core.finding import Finding, Severity
+from .._core.rule import Rule, Scope, Source, reports
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup

@@ -6,16 +6,16 @@ from typing import TYPE_CHECKING
 
 from aws_cdk import Duration
 
-from .._tokens import is_unresolved
-from . import limits
-from .arguments import (
+from .._core import limits
+from .._core.arguments import (
     TOKEN,
     is_int,
     is_number_token,
     is_text_token,
 )
-from .finding import Finding, Severity
-from .rule import Rule, Scope, Source, reports
+from .._core.finding import Finding, Severity
+from .._core.rule import Rule, Scope, Source, reports
+from .._tokens import is_unresolved
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup

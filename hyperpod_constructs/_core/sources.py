@@ -1,4 +1,4 @@
-"""The AWS pages the rules' sources name (:class:`~hyperpod_constructs.validation.rule.Source`);
+"""The AWS pages the rules' sources name (:class:`~hyperpod_constructs._core.rule.Source`);
 API-model shapes are named where they are used."""
 
 from __future__ import annotations

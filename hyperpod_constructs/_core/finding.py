@@ -50,6 +50,18 @@ def shown(value: object) -> str:
     return text
 
 
+_DECLARED: dict[str, Severity] = {}
+"""The severity of every registered rule, by id: filled by the registry
+(:func:`declare_severities`), read by :class:`Finding` for its default severity. A table here,
+so that this module imports nothing above it."""
+
+
+def declare_severities(severities: Iterable[tuple[str, Severity]]) -> None:
+    """Make ``severities`` (rule id, severity) the default severity of those rules' findings
+    (called once by the rule registry, for every rule of the library)."""
+    _DECLARED.update(severities)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Finding:
     """One broken rule: where, which field, what was given, what is allowed, how to fix it.
@@ -57,7 +69,7 @@ class Finding:
     The one result type of every check: the library's rules, the blueprints, the gate's
     options and the organisation policy (:class:`~hyperpod_constructs.policy.HyperPodPolicy`).
     Build it with keywords; the severity defaults to the rule's severity in the registry
-    (:data:`~hyperpod_constructs.validation.registry.RULES`).
+    (:data:`~hyperpod_constructs.validation.registry.RULES`, which declares them here).
 
     A library rule names ``field``, ``value`` and ``allowed``; a policy rule may describe the
     problem in words instead (``problem``), with the cluster's ``path``.
@@ -113,10 +125,7 @@ class Finding:
         if self.problem is None and not (self.field and self.allowed):
             raise ValueError(f"a {self.rule} finding needs field and allowed, or a problem")
         if self.severity is None:
-            from .registry import RULES
-
-            rule = RULES.get(self.rule)
-            object.__setattr__(self, "severity", rule.severity if rule else Severity.ERROR)
+            object.__setattr__(self, "severity", _DECLARED.get(self.rule, Severity.ERROR))
         else:
             object.__setattr__(self, "severity", Severity.of(self.severity))
 

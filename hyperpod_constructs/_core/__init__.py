@@ -1,0 +1,9 @@
+"""The bottom layer (docs/layout.md): what a check reports and the checks of plain values.
+
+:class:`Finding` and :class:`Severity` (``finding``), a rule's metadata and its binding to the
+check that reports it (``rule``), the argument predicates and type checks (``arguments``),
+HyperPod's limits (``limits``), the pages the rules cite (``sources``) and the findings
+recorded per construct (``report``). Nothing here imports the model (instance groups,
+lifecycle scripts, storage), the rules or the constructs; their public names are exported by
+:mod:`hyperpod_constructs.validation`.
+"""
