@@ -411,7 +411,7 @@ def evaluate_gate(
     not applied the update yet" (WAITING), not as a rollback; HyperPod's rollback comes
     hours later, so this never hides one.
 
-    ``nodes`` (from :func:`tally_nodes`): a group whose nodes are given is only ready when at
+    ``nodes`` (each from ``tally_nodes``): a group whose nodes are given is only ready when at
     least its minimum of them are ``Running``; until then it is WAITING (and FAILED at the
     deadline), however many DescribeCluster counts.
 
