@@ -9,6 +9,7 @@ The simulator answers real boto3 clients (responses validated against botocore's
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from typing import Any
@@ -24,7 +25,14 @@ from hyperpod_constructs.gate.runtime.hyperpod_gate.decision import (
     tally_nodes,
 )
 from tests.support.clock import VirtualClock, forbid_real_sleep, patch_botocore_retry_sleep
-from tests.support.hyperpod_sim import Fault, GroupSpec, HyperPodSimulator, steps, unlimited
+from tests.support.hyperpod_sim import (
+    FAULT_KINDS,
+    Fault,
+    GroupSpec,
+    HyperPodSimulator,
+    steps,
+    unlimited,
+)
 from tests.support.wire import reference_model
 from tests.support.world import Execution, GateWorld
 
@@ -235,6 +243,9 @@ def test_transient_list_faults_wait_then_open(monkeypatch: pytest.MonkeyPatch, k
         in (first["reason"])
     )
     assert w.signals() == []
+    lines = w.invocations[-1].stdout.splitlines()  # the counts are still published
+    assert [json.loads(line)["InstanceGroup"] for line in lines[:-1]] == ["gpu"]
+    assert lines[-1].endswith(f"error={FAULT_KINDS[kind][0]}")
     second = w.poll_once(event)
     assert second["status"] == "READY" and "not confirmed" not in second["reason"]
 

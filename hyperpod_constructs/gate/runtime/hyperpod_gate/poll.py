@@ -612,6 +612,7 @@ def _poll(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outc
 
     decision = decide()
     note = ""
+    unconfirmed_wait: NodeCheck | None = None
     if decision.status == "READY":  # DescribeCluster counts the minimum: are they Running?
         check = list_nodes(sagemaker, request, budget)
         if check.fault is None:
@@ -619,13 +620,7 @@ def _poll(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outc
             decision = decide()
         else:
             wait, note = unconfirmed(check, request, now)
-            if wait:
-                return Outcome(
-                    "WAITING",
-                    clip(f"{note}; {decision.reason}", RETURN_REASON_LIMIT),
-                    summarize(decision.groups),
-                    check.label,
-                )
+            unconfirmed_wait = check if wait else None
     if decision.status == "FAILED" and budget.allows(aws.CALL_WORST_CASE + SIGNAL_WORST_CASE):
         events, note = _error_events(sagemaker, request)
         if events:
@@ -633,9 +628,17 @@ def _poll(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outc
     cluster_name = str(response.get("ClusterName") or request.cluster_name)
     for line in metric_lines(request.metrics_namespace, cluster_name, decision.groups, now):
         print(line, flush=True)
+    arm_note = ARM_NOTE if by_arm else ""
+    if unconfirmed_wait is not None:  # the nodes could not be read: confirm at the next check
+        return Outcome(
+            "WAITING",
+            clip(f"{note}; {decision.reason}{arm_note}", RETURN_REASON_LIMIT),
+            summarize(decision.groups),
+            unconfirmed_wait.label,
+        )
     outcome = Outcome(
         decision.status,
-        clip(decision.reason + note + (ARM_NOTE if by_arm else ""), RETURN_REASON_LIMIT),
+        clip(decision.reason + note + arm_note, RETURN_REASON_LIMIT),
         summarize(decision.groups),
     )
     if outcome.status == "WAITING":
