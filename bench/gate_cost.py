@@ -78,8 +78,9 @@ def measure(poll_interval_seconds: int = 60, scenario: str = "met") -> dict[str,
 
     ``scenario`` is ``"met"`` (minimum reached at 2 h 59 min) or ``"never"`` (HyperPod rolls
     the group back at 3 h and the gate fails).  Keys: ``describe_cluster``,
-    ``list_cluster_events``, ``describe_stack_resource``, ``lambda_invocations`` (poll +
-    arm), ``state_transitions``, ``wait_seconds``, ``detection_latency_seconds`` (measured),
+    ``list_cluster_nodes``, ``list_cluster_events``, ``describe_stack_resource``,
+    ``lambda_invocations`` (poll + arm), ``state_transitions``, ``wait_seconds``,
+    ``detection_latency_seconds`` (measured),
     ``worst_case_latency_seconds`` (bound: one interval), ``transitions_usd``, ``lambda_usd``,
     ``total_usd``, ``succeeded`` (1.0 or 0.0).
     """
@@ -125,6 +126,7 @@ def _measure(
     log_bytes += sum(len(json.dumps(e, default=str)) for e in history)
     figures = {
         "describe_cluster": float(calls.get("DescribeCluster", 0)),
+        "list_cluster_nodes": float(calls.get("ListClusterNodes", 0)),
         "list_cluster_events": float(calls.get("ListClusterEvents", 0)),
         "describe_stack_resource": float(world.cfn.fake.count("DescribeStackResource")),
         "lambda_invocations": float(invocations),
@@ -160,6 +162,7 @@ def provider_framework(
     transitions = polls + 2
     return {
         "describe_cluster": float(polls),
+        "list_cluster_nodes": 0.0,
         "list_cluster_events": 0.0,
         "describe_stack_resource": 0.0,
         "lambda_invocations": float(invocations),
@@ -179,6 +182,7 @@ def provider_framework(
 
 ROWS: list[tuple[str, str, str]] = [
     ("SageMaker DescribeCluster calls", "describe_cluster", "{:.0f}"),
+    ("SageMaker ListClusterNodes calls", "list_cluster_nodes", "{:.0f}"),
     ("SageMaker ListClusterEvents calls", "list_cluster_events", "{:.0f}"),
     ("CloudFormation DescribeStackResource", "describe_stack_resource", "{:.0f}"),
     ("Lambda invocations", "lambda_invocations", "{:.0f}"),

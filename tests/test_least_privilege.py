@@ -67,6 +67,8 @@ def _get_att(template: dict[str, Any], name: str, attribute: str) -> str:
     kind = template["Resources"][name]["Type"]
     if kind == "AWS::EC2::SecurityGroup" and attribute == "GroupId":
         return _fake_id("sg", name)
+    if kind == "AWS::SageMaker::Cluster" and attribute == "ClusterArn":
+        return f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/abcdef012345"
     if attribute == "Arn":
         arns = {
             "AWS::IAM::Role": f"arn:aws:iam::{ACCOUNT}:role/{name}",
@@ -355,3 +357,67 @@ def test_a_role_given_by_the_user_keeps_its_own_trust_policy() -> None:
     template = synth_template(define).to_json()
     (role,) = resources(template, "AWS::IAM::Role").values()
     assert "Condition" not in role["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]
+
+
+# -- what the templates grant the gate's functions ----------------------------------------
+
+
+def gate_cluster_statements(template: dict[str, Any]) -> list[dict[str, Any]]:
+    """The concrete statements granting SageMaker actions to a gate function's role (the
+    check function's and the arm function's, which checks when the check cannot)."""
+    roles = [
+        {"Ref": function["Properties"]["Role"]["Fn::GetAtt"][0]}
+        for function in resources(template, "AWS::Lambda::Function").values()
+        if str(function["Properties"].get("Handler", "")).startswith("hyperpod_gate.")
+    ]
+    return [
+        concrete(statement, template)
+        for policy in resources(template, "AWS::IAM::Policy").values()
+        if any(role in policy["Properties"]["Roles"] for role in roles)
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+        if any(action.startswith("sagemaker:") for action in as_list(statement["Action"]))
+    ]
+
+
+PARLIAMENT_UNKNOWN = frozenset({"sagemaker:ListClusterEvents"})
+"""Actions newer than parliament's table (it reports them as unknown, and nothing else)."""
+
+
+def test_the_gate_reads_the_cluster_and_its_nodes_on_the_cluster_arn_only(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    """Both gate functions may read the cluster, list its nodes (the Running confirmation) and
+    its events, on the cluster's ARN only; parliament, which knows each action's resource
+    types, finds nothing in those statements but the actions its table does not know yet."""
+    from hyperpod_constructs.gate.construct import CHECK_ACTIONS
+
+    gated = 0
+    for stack, template in example_templates.items():
+        if not resources(template, "AWS::CloudFormation::WaitCondition"):
+            continue
+        cluster_id, _ = only(template, "AWS::SageMaker::Cluster")
+        cluster_arn = _get_att(template, cluster_id, "ClusterArn")
+        reads = gate_cluster_statements(template)
+        assert len(reads) == 2, stack  # one per function
+        for statement in reads:
+            assert set(as_list(statement["Action"])) == set(CHECK_ACTIONS), stack
+            assert as_list(statement["Resource"]) == [cluster_arn], stack
+            for action in as_list(statement["Action"]):
+                alone = {**statement, "Action": action}
+                expected = (
+                    [("UNKNOWN_ACTION", f"Unknown action {action}")]
+                    if action in PARLIAMENT_UNKNOWN
+                    else []
+                )
+                assert lint({"Version": "2012-10-17", "Statement": [alone]}) == expected, stack
+        gated += 1
+    assert gated >= 2
+
+
+def test_control_parliament_flags_listing_nodes_on_another_resource() -> None:
+    """Control: ListClusterNodes granted on a training job instead of the cluster is flagged,
+    so parliament's silence above means the cluster ARN is the action's resource."""
+    job = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:training-job/train"
+    statement = {"Effect": "Allow", "Action": "sagemaker:ListClusterNodes", "Resource": job}
+    issues = {issue for issue, _ in lint({"Version": "2012-10-17", "Statement": [statement]})}
+    assert "RESOURCE_MISMATCH" in issues

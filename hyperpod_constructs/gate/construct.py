@@ -74,6 +74,12 @@ FUNCTION_TIMEOUT_SECONDS = 150
 (``hyperpod_gate.poll.CHECK_WORST_CASE`` plus its safety margin)."""
 FUNCTION_TIMEOUT = Duration.seconds(FUNCTION_TIMEOUT_SECONDS)
 """The gate functions' timeout (:data:`FUNCTION_TIMEOUT_SECONDS`)."""
+CHECK_ACTIONS = (
+    "sagemaker:DescribeCluster",
+    "sagemaker:ListClusterNodes",
+    "sagemaker:ListClusterEvents",
+)
+"""What a check reads of the cluster, granted on its ARN to both gate functions."""
 LOG_DELIVERY_ACTIONS = (
     "logs:CreateLogDelivery",
     "logs:GetLogDelivery",
@@ -289,8 +295,9 @@ class MinCountGate(Construct):
         self._check_function_arn = self._check_function.attr_arn
         self._arm_function_arn = self._arm_function.attr_arn
         for role in (self._check_role, self._arm_role):
-            # The arm function runs the same check when the check function cannot.
-            self._cluster.grant(role, "sagemaker:DescribeCluster", "sagemaker:ListClusterEvents")
+            # The arm function runs the same check when the check function cannot;
+            # ListClusterNodes confirms that the minimum of nodes is Running.
+            self._cluster.grant(role, *CHECK_ACTIONS)
         for role, sid in (
             (self._check_role, "ReadWaitHandleOfThisStack"),
             (self._arm_role, "ReadWaitConditionOfThisStack"),

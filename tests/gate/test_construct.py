@@ -47,6 +47,7 @@ GATE_TYPES = (
 """What every gate has (the dashboard and the topic are opt-in)."""
 SAGEMAKER_READ = {
     "sagemaker:DescribeCluster",
+    "sagemaker:ListClusterNodes",
     "sagemaker:ListClusterEvents",
 }
 MAX_WAIT = 43200
@@ -401,7 +402,7 @@ def test_arm_function_may_start_only_the_poll_loop(
         assert "*" not in statement_resources(statement), statement
         # It checks when the check function cannot: only reads of the cluster.
         sagemaker = {a for a in actions(statement) if a.startswith("sagemaker:")}
-        assert sagemaker <= {"sagemaker:DescribeCluster", "sagemaker:ListClusterEvents"}
+        assert sagemaker <= SAGEMAKER_READ
 
 
 def test_poll_loop_may_invoke_only_the_gate_functions(

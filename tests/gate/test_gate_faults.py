@@ -402,7 +402,19 @@ def fault_schedules(draw: Any) -> list[tuple[str, str, float, float]]:
                 )
             )
         else:
-            kind = draw(st.sampled_from(["throttle", "5xx", "unavailable", "hang", "403-signal"]))
+            kind = draw(
+                st.sampled_from(
+                    [
+                        "throttle",
+                        "5xx",
+                        "unavailable",
+                        "hang",
+                        "403-signal",
+                        "nodes:throttle",
+                        "nodes:5xx",
+                    ]
+                )
+            )
         begin = draw(st.integers(0, WINDOW - 10 * MIN))
         length = draw(st.integers(10, 2 * HOUR))
         schedule.append((level, kind, float(begin), float(min(begin + length, WINDOW - MIN))))
@@ -420,6 +432,9 @@ def _apply(w: GateWorld, schedule: list[tuple[str, str, float, float]]) -> bool:
             w.sim.hang(count=int((end - begin) // 60) + 1)
         elif kind == "403-signal":
             refused = True
+        elif kind.startswith("nodes:"):  # the Running confirmation's ListClusterNodes
+            start, end = w.clock.start + begin, w.clock.start + end
+            w.sim.inject(kind.split(":")[1], operation="ListClusterNodes", start=start, end=end)
         else:
             w.sim.inject(kind, start=w.clock.start + begin, end=w.clock.start + end)
     return refused

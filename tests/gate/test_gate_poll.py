@@ -103,7 +103,18 @@ def test_ready_signals_success_and_notifies(monkeypatch: pytest.MonkeyPatch) -> 
     w.clock.advance(2 * HOUR)
     result = w.poll_once(w.poll_event(GPU))
     assert result["status"] == "READY"
-    assert calls(w) == {"DescribeCluster": 1, "cfn.DescribeStackResource": 2, "sns.Publish": 1}
+    assert calls(w) == {
+        "DescribeCluster": 1,
+        "ListClusterNodes": 1,  # gpu's 16 nodes on one page (cpu has no minimum: not listed)
+        "cfn.DescribeStackResource": 2,
+        "sns.Publish": 1,
+    }
+    ((_, params),) = [a for a in w.sim.fake.attempts if a[0] == "ListClusterNodes"]
+    assert params == {
+        "ClusterName": "train",
+        "InstanceGroupNameContains": "gpu",
+        "MaxResults": poll.NODE_PAGE_SIZE,
+    }
     (signal,) = w.signals()
     assert signal.method == "PUT"
     assert signal.headers["Content-type"] == ""  # urllib did not add its form default

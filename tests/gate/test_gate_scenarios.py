@@ -52,11 +52,18 @@ def polls_of(w: GateWorld, execution: Execution) -> list[Any]:
 
 
 def assert_loop_ended(
-    w: GateWorld, execution: Execution, *, events: int = 0, extra_transitions: int = 0
+    w: GateWorld,
+    execution: Execution,
+    *,
+    events: int = 0,
+    extra_transitions: int = 0,
+    nodes: int | None = None,
 ) -> None:
     """The execution is over after 3 transitions per poll, the SageMaker calls match the
     polls (one DescribeCluster each, ListClusterEvents only for ``events`` FAILED
-    decisions), and nothing polls any more, even hours later."""
+    decisions, ListClusterNodes ``nodes`` times: by default one page for the one check that
+    saw the minimum of a gate that opened, none for one that did not), and nothing polls
+    any more, even hours later."""
     assert not execution.running
     polls = polls_of(w, execution)
     assert execution.task_invocations == len(polls) + extra_transitions
@@ -65,7 +72,9 @@ def assert_loop_ended(
     if not w.sim.faults:  # with faults, retried attempts are counted by the test itself
         assert w.sim.calls.get("DescribeCluster", 0) == len(w.polls())
     assert w.sim.calls.get("ListClusterEvents", 0) == events
-    assert w.sim.calls.get("ListClusterNodes", 0) == 0
+    if nodes is None:
+        nodes = 1 if execution.status == "SUCCEEDED" and w.signals() else 0
+    assert w.sim.calls.get("ListClusterNodes", 0) == nodes
     count = len(w.invocations)
     w.run(until_elapsed=w.clock.elapsed + 2 * HOUR, stop_when_idle=False)
     assert len(w.invocations) == count, "the loop kept polling after it ended"
@@ -101,7 +110,8 @@ def test_fast_minimum_in_20_minutes(monkeypatch: pytest.MonkeyPatch) -> None:
         "gpu not listed (minimum 16, target 16); cluster train is Creating"
         in polls[0].result["reason"]
     )  # armed before the controller was up
-    assert w.sim.calls == {"DescribeCluster": len(polls)}
+    # one ListClusterNodes page, only in the check where DescribeCluster counts the minimum
+    assert w.sim.calls == {"DescribeCluster": len(polls), "ListClusterNodes": 1}
     # armed at 1 min; polls every minute; the minimum is reached at 20 min 20 s
     assert len(polls) == 21 and polls[-1].time - w.clock.start == 21 * MIN
     assert w.cfn.condition(w.handle_id()).status == "CREATE_COMPLETE"
@@ -121,7 +131,7 @@ def test_slow_minimum_at_2h50(monkeypatch: pytest.MonkeyPatch) -> None:
     assert 0 <= detection_latency(w) <= w.poll_interval
     polls = polls_of(w, execution)
     assert abs(len(polls) - (reached - w.clock.start - ARM_AT) / SLOW_POLL) <= 2
-    assert w.sim.calls == {"DescribeCluster": len(polls)}
+    assert w.sim.calls == {"DescribeCluster": len(polls), "ListClusterNodes": 1}
     assert execution.transitions == 3 * len(polls)
     assert w.cfn.condition(w.handle_id()).status == "CREATE_COMPLETE"
     assert_loop_ended(w, execution)
@@ -208,7 +218,7 @@ def test_update_raising_the_minimum_waits_again(monkeypatch: pytest.MonkeyPatch)
     assert delete["Status"] == "SUCCESS"
     assert w.calls("StopExecution")[-1] == {"executionArn": first.arn, "cause": "gate deleted"}
     assert first.status == "SUCCEEDED"  # stopping a finished execution changes nothing
-    assert_loop_ended(w, second)
+    assert_loop_ended(w, second, nodes=2)  # one page for each gate that opened
 
 
 def test_update_rolled_back_to_previous_values_fails(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -225,7 +235,7 @@ def test_update_rolled_back_to_previous_values_fails(monkeypatch: pytest.MonkeyP
     assert "gpu 10/14 (target 16, InService, HyperPod reports target 16 and minimum 8)" in reason
     # Updating for 5 minutes while scaling in, then InService with the old values
     assert 0 <= signal.time - rolled <= 5 * MIN + w.poll_interval
-    assert_loop_ended(w, second, events=1)
+    assert_loop_ended(w, second, events=1, nodes=1)  # the first gate's opening check
 
 
 def test_update_rollback_with_old_boto3_fails_at_the_deadline(
@@ -242,7 +252,7 @@ def test_update_rollback_with_old_boto3_fails_at_the_deadline(
     reason = signal.json()["Reason"]
     assert "deadline reached" in reason and "gpu 10/14 (target 16, InService)" in reason
     assert 0 <= signal.time - deadline <= w.poll_interval
-    assert_loop_ended(w, second, events=1)
+    assert_loop_ended(w, second, events=1, nodes=1)  # the first gate's opening check
 
 
 def test_delete_during_wait_stops_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -331,7 +341,7 @@ def test_lambda_service_errors_are_retried_by_the_state_machine(
     # Retries re-run the task without entering another state.
     assert execution.task_invocations == len(polls_of(w, execution)) + 2
     assert execution.transitions == 3 * len(polls_of(w, execution))
-    assert w.sim.calls == {"DescribeCluster": len(polls_of(w, execution))}
+    assert w.sim.calls == {"DescribeCluster": len(polls_of(w, execution)), "ListClusterNodes": 1}
 
 
 def test_access_denied_past_the_settle_window_fails_naming_the_permission(
@@ -498,7 +508,7 @@ def test_handle_gone_abandons_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     last = polls_of(w, execution)[-1].result
     assert last["status"] == "ABANDONED" and "no longer exists" in last["reason"]
     assert w.signals() == [] and w.sns.messages == []
-    assert_loop_ended(w, execution)
+    assert_loop_ended(w, execution, nodes=1)  # the check that decided READY, then stopped
 
 
 def test_a_slow_api_near_the_function_timeout_never_fails_a_ready_gate(
@@ -514,7 +524,10 @@ def test_a_slow_api_near_the_function_timeout_never_fails_a_ready_gate(
     assert execution.status == "SUCCEEDED"
     assert all(i.duration <= w.gate().check_timeout for i in w.invocations)
     assert [s.json()["Status"] for s in w.signals()] == ["SUCCESS"]
-    assert_loop_ended(w, execution)
+    # READY twice: the first signal PUT timed out (WAITING), the next check delivered it
+    undelivered = [p for p in polls_of(w, execution) if "not delivered" in p.result["reason"]]
+    assert len(undelivered) == 1
+    assert_loop_ended(w, execution, nodes=2)
 
 
 @pytest.mark.parametrize(("error", "arm_checks"), [("Sandbox.Timedout", 0), ("Lambda.Unknown", 2)])

@@ -19,6 +19,14 @@ It follows the project's HyperPod facts sheet (hyperpod-facts.md):
   ``Failed`` with a FailureMessage;
 - ListClusterEvents ("Minimum capacity reached", "Rollback initiated", Error
   events for failed launches), ListClusterNodes, DescribeCluster;
+- per-node states: a launched node is ``Pending`` while it boots, then
+  ``DeepHealthCheckInProgress`` while its group's on-start deep health checks run
+  (``GroupSpec.deep_health_check_seconds``), then ``Running``; ListClusterNodes pages
+  them (``MaxResults`` 1..100, ``NextToken``, ``InstanceGroupNameContains`` a substring
+  filter, sorted by launch time);
+- ``CurrentCount`` (and the MinCount transition to ``InService``) counts either the
+  ``Running`` nodes only or every node in the group (``current_count="in_group"``):
+  AWS's documentation does not say which;
 - fault injection: throttling bursts, 5xx, AccessDenied, requests that hang past the
   client's read timeout, and the cluster deleted mid-wait (``Deleting``, then
   ResourceNotFound).
@@ -56,6 +64,10 @@ CapacityCurve = Callable[[float], int]
 ROLLBACK_WINDOW = 3 * 3600
 TICK = 10.0
 NodeType = Literal["Controller", "Login", "Compute"]
+CurrentCountMode = Literal["running", "in_group"]
+"""What ``CurrentCount`` counts: the ``Running`` nodes, or every node in the group."""
+NODE_PAGE_MAX = 100
+"""ListClusterNodes' ``MaxResults`` range is 1..100."""
 
 
 def unlimited() -> CapacityCurve:
@@ -109,6 +121,9 @@ class GroupSpec:
     """How often HyperPod retries launches that failed for lack of capacity."""
     failure_message: str | None = None
     """Controller only: a non-retryable failure when its first instance would come up."""
+    deep_health_check_seconds: float = 0.0
+    """On-start deep health checks: how long a booted node stays ``DeepHealthCheckInProgress``
+    before it is ``Running`` (0: the group runs none)."""
 
 
 @dataclass
@@ -116,6 +131,15 @@ class _Instance:
     instance_id: str
     launched_at: float
     ready_at: float
+    """Booted: ``Pending`` until then."""
+    running_at: float
+    """Deep health checks passed: ``DeepHealthCheckInProgress`` until then, then ``Running``."""
+
+    def status(self, t: float) -> str:
+        """The node's ListClusterNodes status at ``t`` (while it is pending)."""
+        if t < self.ready_at:
+            return "Pending"
+        return "DeepHealthCheckInProgress" if t < self.running_at else "Running"
 
 
 @dataclass
@@ -135,6 +159,7 @@ class _Group:
     last_in_service: tuple[int, int] | None = None
     gating: bool = True
     min_reached_at: float | None = None
+    min_running_at: float | None = None
     rolled_back_at: float | None = None
     settle_at: float | None = None
 
@@ -231,6 +256,7 @@ class HyperPodSimulator:
         cluster_id: str = "abcd12345678",
         hide_groups_until_controller: bool = True,
         delete_seconds: float = 600.0,
+        current_count: CurrentCountMode = "running",
     ) -> None:
         controllers = [g for g in groups if g.node_type == "Controller"]
         logins = [g for g in groups if g.node_type == "Login"]
@@ -243,6 +269,7 @@ class HyperPodSimulator:
         self.status = "Creating"
         self.failure_message: str | None = None
         self.hide_groups_until_controller = hide_groups_until_controller
+        self.current_count = current_count
         self.delete_seconds = delete_seconds
         self.deleting_since: float | None = None
         self.deleted = False
@@ -301,6 +328,7 @@ class HyperPodSimulator:
         group.is_new = False
         group.gating = True
         group.min_reached_at = None
+        group.min_running_at = None
         group.status = "Updating"
         group.next_attempt_at = now
         self._emit("Info", f"Update started for instance group {name}", name)
@@ -383,7 +411,16 @@ class HyperPodSimulator:
 
     def _new_instance(self, group: _Group, t: float) -> _Instance:
         self._instance_ids += 1
-        return _Instance(f"i-{self._instance_ids:017x}", t, t + group.spec.boot_seconds)
+        ready = t + group.spec.boot_seconds
+        return _Instance(
+            f"i-{self._instance_ids:017x}", t, ready, ready + group.spec.deep_health_check_seconds
+        )
+
+    def _count(self, group: _Group) -> int:
+        """The group's ``CurrentCount`` (see :data:`CurrentCountMode`)."""
+        if self.current_count == "in_group":
+            return len(group.healthy) + len(group.pending)
+        return len(group.healthy)
 
     def _tick(self, t: float) -> None:
         if self.deleted or self.status == "Failed":
@@ -412,7 +449,7 @@ class HyperPodSimulator:
         spec = group.spec
         if group.started_at is None or group.status in ("Failed", "Deleting"):
             return
-        for instance in [i for i in group.pending if i.ready_at <= t]:
+        for instance in [i for i in group.pending if i.running_at <= t]:
             group.pending.remove(instance)
             if spec.failure_message is not None and spec.node_type == "Controller":
                 self._fail(spec.failure_message)
@@ -447,7 +484,9 @@ class HyperPodSimulator:
                     spec.name,
                 )
                 group.next_attempt_at = t + spec.retry_seconds
-        current = len(group.healthy)
+        current = self._count(group)
+        if group.min_running_at is None and group.min > 0 and len(group.healthy) >= group.min:
+            group.min_running_at = t
         if group.gating and group.settle_at is None:
             if current >= group.min:
                 group.status = "InService"
@@ -562,7 +601,7 @@ class HyperPodSimulator:
                 "InstanceGroupName": spec.name,
                 "InstanceType": spec.instance_type,
                 "Status": group.status,
-                "CurrentCount": len(group.healthy),
+                "CurrentCount": self._count(group),
                 "TargetCount": group.target,
                 "MinCount": group.min,
                 "ExecutionRole": f"arn:aws:iam::{ACCOUNT}:role/HyperPodInstanceRole",
@@ -635,24 +674,36 @@ class HyperPodSimulator:
         return response
 
     def _list_nodes(self, params: dict[str, Any]) -> dict[str, Any]:
+        max_results = params.get("MaxResults")
+        if max_results is not None and not 1 <= int(max_results) <= NODE_PAGE_MAX:
+            raise ApiError("ValidationException", "MaxResults must be between 1 and 100")
+        token = params.get("NextToken")
+        if token is not None and not str(token).isdigit():
+            raise ApiError("ValidationException", "Invalid NextToken")
         contains = params.get("InstanceGroupNameContains") or ""
-        nodes: list[dict[str, Any]] = []
+        now = self.clock.time()
+        listed: list[tuple[_Group, _Instance, str]] = []
         for group in self.groups.values():
             if contains not in group.spec.name:
                 continue
-            for instance, status in [(i, "Running") for i in group.healthy] + [
-                (i, "Pending") for i in group.pending
-            ]:
-                nodes.append(
-                    {
-                        "InstanceGroupName": group.spec.name,
-                        "InstanceId": instance.instance_id,
-                        "InstanceType": group.spec.instance_type,
-                        "LaunchTime": datetime.fromtimestamp(instance.launched_at, UTC),
-                        "InstanceStatus": {"Status": status},
-                    }
-                )
-        chunk, token = self._page(nodes, params, 100)
+            listed += [(group, i, "Running") for i in group.healthy]
+            listed += [(group, i, i.status(now)) for i in group.pending]
+        by_name = params.get("SortBy") == "NAME"
+        listed.sort(
+            key=lambda n: (n[1].instance_id,) if by_name else (n[1].launched_at, n[1].instance_id),
+            reverse=params.get("SortOrder") == "Descending",
+        )
+        nodes = [
+            {
+                "InstanceGroupName": group.spec.name,
+                "InstanceId": instance.instance_id,
+                "InstanceType": group.spec.instance_type,
+                "LaunchTime": datetime.fromtimestamp(instance.launched_at, UTC),
+                "InstanceStatus": {"Status": status},
+            }
+            for group, instance, status in listed
+        ]
+        chunk, token = self._page(nodes, params, NODE_PAGE_MAX)
         response: dict[str, Any] = {"ClusterNodeSummaries": chunk}
         if token:
             response["NextToken"] = token
@@ -663,6 +714,12 @@ class HyperPodSimulator:
         """Virtual time the group last reached its minimum (None if it has not)."""
         self.advance()
         return self.groups[name].min_reached_at
+
+    def min_running_at(self, name: str) -> float | None:
+        """Virtual time at which the group first had its minimum of ``Running`` nodes (None if
+        it has not since its minimum was last set)."""
+        self.advance()
+        return self.groups[name].min_running_at
 
     def rolled_back_at(self, name: str) -> float | None:
         """Virtual time the group was rolled back (None if it was not)."""

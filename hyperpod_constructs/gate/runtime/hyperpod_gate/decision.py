@@ -2,7 +2,9 @@
 
 Nothing here performs I/O or reads a clock: :func:`evaluate_gate` maps one
 ``DescribeCluster`` response (plus, optionally, recent ``ListClusterEvents``
-entries and the current time) to a :class:`GateDecision`.
+entries, the gated groups' nodes from ``ListClusterNodes`` and the current time)
+to a :class:`GateDecision`; :func:`tally_nodes` counts one group's nodes from
+``ListClusterNodes`` pages.
 
 The central trap it guards against: when HyperPod cannot reach a group's
 ``MinCount`` within its fixed 3-hour window it rolls the group back and the
@@ -14,8 +16,8 @@ when the API returns it) still equal the requested values.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -25,9 +27,13 @@ GateStatus = Literal["WAITING", "READY", "FAILED"]
 DEFAULT_METRICS_NAMESPACE = "HyperPod/MinCountGate"
 """CloudWatch namespace of the gate's progress metrics (the options' default)."""
 NOT_LISTED = "NotListed"
+"""``GroupProgress.status`` of a gated group absent from ``InstanceGroups``."""
 SETTLE_SECONDS = 600
 """How long after arming other counts (or a missing group) mean "not applied yet"."""
-"""``GroupProgress.status`` of a gated group absent from ``InstanceGroups``."""
+RUNNING = "Running"
+"""The ``ListClusterNodes`` status (``InstanceStatus.Status``) of a node that counts."""
+UNKNOWN_NODE_STATUS = "Unknown"
+"""How :func:`tally_nodes` files a node whose summary carries no status."""
 
 MAX_ERROR_EVENTS = 3
 EVENT_TEXT_LIMIT = 200
@@ -60,6 +66,12 @@ _HINT_GROUP_DELETING = (
 _HINT_NOT_LISTED = (
     "What to do: check that every gated group name matches an instance group of the "
     "cluster and that the cluster update adding it succeeded."
+)
+_HINT_NOT_RUNNING = (
+    "What to do: DescribeCluster counts the minimum but fewer nodes are Running; read the "
+    "nodes' status (ListClusterNodes, DescribeClusterNode): deep health checks that take "
+    "longer than the gate timeout or fail, or nodes being replaced; raise the gate timeout "
+    "or lower min_instance_count."
 )
 _HINT_DEADLINE = (
     "What to do: capacity did not arrive in time; lower min_instance_count, use a "
@@ -94,6 +106,84 @@ class GroupRequirement:
 
 
 @dataclass(frozen=True)
+class NodeTally:
+    """The nodes ``ListClusterNodes`` listed for one instance group, by status.
+
+    ``nodes`` maps each node's instance id to its status (``Running``, ``Pending``,
+    ``DeepHealthCheckInProgress``, ...); a node listed twice (pages read while the list
+    changes) counts once, with its last status.  ``complete`` is whether every page was read.
+    """
+
+    group: str
+    """The instance group's exact name."""
+    nodes: Mapping[str, str] = field(default_factory=dict)
+    """Instance id -> status, for the group's nodes seen so far. Default: none."""
+    complete: bool = False
+    """Whether the last page was read. Default: ``False``."""
+
+    @property
+    def listed(self) -> int:
+        """How many of the group's nodes were listed."""
+        return len(self.nodes)
+
+    @property
+    def running(self) -> int:
+        """How many of them are ``Running``."""
+        return sum(1 for status in self.nodes.values() if status == RUNNING)
+
+    def others(self) -> list[tuple[str, int]]:
+        """``(status, count)`` of the nodes that are not ``Running``, most frequent first."""
+        counts: dict[str, int] = {}
+        for status in self.nodes.values():
+            if status != RUNNING:
+                counts[status] = counts.get(status, 0) + 1
+        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+    def text(self) -> str:
+        """E.g. ``gpu: 16 in group, 12 Running (4 DeepHealthCheckInProgress)``."""
+        text = f"{self.group}: {self.listed} in group, {self.running} {RUNNING}"
+        others = self.others()
+        if others:
+            text += " (" + ", ".join(f"{n} {status}" for status, n in others) + ")"
+        return text
+
+
+def _node_status(summary: Mapping[str, Any]) -> str:
+    details = summary.get("InstanceStatus")
+    status = details.get("Status") if isinstance(details, Mapping) else None
+    return status if isinstance(status, str) and status else UNKNOWN_NODE_STATUS
+
+
+def tally_nodes(
+    summaries: Iterable[Any],
+    group: str,
+    *,
+    previous: NodeTally | None = None,
+    complete: bool = False,
+) -> NodeTally:
+    """Add one ``ListClusterNodes`` page (its ``ClusterNodeSummaries``) to ``group``'s tally.
+
+    Only nodes whose ``InstanceGroupName`` is exactly ``group`` count: the request's filter,
+    ``InstanceGroupNameContains``, also returns ``gpu-spare`` for ``gpu``.  A summary without
+    a status counts as listed but not ``Running`` (:data:`UNKNOWN_NODE_STATUS`); one without
+    an instance id is kept under its position, so it is never merged with another node.
+
+    :param summaries: one page's ``ClusterNodeSummaries`` (boto3-parsed).
+    :param group: the gated instance group's name.
+    :param previous: the tally of the pages before this one. Default: none (the first page).
+    :param complete: whether this page is the last one (no ``NextToken``). Default: ``False``.
+    """
+    nodes = dict(previous.nodes) if previous is not None else {}
+    for summary in summaries:
+        if not isinstance(summary, Mapping) or summary.get("InstanceGroupName") != group:
+            continue
+        instance = summary.get("InstanceId")
+        key = instance if isinstance(instance, str) and instance else f"#{len(nodes)}"
+        nodes[key] = _node_status(summary)
+    return NodeTally(group, nodes, complete)
+
+
+@dataclass(frozen=True)
 class GroupProgress:
     """What one poll saw for one gated group.
 
@@ -110,6 +200,8 @@ class GroupProgress:
     target_count: int
     reported_target: int | None
     reported_min: int | None
+    nodes: NodeTally | None = None
+    """The group's nodes from ``ListClusterNodes``, when the check read them. Default: none."""
 
     @property
     def listed(self) -> bool:
@@ -138,13 +230,24 @@ class GroupProgress:
         return self.reported_min is not None and self.reported_min != self.min_count
 
     @property
-    def ready(self) -> bool:
-        """``InService``, counts untouched and at least the minimum running."""
+    def counted(self) -> bool:
+        """What DescribeCluster says: ``InService``, counts untouched, ``CurrentCount`` at
+        least the minimum."""
         return (
             self.status == "InService"
             and self.counts_match
             and self.current_count >= self.min_count
         )
+
+    @property
+    def nodes_short(self) -> bool:
+        """DescribeCluster counts the minimum, but fewer of the listed nodes are Running."""
+        return self.counted and self.nodes is not None and self.nodes.running < self.min_count
+
+    @property
+    def ready(self) -> bool:
+        """:attr:`counted`, and, when the nodes were listed, at least the minimum Running."""
+        return self.counted and not self.nodes_short
 
 
 @dataclass(frozen=True)
@@ -173,7 +276,9 @@ def _utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
-def _progress(name: str, req: GroupRequirement, group: Mapping[str, Any] | None) -> GroupProgress:
+def _progress(
+    name: str, req: GroupRequirement, group: Mapping[str, Any] | None, nodes: NodeTally | None
+) -> GroupProgress:
     if group is None:
         return GroupProgress(name, NOT_LISTED, 0, req.min_count, req.target_count, None, None)
     current = _as_int(group.get("CurrentCount"))
@@ -185,6 +290,7 @@ def _progress(name: str, req: GroupRequirement, group: Mapping[str, Any] | None)
         target_count=req.target_count,
         reported_target=_as_int(group.get("TargetCount")),
         reported_min=_as_int(group.get("MinCount")),
+        nodes=nodes,
     )
 
 
@@ -282,6 +388,7 @@ def evaluate_gate(
     now: datetime | None = None,
     deadline: datetime | None = None,
     armed_at: datetime | None = None,
+    nodes: Mapping[str, NodeTally] | None = None,
 ) -> GateDecision:
     """Decide whether the gated instance groups reached their minimum.
 
@@ -304,6 +411,10 @@ def evaluate_gate(
     not applied the update yet" (WAITING), not as a rollback; HyperPod's rollback comes
     hours later, so this never hides one.
 
+    ``nodes`` (each from ``tally_nodes``): a group whose nodes are given is only ready when at
+    least its minimum of them are ``Running``; until then it is WAITING (and FAILED at the
+    deadline), however many DescribeCluster counts.
+
     :param describe_cluster_response: a (boto3-parsed) DescribeCluster response.
     :param requirements: each gated group's name -> what was requested.
     :param events: ListClusterEvents entries, newest first, to enrich a FAILED reason.
@@ -311,6 +422,8 @@ def evaluate_gate(
     :param now: the current time. Default: none (no deadline or settle window applies).
     :param deadline: when waiting becomes FAILED. Default: none.
     :param armed_at: when the gate was armed, for the settle window. Default: none.
+    :param nodes: gated group name -> its nodes from ListClusterNodes. Default: none
+        (DescribeCluster's counts decide alone).
     """
     if deadline is not None and now is None:
         raise ValueError("evaluate_gate needs now= when deadline= is given")
@@ -325,7 +438,8 @@ def evaluate_gate(
         if isinstance(group, Mapping) and isinstance(group.get("InstanceGroupName"), str):
             listed.setdefault(group["InstanceGroupName"], group)
 
-    groups = tuple(_progress(n, r, listed.get(n)) for n, r in requirements.items())
+    tallies = nodes or {}
+    groups = tuple(_progress(n, r, listed.get(n), tallies.get(n)) for n, r in requirements.items())
     cluster = _cluster_text(cluster_name, cluster_status, failure_message)
     summary = _fragments(groups)
 
@@ -374,12 +488,23 @@ def evaluate_gate(
                 f"all gated groups reached their minimum: {summary}; {cluster}",
                 groups,
             )
+        short = [g for g in groups if not g.ready]
+        only_nodes = all(g.nodes_short for g in short)
+        running = "; ".join(g.nodes.text() for g in short if g.nodes is not None)
         if deadline is not None and now is not None and _utc(now) >= _utc(deadline):
             stamp = _utc(deadline).strftime("%Y-%m-%dT%H:%M:%SZ")
-            problems.append(
-                f"deadline reached ({stamp}) before every gated group reached its minimum"
+            problem = f"deadline reached ({stamp}) before every gated group reached its minimum"
+            if only_nodes:
+                problem += f" of Running nodes ({running})"
+            problems.append(problem)
+            hints.append(_HINT_NOT_RUNNING if only_nodes else _HINT_DEADLINE)
+        elif only_nodes:
+            return GateDecision(
+                "WAITING",
+                f"waiting for Running nodes: {running} (DescribeCluster already counts the "
+                f"minimum); {summary}; {cluster}",
+                groups,
             )
-            hints.append(_HINT_DEADLINE)
         else:
             return GateDecision(
                 "WAITING", f"waiting for minimum capacity: {summary}; {cluster}", groups

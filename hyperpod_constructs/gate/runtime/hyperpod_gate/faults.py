@@ -143,7 +143,9 @@ FAULT_TABLE: Final = (
         "throttled",
         "transient",
         "`ThrottlingException`, HTTP 429",
-        "botocore retries (3 attempts), then WAITING: poll again at the next interval",
+        "botocore retries (3 attempts), then WAITING: poll again at the next interval; "
+        "ListClusterNodes still failing at the deadline: DescribeCluster's counts decide, "
+        "with a note",
     ),
     Fault("api", "server", "transient", "HTTP 5xx", "as throttled"),
     Fault("api", "connection", "transient", "timeouts, connection errors", "as throttled"),
@@ -153,21 +155,25 @@ FAULT_TABLE: Final = (
         "permanent",
         "`AccessDeniedException`",
         "WAITING for the first 10 minutes (IAM propagation), then FAILED naming the "
-        "permission; reading the wait handle denied: the arm function signals",
+        "permission; reading the wait handle denied: the arm function signals; "
+        "ListClusterNodes still denied after those 10 minutes: DescribeCluster's counts "
+        "decide, with a note naming the permission",
     ),
     Fault(
         "api",
         "not-found",
         "permanent",
         "`ResourceNotFound` on DescribeCluster; a deleted wait handle",
-        "FAILED (cluster deleted); ABANDONED (gate deleted or superseded)",
+        "FAILED (cluster deleted); ABANDONED (gate deleted or superseded); on "
+        "ListClusterNodes: WAITING, the next DescribeCluster decides",
     ),
     Fault(
         "api",
         "malformed",
         "permanent",
         "`ValidationException` and any other 4xx",
-        "FAILED with the code and message",
+        "FAILED with the code and message; on ListClusterNodes: DescribeCluster's counts "
+        "decide, with a note",
     ),
     Fault(
         "signal",

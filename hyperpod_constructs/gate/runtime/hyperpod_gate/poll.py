@@ -1,7 +1,9 @@
 """Poll Lambda of the MinCount gate (one Step Functions iteration).
 
-Per invocation: exactly one ``DescribeCluster``; ``ListClusterEvents`` only
-when the decision is FAILED (to enrich the reason).  On a terminal decision the
+Per invocation: exactly one ``DescribeCluster``; ``ListClusterNodes`` only when
+DescribeCluster says every gated group reached its minimum (to confirm that many nodes
+are ``Running``: :func:`list_nodes`); ``ListClusterEvents`` only when the decision is
+FAILED (to enrich the reason).  On a terminal decision the
 wait condition handle is signalled (its presigned URL is read at that moment
 with ``DescribeStackResource`` and never logged), the optional SNS topic is
 notified, and the status is returned to the state machine:
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from . import aws, httpput
+from . import aws, faults, httpput
 from .contract import ENV_ARM_LOGICAL_ID, ENV_STACK_ID, is_execution_arn
 from .decision import (
     DEFAULT_METRICS_NAMESPACE,
@@ -31,9 +33,11 @@ from .decision import (
     GateDecision,
     GroupProgress,
     GroupRequirement,
+    NodeTally,
     clip,
     evaluate_gate,
     summarize,
+    tally_nodes,
 )
 from .fastpath import is_fast_path
 
@@ -62,6 +66,19 @@ SIGNAL_WORST_CASE = aws.CALL_WORST_CASE + httpput.PUT_WORST_CASE
 CHECK_WORST_CASE = 3 * aws.CALL_WORST_CASE + SIGNAL_WORST_CASE
 """Reading the execution's input and the wait condition, DescribeCluster and the signal, at
 worst (143 s): below the function's timeout."""
+NODE_PAGE_SIZE = 100
+"""``MaxResults`` of each ``ListClusterNodes`` page: the largest the API allows (1..100)."""
+MAX_GROUP_SIZE = 6758
+"""The largest instance group (``InstanceCount`` 0..6758): 68 pages of its own nodes."""
+MAX_NODE_PAGES = 4 * -(-MAX_GROUP_SIZE // NODE_PAGE_SIZE)
+"""Pages one check reads at most (272): four times the largest group's 68, for groups whose
+names contain a gated group's name, and a stop for a ``NextToken`` that never ends. The time
+budget bounds the pages first: a page is only requested while its worst case and the signal's
+still fit."""
+NODE_BUDGET_FAULT = "budget"
+"""The fault kind of a confirmation cut short by the time budget or the page cap."""
+NODE_OTHER_FAULT = "error"
+"""The fault kind of an exception that is not an AWS API error (a parser's, a bug's)."""
 
 
 class Budget:
@@ -320,6 +337,124 @@ def _error_events(sagemaker: Any, request: PollRequest) -> tuple[list[Mapping[st
     ], ""
 
 
+@dataclass(frozen=True)
+class NodeCheck:
+    """What listing the gated groups' nodes (:func:`list_nodes`) gave."""
+
+    tallies: dict[str, NodeTally]
+    """Each gated group with a minimum -> its nodes (complete, or stopped once enough are
+    Running), when every group was read."""
+    fault: str | None = None
+    """``None`` when every group was read; else the fault kind (:func:`faults.api_fault`,
+    :data:`NODE_BUDGET_FAULT` or :data:`NODE_OTHER_FAULT`)."""
+    label: str = ""
+    """The error code (or exception type, or what ran out) when ``fault`` is set."""
+    pages: int = 0
+    """How many pages were read."""
+
+
+def _node_pages(
+    sagemaker: Any, request: PollRequest, name: str, minimum: int, budget: Budget, pages: int
+) -> tuple[NodeTally, int, NodeCheck | None]:
+    """Page through ``name``'s nodes until its minimum is Running or the last page."""
+    tally, token, seen = NodeTally(name), None, set[str]()
+    while True:
+        if pages >= MAX_NODE_PAGES or not budget.allows(aws.CALL_WORST_CASE + SIGNAL_WORST_CASE):
+            return tally, pages, NodeCheck({}, NODE_BUDGET_FAULT, f"{pages} page(s) read", pages)
+        params: dict[str, Any] = {
+            "ClusterName": request.cluster_name,
+            "InstanceGroupNameContains": name,
+            "MaxResults": NODE_PAGE_SIZE,
+        }
+        if token is not None:
+            params["NextToken"] = token
+        try:
+            response = sagemaker.list_cluster_nodes(**params)
+        except Exception as exc:
+            code = aws.error_code(exc)
+            if code is None and not aws.is_transient(exc):
+                return tally, pages, NodeCheck({}, NODE_OTHER_FAULT, type(exc).__name__, pages)
+            return tally, pages, NodeCheck({}, aws.fault_kind(exc), code or type(exc).__name__)
+        pages += 1
+        found = response.get("NextToken") if isinstance(response, Mapping) else None
+        token = found if isinstance(found, str) and found else None
+        summaries = response.get("ClusterNodeSummaries") if isinstance(response, Mapping) else ()
+        tally = tally_nodes(
+            summaries if isinstance(summaries, list) else (),
+            name,
+            previous=tally,
+            complete=token is None,
+        )
+        if tally.running >= minimum or token is None:
+            return tally, pages, None
+        if token in seen:
+            return tally, pages, NodeCheck({}, NODE_BUDGET_FAULT, "a repeated NextToken", pages)
+        seen.add(token)
+
+
+def list_nodes(sagemaker: Any, request: PollRequest, budget: Budget) -> NodeCheck:
+    """List the nodes of every gated group with a minimum (``ListClusterNodes``, filtered by
+    ``InstanceGroupNameContains``, ``MaxResults`` 100, paged by ``NextToken``) and count them
+    by status; a group's paging stops once its minimum is Running. Never raises for an API or
+    parsing error: the fault comes back in :attr:`NodeCheck.fault`."""
+    if not callable(getattr(sagemaker, "list_cluster_nodes", None)):
+        return NodeCheck({}, NODE_OTHER_FAULT, "this boto3 has no ListClusterNodes")
+    tallies: dict[str, NodeTally] = {}
+    pages = 0
+    for name, requirement in request.requirements.items():
+        if requirement.min_count == 0:
+            continue  # nothing to confirm
+        tally, pages, fault = _node_pages(
+            sagemaker, request, name, requirement.min_count, budget, pages
+        )
+        if fault is not None:
+            return NodeCheck(tallies, fault.fault, fault.label, pages)
+        tallies[name] = tally
+    return NodeCheck(tallies, None, "", pages)
+
+
+def unconfirmed(check: NodeCheck, request: PollRequest, now: datetime) -> tuple[bool, str]:
+    """What to do when DescribeCluster says READY but the nodes could not be read (pure):
+    ``(True, reason)`` to wait and confirm at the next check, ``(False, note)`` to decide on
+    DescribeCluster's counts alone, with ``note`` saying why (appended to the READY reason).
+
+    Transient faults and a check out of time wait, until the deadline; AccessDenied waits
+    during the settle window (IAM propagation); a cluster not found waits (the next
+    DescribeCluster decides). Anything else, and anything past the deadline, decides on
+    DescribeCluster's counts: the confirmation never turns a ready cluster into a failure."""
+    label = check.label
+    past_deadline = now >= request.deadline
+    if check.fault in faults.TRANSIENT_API_FAULTS or check.fault == NODE_BUDGET_FAULT:
+        why = (
+            f"ListClusterNodes failed transiently ({label})"
+            if check.fault != NODE_BUDGET_FAULT
+            else f"this check ran out of time confirming them ({label})"
+        )
+        if not past_deadline:
+            return True, (
+                f"DescribeCluster counts every gated group's minimum, but {why}; confirming "
+                "the Running nodes at the next poll"
+            )
+        return False, f" (not confirmed with ListClusterNodes: {why} at the deadline)"
+    if check.fault == "denied":
+        if _propagating(request, now) and not past_deadline:
+            return True, (
+                f"DescribeCluster counts every gated group's minimum; ListClusterNodes was "
+                f"denied ({label}) while the new policy may still be propagating; confirming "
+                "at the next poll"
+            )
+        return False, (
+            f" (not confirmed with ListClusterNodes: denied ({label}); grant "
+            "sagemaker:ListClusterNodes on the cluster ARN to the gate functions' roles)"
+        )
+    if check.fault == "not-found" and not past_deadline:
+        return True, (
+            f"ListClusterNodes found no cluster {request.cluster_name} ({label}); the next "
+            "DescribeCluster decides"
+        )
+    return False, f" (not confirmed with ListClusterNodes: {label})"
+
+
 def _publish(request: PollRequest, outcome: Outcome, budget: Budget) -> None:
     if request.topic_arn is None:
         return
@@ -462,6 +597,8 @@ def _poll(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outc
         outcome = describe_error_outcome(exc, request, now)
         return outcome if outcome.status == "WAITING" else _finish(request, outcome, budget)
 
+    nodes: dict[str, NodeTally] | None = None
+
     def decide(events: Sequence[Mapping[str, Any]] = ()) -> GateDecision:
         return evaluate_gate(
             response,
@@ -470,10 +607,20 @@ def _poll(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outc
             now=now,
             deadline=request.deadline,
             armed_at=request.armed_at,
+            nodes=nodes,
         )
 
     decision = decide()
     note = ""
+    unconfirmed_wait: NodeCheck | None = None
+    if decision.status == "READY":  # DescribeCluster counts the minimum: are they Running?
+        check = list_nodes(sagemaker, request, budget)
+        if check.fault is None:
+            nodes = check.tallies
+            decision = decide()
+        else:
+            wait, note = unconfirmed(check, request, now)
+            unconfirmed_wait = check if wait else None
     if decision.status == "FAILED" and budget.allows(aws.CALL_WORST_CASE + SIGNAL_WORST_CASE):
         events, note = _error_events(sagemaker, request)
         if events:
@@ -481,9 +628,17 @@ def _poll(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outc
     cluster_name = str(response.get("ClusterName") or request.cluster_name)
     for line in metric_lines(request.metrics_namespace, cluster_name, decision.groups, now):
         print(line, flush=True)
+    arm_note = ARM_NOTE if by_arm else ""
+    if unconfirmed_wait is not None:  # the nodes could not be read: confirm at the next check
+        return Outcome(
+            "WAITING",
+            clip(f"{note}; {decision.reason}{arm_note}", RETURN_REASON_LIMIT),
+            summarize(decision.groups),
+            unconfirmed_wait.label,
+        )
     outcome = Outcome(
         decision.status,
-        clip(decision.reason + note + (ARM_NOTE if by_arm else ""), RETURN_REASON_LIMIT),
+        clip(decision.reason + note + arm_note, RETURN_REASON_LIMIT),
         summarize(decision.groups),
     )
     if outcome.status == "WAITING":
@@ -608,11 +763,17 @@ def _fast_path(budget: Budget) -> Outcome:
         return Outcome("IGNORED", "the wait condition is not waiting")
     if not budget.allows(aws.CALL_WORST_CASE):
         return Outcome("IGNORED", "too little time left")
+    sagemaker = aws.client("sagemaker")
     try:
-        response = aws.client("sagemaker").describe_cluster(ClusterName=request.cluster_name)
+        response = sagemaker.describe_cluster(ClusterName=request.cluster_name)
     except Exception as exc:
         return Outcome("IGNORED", "DescribeCluster failed", error=aws.error_code(exc))
     decision = evaluate_gate(response, request.requirements)
+    if decision.status == "READY":  # only a confirmed READY: the loop decides the rest
+        check = list_nodes(sagemaker, request, budget)
+        if check.fault is not None:
+            return Outcome("IGNORED", "the Running nodes could not be confirmed", error=check.label)
+        decision = evaluate_gate(response, request.requirements, nodes=check.tallies)
     if decision.status != "READY":
         return Outcome("IGNORED", f"not ready ({decision.status})", summarize(decision.groups))
     ready = Outcome(
