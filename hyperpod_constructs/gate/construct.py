@@ -266,7 +266,7 @@ class MinCountGate(Construct):
                 "EventBusDLQ",
             ),
             (
-                "Each invocation makes one or two AWS API calls and logs their outcome; the "
+                "Each invocation makes a few AWS API calls and logs their outcome; the "
                 "state machine that invokes the functions is traced with X-Ray, which shows "
                 "every invocation's duration and result",
                 "LambdaTracing",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +12,8 @@ from hyperpod_constructs.gate.runtime.hyperpod_gate import aws, httpput, poll
 from tests.support.hyperpod_sim import Fault, GroupSpec, constant, steps
 from tests.support.wire import ApiError
 from tests.support.world import TOPIC_ARN, GateWorld, Requirement
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 HOUR = 3600
 GPU = [Requirement("gpu", 16, 16)]
@@ -405,6 +408,32 @@ def test_a_slow_api_never_outruns_the_function_timeout(monkeypatch: pytest.Monke
         assert w.invocations[-1].duration <= timeout - poll.SAFETY_SECONDS
     assert all(r["status"] in ("WAITING", "READY") for r in results)
     assert [s.json()["Status"] for s in w.signals()] == ["SUCCESS"]
+
+
+def test_the_time_budget_table_states_the_synthesized_figures(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """docs/gate-runtime.md's time budget: the worst cases from the runtime's constants, the
+    function and Task timeouts from the synthesized template and definition."""
+    w = world(monkeypatch)
+    table = (DOCS / "gate-runtime.md").read_text().split("### Time budget of one check")[1]
+    task_timeouts = {
+        state["TimeoutSeconds"]
+        for state in w.gate().definition["States"].values()
+        if state.get("Type") == "Task" and "TimeoutSeconds" in state
+    }
+    assert len(task_timeouts) == 1
+    rows = {
+        "a deciding check": f"| {poll.CHECK_WORST_CASE:g} s |",
+        "reserve at the end": f"| {poll.SAFETY_SECONDS:g} s |",
+        "**check function timeout**": f"| **{w.gate().check_timeout} s** |",
+        "Task `TimeoutSeconds`": f"| {task_timeouts.pop()} s |",
+        "signal PUT": f"| {httpput.PUT_WORST_CASE:g} s |",
+    }
+    lines = [line for line in table.split("\n### ")[0].splitlines() if line.startswith("| ")]
+    for start, figure in rows.items():
+        (line,) = [line for line in lines if line.startswith(f"| {start}")]
+        assert figure in line, (start, line)
 
 
 def test_the_worst_case_of_one_check_fits_the_function_timeout(
