@@ -244,3 +244,32 @@ def test_the_layout_page_shows_these_layers() -> None:
     ]
     expected = [(name, [entry or "__init__" for entry in entries]) for name, entries in LAYERS]
     assert rows == expected
+
+
+RULE_ID = re.compile(r"HP-[A-Z0-9]+(?:-[A-Z0-9]+)*")
+
+
+def test_findings_below_the_rules_are_of_error_rules() -> None:
+    """A ``Finding`` built without a severity takes it from a table the registry fills when
+    the rules load (``_core/finding.py``); below the rules layer the registry may not have
+    loaded yet (``from hyperpod_constructs import InstanceGroup`` loads the model only), so a
+    warning rule's finding would be built as an error. Every rule id the values and model
+    layers name (a string that is a whole id) must be an error rule, or the rule's finding must
+    be built in the rules layer."""
+    from hyperpod_constructs.validation.registry import RULES
+
+    severity = {rule.id: str(rule.severity) for rule in RULES.values()}
+    rules_layer = next(i for i, (name, _) in enumerate(LAYERS) if name == "rules")
+    named: dict[str, set[str]] = {}
+    for module, path in MODULES.items():
+        if layer_of(module) >= rules_layer:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            text = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(text, str) and RULE_ID.fullmatch(text):
+                named.setdefault(text, set()).add(module)
+    assert named, "the model's eager checks name their rules (HP-ARG-TYPE, HP-SIZING, ...)"
+    unknown = sorted(rule for rule in named if rule not in severity)
+    assert unknown == [], f"not in the registry: {unknown}"
+    warnings = {rule: sorted(named[rule]) for rule in named if severity[rule] != "error"}
+    assert warnings == {}, f"warning rules named below the rules layer: {warnings}"
