@@ -9,7 +9,10 @@ patches make it usable in tests, without changing what it decides:
 - a Wait state or a retry back-off *parks* its execution thread and schedules its wake-up in
   the :class:`tests.support.clock.Scheduler`, so hours pass in virtual time;
 - an execution runs at once when started, until it parks. Exactly one thread runs at a time
-  (the test's, or one execution's until it parks again), so runs are deterministic.
+  (the test's, or one execution's until it parks again), so runs are deterministic;
+- a Task state's work runs in its execution's thread: moto starts a thread per Task only to
+  bound it by the task's timeout in *real* seconds, which a handler running in virtual time
+  never reaches (the harness reports a Lambda timeout in virtual time, ``Sandbox.Timedout``).
 
 Two memos make the engine cheap to run hundreds of times without changing what it computes:
 the JSONPath expressions the engine parses at every state (``jsonpath_ng`` builds a new
@@ -35,8 +38,10 @@ from typing import Any
 from jsonpath_ng.ext.parser import parse as parse_ext_jsonpath
 from jsonpath_ng.parser import parse as parse_jsonpath
 from moto.stepfunctions.parser import models as parser_models
+from moto.stepfunctions.parser import utils as parser_utils
 from moto.stepfunctions.parser.asl.component.common.path import result_path
 from moto.stepfunctions.parser.asl.component.common.retry import retrier_decl
+from moto.stepfunctions.parser.asl.component.state.exec import execute_state
 from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
 from moto.stepfunctions.parser.asl.component.state.wait.wait_function.wait_function import (
     WaitFunction,
@@ -101,6 +106,23 @@ def _validate_once(definition: str) -> None:
         _VALID_DEFINITIONS.add(definition)
 
 
+class _InlineThread:
+    """Stands in for ``threading.Thread`` where moto runs a Task state: ``start`` runs the
+    task to its end in the calling thread (moto then finds it finished on time)."""
+
+    def __init__(self, target: Callable[[], None], daemon: bool | None = None) -> None:
+        self._target = target
+
+    def start(self) -> None:
+        self._target()
+
+    def join(self, timeout: float | None = None) -> None:
+        return None
+
+    def is_alive(self) -> bool:
+        return False
+
+
 class _SleepModule(ModuleType):
     """Stands in for ``time`` in moto's retrier: back-offs park the execution."""
 
@@ -150,6 +172,7 @@ class VirtualStepFunctions:
         monkeypatch.setattr(WaitFunction, "_wait_interval", wait_interval)
         monkeypatch.setattr(retrier_decl, "time", _SleepModule(self))
         monkeypatch.setattr(ExecutionWorker, "start", start)
+        monkeypatch.setattr(execute_state, "Thread", _InlineThread)
         monkeypatch.setattr(json_path, "parse", _parse_ext_jsonpath)
         monkeypatch.setattr(result_path, "parse", _parse_jsonpath)
         monkeypatch.setattr(
@@ -157,6 +180,12 @@ class VirtualStepFunctions:
             "_validate_definition",
             staticmethod(_validate_once),
         )
+
+    def close(self) -> None:
+        """Forget the threads moto keeps for LocalStack's shutdown (``TMP_THREADS``, which
+        moto never reads): each holds its execution's whole state, for the life of the
+        process."""
+        parser_utils.TMP_THREADS.clear()
 
     # -- Lambda ------------------------------------------------------------------------
     def _invoke(self, parameters: Mapping[str, Any]) -> dict[str, Any]:

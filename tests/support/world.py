@@ -511,6 +511,8 @@ class GateWorld:
         if not getattr(self, "_closed", False):
             self._closed = True
             self._mock.stop()
+            if hasattr(self, "engine"):
+                self.engine.close()
             _freeze_long_lived_heap()
 
     # -- the synthesized gate ----------------------------------------------------------------
