@@ -429,7 +429,7 @@ DEFAULT_SCHEDULES = 200
 """Fault schedules the property test tries in the suite (docs/gate.md states the figure)."""
 SCHEDULES = int(os.environ.get("HYPERPOD_GATE_SCHEDULES", str(DEFAULT_SCHEDULES)))
 """Fault schedules the property test tries (HYPERPOD_GATE_SCHEDULES overrides the default,
-e.g. 1000 for a deep run, 12 for a quick one). One schedule costs about 1 s of CPU on moto's
+e.g. 1000 for a deep run, 12 for a quick one). One schedule costs about 0.75 s of CPU on moto's
 engine (``python bench/gate_schedules.py`` measures it; docs/performance.md has the figures)."""
 
 
