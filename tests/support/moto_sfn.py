@@ -9,7 +9,16 @@ patches make it usable in tests, without changing what it decides:
 - a Wait state or a retry back-off *parks* its execution thread and schedules its wake-up in
   the :class:`tests.support.clock.Scheduler`, so hours pass in virtual time;
 - an execution runs at once when started, until it parks. Exactly one thread runs at a time
-  (the test's, or one execution's until it parks again), so runs are deterministic.
+  (the test's, or one execution's until it parks again), so runs are deterministic;
+- a Task state's work runs in its execution's thread: moto starts a thread per Task only to
+  bound it by the task's timeout in *real* seconds, which a handler running in virtual time
+  never reaches (the harness reports a Lambda timeout in virtual time, ``Sandbox.Timedout``).
+
+Two memos make the engine cheap to run hundreds of times without changing what it computes:
+the JSONPath expressions the engine parses at every state (``jsonpath_ng`` builds a new
+parser, with its tables, for every ``parse`` call) are parsed once per path, and a definition
+the engine's parser has accepted once is not parsed again by ``CreateStateMachine``'s
+validation (a definition it refuses is validated every time, so it is still refused).
 
 Two limits moto does not enforce are enforced here, in virtual time, so a test can see them:
 an execution's ``TimeoutSeconds`` (it ends TIMED_OUT when it is still running then) and the
@@ -18,6 +27,7 @@ history quota (at :data:`HISTORY_QUOTA` events the execution fails, as in Step F
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Callable, Mapping
@@ -25,11 +35,18 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from jsonpath_ng.ext.parser import parse as parse_ext_jsonpath
+from jsonpath_ng.parser import parse as parse_jsonpath
+from moto.stepfunctions.parser import models as parser_models
+from moto.stepfunctions.parser import utils as parser_utils
+from moto.stepfunctions.parser.asl.component.common.path import result_path
 from moto.stepfunctions.parser.asl.component.common.retry import retrier_decl
+from moto.stepfunctions.parser.asl.component.state.exec import execute_state
 from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
 from moto.stepfunctions.parser.asl.component.state.wait.wait_function.wait_function import (
     WaitFunction,
 )
+from moto.stepfunctions.parser.asl.utils import json_path
 from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
 
 from .clock import Scheduler
@@ -63,6 +80,47 @@ class _Thread:
     done: bool = False
     stopped: bool = False
     """Timed out or over the history quota: the execution may not call anything any more."""
+
+
+@functools.cache
+def _parse_jsonpath(path: str) -> Any:
+    """``jsonpath_ng.parse``, once per path (the parsed expression is never mutated)."""
+    return parse_jsonpath(path)
+
+
+@functools.cache
+def _parse_ext_jsonpath(path: str) -> Any:
+    """``jsonpath_ng.ext.parse``, once per path."""
+    return parse_ext_jsonpath(path)
+
+
+_VALID_DEFINITIONS: set[str] = set()
+"""Definitions moto's ``CreateStateMachine`` validation accepted (this process)."""
+_validate_definition = parser_models.StepFunctionsParserBackend._validate_definition
+
+
+def _validate_once(definition: str) -> None:
+    """moto's definition validation, skipped for a definition it already accepted."""
+    if definition not in _VALID_DEFINITIONS:
+        _validate_definition(definition)
+        _VALID_DEFINITIONS.add(definition)
+
+
+class _InlineThread:
+    """Stands in for ``threading.Thread`` where moto runs a Task state: ``start`` runs the
+    task to its end in the calling thread (moto then finds it finished on time)."""
+
+    def __init__(self, target: Callable[[], None], daemon: bool | None = None) -> None:
+        self._target = target
+
+    def start(self) -> None:
+        self._target()
+
+    def join(self, timeout: float | None = None) -> None:
+        return None
+
+    def is_alive(self) -> bool:
+        return False
 
 
 class _SleepModule(ModuleType):
@@ -114,6 +172,20 @@ class VirtualStepFunctions:
         monkeypatch.setattr(WaitFunction, "_wait_interval", wait_interval)
         monkeypatch.setattr(retrier_decl, "time", _SleepModule(self))
         monkeypatch.setattr(ExecutionWorker, "start", start)
+        monkeypatch.setattr(execute_state, "Thread", _InlineThread)
+        monkeypatch.setattr(json_path, "parse", _parse_ext_jsonpath)
+        monkeypatch.setattr(result_path, "parse", _parse_jsonpath)
+        monkeypatch.setattr(
+            parser_models.StepFunctionsParserBackend,
+            "_validate_definition",
+            staticmethod(_validate_once),
+        )
+
+    def close(self) -> None:
+        """Forget the threads moto keeps for LocalStack's shutdown (``TMP_THREADS``, which
+        moto never reads): each holds its execution's whole state, for the life of the
+        process."""
+        parser_utils.TMP_THREADS.clear()
 
     # -- Lambda ------------------------------------------------------------------------
     def _invoke(self, parameters: Mapping[str, Any]) -> dict[str, Any]:
