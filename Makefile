@@ -86,11 +86,14 @@ $(VENV_MIN)/.installed: pyproject.toml constraints-min.txt
 MIN_TESTS := tests/test_validation_rules.py tests/test_tokens.py tests/test_sizing.py \
   tests/test_app_shapes.py tests/test_nag.py \
   tests/test_policy.py tests/test_readme.py tests/test_templates.py tests/gate
+# The gate's fault schedules depend on the synthesized definition, not on which aws-cdk-lib
+# wrote it: `make test` tries 200, the lowest aws-cdk-lib job a sample of them.
+MIN_GATE_SCHEDULES := 25
 test-min: $(VENV_MIN)/.installed node_modules/.installed
 	cdk synth $(CDK_FLAGS) --app "$(VENV_MIN)/bin/python examples/app.py" --output cdk.out-min \
 	  2>&1 | $(CDK_QUIET)
 	$(VENV_MIN)/bin/python -c "import aws_cdk, importlib.metadata as m; print('aws-cdk-lib', m.version('aws-cdk-lib'))"
-	$(VENV_MIN)/bin/pytest $(MIN_TESTS)
+	HYPERPOD_GATE_SCHEDULES=$(MIN_GATE_SCHEDULES) $(VENV_MIN)/bin/pytest $(MIN_TESTS)
 
 ## Rewrite constraints.txt from the current .venv/ (after changing a dependency).
 lock: setup
