@@ -355,12 +355,13 @@ class NodeCheck:
 
 def _node_pages(
     sagemaker: Any, request: PollRequest, name: str, minimum: int, budget: Budget, pages: int
-) -> tuple[NodeTally, int, NodeCheck | None]:
-    """Page through ``name``'s nodes until its minimum is Running or the last page."""
+) -> tuple[NodeTally, int, tuple[str, str] | None]:
+    """Page through ``name``'s nodes until its minimum is Running or the last page; the
+    tally, the pages read so far (all groups), and the fault kind and label if cut short."""
     tally, token, seen = NodeTally(name), None, set[str]()
     while True:
         if pages >= MAX_NODE_PAGES or not budget.allows(aws.CALL_WORST_CASE + SIGNAL_WORST_CASE):
-            return tally, pages, NodeCheck({}, NODE_BUDGET_FAULT, f"{pages} page(s) read", pages)
+            return tally, pages, (NODE_BUDGET_FAULT, f"{pages} page(s) read")
         params: dict[str, Any] = {
             "ClusterName": request.cluster_name,
             "InstanceGroupNameContains": name,
@@ -373,8 +374,8 @@ def _node_pages(
         except Exception as exc:
             code = aws.error_code(exc)
             if code is None and not aws.is_transient(exc):
-                return tally, pages, NodeCheck({}, NODE_OTHER_FAULT, type(exc).__name__, pages)
-            return tally, pages, NodeCheck({}, aws.fault_kind(exc), code or type(exc).__name__)
+                return tally, pages, (NODE_OTHER_FAULT, type(exc).__name__)
+            return tally, pages, (aws.fault_kind(exc), code or type(exc).__name__)
         pages += 1
         found = response.get("NextToken") if isinstance(response, Mapping) else None
         token = found if isinstance(found, str) and found else None
@@ -388,7 +389,7 @@ def _node_pages(
         if tally.running >= minimum or token is None:
             return tally, pages, None
         if token in seen:
-            return tally, pages, NodeCheck({}, NODE_BUDGET_FAULT, "a repeated NextToken", pages)
+            return tally, pages, (NODE_BUDGET_FAULT, "a repeated NextToken")
         seen.add(token)
 
 
@@ -408,7 +409,7 @@ def list_nodes(sagemaker: Any, request: PollRequest, budget: Budget) -> NodeChec
             sagemaker, request, name, requirement.min_count, budget, pages
         )
         if fault is not None:
-            return NodeCheck(tallies, fault.fault, fault.label, pages)
+            return NodeCheck(tallies, *fault, pages)
         tallies[name] = tally
     return NodeCheck(tallies, None, "", pages)
 
