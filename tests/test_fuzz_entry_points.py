@@ -595,7 +595,7 @@ def _tags(value: object) -> bool:
 GROUP_ACCEPTS: dict[str, Callable[[object], bool]] = {
     "name": lambda v: _name(v) and v != "controller",
     "instance_type": lambda v: v is CPU or v is GPU,
-    "partition": lambda v: v is None or _name(v, 1024),  # None: a warning (unconfirmed)
+    "partition": lambda v: v is None or _name(v, 1024),  # None: valid (nodes only in dev)
     "instance_count": _int_in(0, 6758),
     "min_instance_count": _optional(_int_in(0, 2)),
     "min_accelerators": lambda v: v is None,  # ml.c5.xlarge has no accelerators to count

@@ -461,7 +461,7 @@ def _compute(name: str = "cpu", **props: Any) -> InstanceGroup:
     return InstanceGroup.compute(name, **values)
 
 
-Build = Callable[[Stack], object]
+Build = Callable[[Stack], list[InstanceGroup]]
 CONTINUOUS, STANDARD = NodeProvisioningMode.CONTINUOUS, NodeProvisioningMode.STANDARD
 
 LAYOUT_ERRORS: list[tuple[str, Build]] = [
@@ -635,3 +635,37 @@ def test_fsx_with_a_vpc_does_not_warn() -> None:
     ]
     HyperPodSlurmCluster(stack, "Cluster", vpc=vpc(stack), instance_groups=groups)
     assert _warnings_and_errors(stack) == ([], [])
+
+
+def _template(groups: list[InstanceGroup]) -> dict[str, Any]:
+    app = App()
+    stack = Stack(app, "Plan")
+    HyperPodSlurmCluster(stack, "Cluster", cluster_name="plan", instance_groups=groups)
+    return dict(app.synth().get_stack_by_name("Plan").template)
+
+
+def test_plan_reads_the_one_statement_of_the_layout() -> None:
+    """plan compares a Compute group without a partition like any other group, and its note on
+    removing the controller group is the layout's own sentence (not a copy of it)."""
+    from hyperpod_constructs._core import layout
+    from hyperpod_constructs.plan import GroupChange, plan_stack
+
+    old = _template([_controller(), _compute("gpu")])
+    new = _template([_controller(), _compute("gpu"), _compute("cpu", partition=None)])
+    added = plan_stack(old, new, stack="Plan", baseline="Plan")
+    (cluster,) = added.clusters
+    (cpu,) = [g for g in cluster.groups if g.name == "cpu"]
+    assert cpu.change is GroupChange.ADDED and cpu.node_type == "Compute"
+    assert added.exit_code == 0
+
+    headless = json.loads(json.dumps(new))
+    (resource,) = [r for r in headless["Resources"].values() if r["Type"] == CLUSTER_TYPE]
+    groups = resource["Properties"]["InstanceGroups"]
+    resource["Properties"]["InstanceGroups"] = [
+        g for g in groups if g["InstanceGroupName"] != "controller"
+    ]
+    removed = plan_stack(new, headless, stack="Plan", baseline="Plan")
+    (controller,) = [g for g in removed.clusters[0].groups if g.name == "controller"]
+    assert controller.change is GroupChange.REFUSED
+    assert f"a cluster has {layout.CONTROLLER.groups()}:" in controller.notes[1]
+    assert layout.CONTROLLER.groups() == "exactly one Controller group"
