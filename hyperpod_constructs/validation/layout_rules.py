@@ -106,14 +106,7 @@ RULES = (
 """This family's rules, in documentation order."""
 
 
-@reports(
-    GROUPS_COUNT,
-    CONTROLLER_REQUIRED,
-    CONTROLLER_ONE,
-    MULTI_HEAD_IN_CONTINUOUS,
-    LOGIN_MAX,
-    GROUP_UNIQUE,
-)
+@reports(*RULES)
 def group_layout(spec: ClusterSpec) -> list[Finding]:
     """1..100 groups, exactly one controller group (of one node in Continuous mode), at most
     one login group, unique names (the layout of :mod:`~hyperpod_constructs._core.layout`)."""
@@ -211,9 +204,10 @@ def _multi_head(spec: ClusterSpec) -> list[Finding]:
                     allowed=f"{top} controller node with node_provisioning_mode=CONTINUOUS "
                     "(multi-head node configuration is not supported with continuous "
                     "provisioning)",
-                    fix=f"use instance_count={top} (the default), or "
-                    "node_provisioning_mode=NodeProvisioningMode.STANDARD with the multi-head "
-                    f"setup of the lifecycle scripts' {layout.LEGACY_LAYOUT_FILE}",
+                    fix=f"use instance_count={top} (the default); multi-head clusters need "
+                    "node_provisioning_mode=NodeProvisioningMode.STANDARD and "
+                    "slurm_layout=SlurmLayout.LIFECYCLE_SCRIPTS (their setup lives in "
+                    f"{layout.LEGACY_LAYOUT_FILE})",
                     group=group.name,
                     positions=(position,),
                     severity=severity,
