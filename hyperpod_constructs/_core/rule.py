@@ -135,19 +135,9 @@ class Rule:
         return dict(self.modes).get(mode, self.severity)
 
     def finding(
-        self,
-        *,
-        field: str,
-        value: object,
-        allowed: str,
-        fix: str,
-        group: str | None = None,
-        mode: NodeProvisioningMode | None = None,
+        self, *, field: str, value: object, allowed: str, fix: str, group: str | None = None
     ) -> Finding:
-        """A :class:`Finding` of this rule (with its severity in ``mode``, when given)."""
-        severity = self.severity if mode is None else self.severity_in(mode)
-        if severity is None:
-            raise ValueError(f"{self.id} does not apply with NodeProvisioningMode.{mode}")
+        """A :class:`Finding` of this rule."""
         return Finding(
             rule=self.id,
             field=field,
@@ -155,7 +145,7 @@ class Rule:
             allowed=allowed,
             fix=fix,
             group=group,
-            severity=severity,
+            severity=self.severity,
         )
 
 

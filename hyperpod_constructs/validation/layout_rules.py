@@ -189,13 +189,15 @@ def _multi_head(spec: ClusterSpec) -> list[Finding]:
     if not isinstance(spec.mode, NodeProvisioningMode):
         return []  # provisioning_rules reports it
     severity = MULTI_HEAD_IN_CONTINUOUS.severity_in(spec.mode)
+    if severity is None:
+        return []
     top = layout.CONTINUOUS_CONTROLLER_NODES
     found: list[Finding] = []
     for position, group in enumerate(spec.groups, start=1):
-        count = group.instance_count
-        if group.node_type is not NodeType.CONTROLLER or severity is None:
+        count = group.instance_count  # a token or a wrong type: skipped (reported elsewhere)
+        if group.node_type is not NodeType.CONTROLLER or type(count) is not int:
             continue
-        if isinstance(count, int) and not isinstance(count, bool) and count > top:
+        if count > top:
             found.append(
                 Finding(
                     rule=MULTI_HEAD_IN_CONTINUOUS.id,
