@@ -47,6 +47,7 @@ from .validation import (
     network_selection_findings,
     node_recovery_findings,
     override_network_findings,
+    partition_rules,
     tag_findings,
     validate_cluster,
     validate_group,
@@ -64,9 +65,7 @@ if TYPE_CHECKING:
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
 
-PARTITION_RULES = frozenset(
-    {"HP-PARTITION-NAME", "HP-WARN-PARTITION-MISSING", "HP-WARN-PARTITION-HEAD-NODE"}
-)
+PARTITION_RULES = partition_rules.LAYOUT_RULES
 """Rules about ``SlurmConfig.PartitionNames``, which the legacy layout does not render."""
 
 DESCRIBE_ACTIONS = (

@@ -207,7 +207,7 @@ class InstanceGroup:
         *,
         instance_type: HyperPodInstanceType | None = None,
         instance_types: Sequence[HyperPodInstanceType] | None = None,
-        partition: str,
+        partition: str | None = None,
         instance_count: int | None = None,
         min_instance_count: int | None = None,
         min_accelerators: int | None = None,
@@ -226,6 +226,11 @@ class InstanceGroup:
         auto_patch: AutoPatchStrategy | None = None,
     ) -> InstanceGroup:
         """A compute group: the nodes of one Slurm partition.
+
+        ``partition`` names the group's Slurm partition (``SlurmConfig.PartitionNames``). It
+        may be left out, as the API allows: HyperPod then puts the group's nodes only in
+        ``dev``, the partition every node joins, so no job can target the group alone
+        (warning ``HP-WARN-PARTITION-MISSING``).
 
         Give ``instance_type``, or ``instance_types``: a flexible group of 1..20 types in
         priority order, which HyperPod launches first-available (``InstanceRequirements``).

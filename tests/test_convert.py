@@ -382,3 +382,84 @@ def test_real_cdk_synth_strict_takes_the_generated_app(tmp_path: Path) -> None:
     template = json.loads((tmp_path / "cdk.out" / f"{stack}.template.json").read_text())
     _, cluster = only(template, CLUSTER_TYPE)
     assert comparable(cluster["Properties"]) == comparable(request_of(name))
+
+
+# -- the Slurm layout AWS states (issue 29) -----------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["docs-continuous-slurm", "training-plan-override-vpc"])
+def test_a_compute_group_without_a_partition_round_trips(name: str, tmp_path: Path) -> None:
+    """The API requires only NodeType: a Compute group without PartitionNames converts, in
+    either mode, to an app whose cluster equals the request (no partition invented)."""
+    request = request_of(name)
+    compute = [g for g in request["InstanceGroups"] if g["SlurmConfig"]["NodeType"] == "Compute"]
+    for group in compute:
+        del group["SlurmConfig"]["PartitionNames"]
+    source, _ = convert_request(request)
+    assert "partition=" not in source
+    path = tmp_path / "app.py"
+    path.write_text(source)
+    _, cluster = only(synth_app(path), CLUSTER_TYPE)
+    assert comparable(cluster["Properties"]) == comparable(request)
+
+
+@pytest.mark.parametrize(
+    ("node_type", "change", "problem"),
+    [
+        ("Controller", {"SlurmConfig": {"NodeType": "Controller"}}, "exactly one Controller group"),
+        ("Login", {"SlurmConfig": {"NodeType": "Login"}}, "at most one Login group"),
+        (
+            "Controller",
+            {"SlurmConfig": {"NodeType": "Controller", "PartitionNames": ["ctl"]}},
+            "takes no partition",
+        ),
+    ],
+)
+def test_a_layout_the_reference_refuses_is_not_converted(
+    node_type: str, change: dict[str, Any], problem: str
+) -> None:
+    """The same statement of the layout as validation's (hyperpod_constructs._core.layout)."""
+    request = request_of("docs-continuous-slurm")
+    first = next(g for g in request["InstanceGroups"] if g["SlurmConfig"]["NodeType"] == node_type)
+    if "PartitionNames" in change["SlurmConfig"]:
+        first.update(change)
+    else:
+        request["InstanceGroups"].append({**first, "InstanceGroupName": "second", **change})
+    with pytest.raises(ConversionError, match=problem):
+        convert_request(request)
+
+
+def test_multi_head_is_not_converted_to_continuous() -> None:
+    request = request_of("docs-continuous-slurm")
+    controller = next(
+        g for g in request["InstanceGroups"] if g["SlurmConfig"]["NodeType"] == "Controller"
+    )
+    controller["InstanceCount"] = 2
+    with pytest.raises(ConversionError, match="multi-head"):
+        convert_request(request)
+
+
+def test_continuous_option_notes_every_lifecycle_folder_with_the_legacy_file() -> None:
+    """--continuous on a legacy request: each lifecycle folder holds provisioning_parameters.json,
+    which continuous provisioning is not compatible with: one note per folder says to delete
+    it there (after a backup)."""
+    name = "docs-deep-health-checks"
+    request = request_of(name)
+    request["InstanceGroups"][-1]["LifeCycleConfig"] = {
+        **request["InstanceGroups"][-1]["LifeCycleConfig"],
+        "SourceS3Uri": "s3://sagemaker-other-bucket/worker-scripts/",
+    }
+    folders = {g["LifeCycleConfig"]["SourceS3Uri"] for g in request["InstanceGroups"]}
+    assert len(folders) == 2
+    _, notes = convert_request(request, parameters_of(name), Options(continuous=True))
+    for folder in folders:
+        (note,) = [n for n in notes if f"lifecycle folder {folder!r}" in n]
+        assert "holds the provisioning_parameters.json" in note and "delete it" in note, note
+        assert "not compatible with continuous provisioning" in note, note
+
+
+def test_continuous_option_refuses_a_multi_head_parameters_file() -> None:
+    name = "docs-deep-health-checks"
+    parameters = {**(parameters_of(name) or {}), "slurm_configurations": {}}
+    with pytest.raises(ConversionError, match="multi-head"):
+        convert_request(request_of(name), parameters, Options(continuous=True))

@@ -7,7 +7,8 @@
 - The claims, checked against what nobody here wrote: the instance-type catalogue for the
   deep health check rules (every catalogued type), botocore's CloudWatch model for the gate's
   namespace, botocore's SageMaker model and cfn-lint's schema for the two rendering fixes.
-- The warnings that replaced unconfirmed errors report a warning, never an error.
+- The layout AWS's pages state is enforced as they state it, per provisioning mode; a compute
+  group without a partition (which the API allows) is valid.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import botocore.session
 import pytest
 import regex
 from aws_cdk import App, Size, Stack
-from aws_cdk.assertions import Annotations, Match
+from aws_cdk.assertions import Annotations, Match, Template
 
 from hyperpod_constructs import (
     BatchSizeType,
@@ -74,7 +75,7 @@ def test_every_error_rests_on_aws_or_on_the_library_api() -> None:
     for rule in RULES.values():
         assert rule.source is not None, f"{rule.id} has no source"
         assert rule.source.says, rule.id
-        if rule.severity is Severity.ERROR:
+        if Severity.ERROR in {rule.severity_in(mode) for mode in NodeProvisioningMode}:
             assert rule.source.kind in (SourceKind.AWS, SourceKind.LIBRARY), (
                 f"{rule.id}: an error needs an AWS source (or is about the library's own API)"
             )
@@ -447,7 +448,7 @@ def test_values_cloudformation_cannot_express_yet(value: str, definition: str) -
     assert f"`{value}`" in (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
 
 
-# -- the warnings that replaced unconfirmed errors -------------------------------------------
+# -- the layout AWS's pages state, per provisioning mode (issue 29) ---------------------------
 
 
 def _controller(**props: Any) -> InstanceGroup:
@@ -460,12 +461,12 @@ def _compute(name: str = "cpu", **props: Any) -> InstanceGroup:
     return InstanceGroup.compute(name, **values)
 
 
-Build = Callable[[Stack], object]
+Build = Callable[[Stack], list[InstanceGroup]]
+CONTINUOUS, STANDARD = NodeProvisioningMode.CONTINUOUS, NodeProvisioningMode.STANDARD
 
-UNCONFIRMED_CASES: list[tuple[str, Build]] = [
-    ("HP-WARN-PARTITION-MISSING", lambda s: [_controller(), _compute(partition=None)]),
+LAYOUT_ERRORS: list[tuple[str, Build]] = [
     (
-        "HP-WARN-PARTITION-HEAD-NODE",
+        "HP-PARTITION-HEAD-NODE",
         lambda s: [
             InstanceGroup(
                 name="controller",
@@ -478,11 +479,11 @@ UNCONFIRMED_CASES: list[tuple[str, Build]] = [
         ],
     ),
     (
-        "HP-WARN-CONTROLLER-ONE",
+        "HP-CONTROLLER-ONE",
         lambda s: [_controller(), InstanceGroup.controller("c2", instance_type=CPU), _compute()],
     ),
     (
-        "HP-WARN-LOGIN-MAX",
+        "HP-LOGIN-MAX",
         lambda s: [
             _controller(),
             InstanceGroup.login("l1", instance_type=CPU),
@@ -491,17 +492,14 @@ UNCONFIRMED_CASES: list[tuple[str, Build]] = [
         ],
     ),
     (
-        "HP-WARN-FSX-NEEDS-VPC",
+        "HP-FSX-NEEDS-VPC",
         lambda s: [
             _controller(),
             _compute(storage=[InstanceStorage.fsx_lustre(dns_name=FSX_DNS, mount_name="abc")]),
         ],
     ),
 ]
-CLUSTER_CASES: list[tuple[str, dict[str, Any]]] = [
-    ("HP-WARN-LAYOUT-NEEDS-STANDARD", {"slurm_layout": SlurmLayout.LIFECYCLE_SCRIPTS}),
-    ("HP-WARN-STRATEGY-IN-CONTINUOUS", {"slurm_config_strategy": SlurmConfigStrategy.MERGE}),
-]
+"""What the Slurm configuration reference refuses, in either mode."""
 
 
 def _warnings_and_errors(stack: Stack) -> tuple[list[str], list[str]]:
@@ -509,26 +507,124 @@ def _warnings_and_errors(stack: Stack) -> tuple[list[str], list[str]]:
     return [str(m.entry.data) for m in found], [f.rule for f in errors_in(stack)]
 
 
-@pytest.mark.parametrize(
-    ("rule", "groups"), UNCONFIRMED_CASES, ids=[r for r, _ in UNCONFIRMED_CASES]
-)
-def test_unconfirmed_layout_claims_are_warnings(rule: str, groups: Build) -> None:
+@pytest.mark.parametrize("mode", [CONTINUOUS, STANDARD], ids=["continuous", "standard"])
+@pytest.mark.parametrize(("rule", "groups"), LAYOUT_ERRORS, ids=[r for r, _ in LAYOUT_ERRORS])
+def test_layout_the_reference_refuses_is_an_error(
+    rule: str, groups: Build, mode: NodeProvisioningMode
+) -> None:
     stack = Stack(App(), "Test")
-    HyperPodSlurmCluster(stack, "Cluster", instance_groups=groups(stack))
-    warnings, errors = _warnings_and_errors(stack)
-    assert errors == []
-    ours = [w for w in warnings if f"[{rule}]" in w]
-    assert len(ours) == 1 and UNCONFIRMED in ours[0], warnings
+    cluster = HyperPodSlurmCluster(
+        stack, "Cluster", instance_groups=groups(stack), node_provisioning_mode=mode
+    )
+    (finding,) = cluster.findings()  # the errors (a failing synth shows no warnings)
+    assert finding.rule == rule and finding.severity is Severity.ERROR, finding.message()
+    assert RULES[rule].severity_in(mode) is Severity.ERROR
 
 
-@pytest.mark.parametrize(("rule", "props"), CLUSTER_CASES, ids=[r for r, _ in CLUSTER_CASES])
-def test_unconfirmed_mode_claims_are_warnings(rule: str, props: dict[str, Any]) -> None:
+MODE_ERRORS: list[tuple[str, dict[str, Any], Build]] = [
+    (
+        "HP-LAYOUT-NEEDS-STANDARD",
+        {"slurm_layout": SlurmLayout.LIFECYCLE_SCRIPTS},
+        lambda s: [_controller(), _compute()],
+    ),
+    (
+        "HP-STRATEGY-IN-CONTINUOUS",
+        {"slurm_config_strategy": SlurmConfigStrategy.MERGE},
+        lambda s: [_controller(), _compute()],
+    ),
+    (
+        "HP-MULTI-HEAD-IN-CONTINUOUS",
+        {},
+        lambda s: [_controller(instance_count=2), _compute()],
+    ),
+]
+"""What the continuous provisioning guide refuses in Continuous mode, and Standard allows."""
+
+
+@pytest.mark.parametrize(("rule", "props", "groups"), MODE_ERRORS, ids=[r for r, *_ in MODE_ERRORS])
+def test_continuous_limits_are_errors_in_continuous_mode_only(
+    rule: str, props: dict[str, Any], groups: Build
+) -> None:
     stack = Stack(App(), "Test")
-    HyperPodSlurmCluster(stack, "Cluster", instance_groups=[_controller(), _compute()], **props)
+    cluster = HyperPodSlurmCluster(stack, "Cluster", instance_groups=groups(stack), **props)
+    (finding,) = cluster.findings()
+    assert finding.rule == rule and finding.severity is Severity.ERROR, finding.message()
+    # The fix is AWS's: never more controller nodes in Continuous mode.
+    assert "raise" not in finding.fix and "acknowledge" not in finding.fix, finding.fix
+
+    standard = Stack(App(), "Test")
+    HyperPodSlurmCluster(
+        standard,
+        "Cluster",
+        instance_groups=groups(standard),
+        node_provisioning_mode=STANDARD,
+        **props,
+    )
+    assert _warnings_and_errors(standard)[1] == []
+    assert RULES[rule].severity_in(STANDARD) is None
+    assert RULES[rule].severity_in(CONTINUOUS) is Severity.ERROR
+
+
+def test_two_controller_groups_are_not_fixed_by_more_controller_nodes() -> None:
+    """In Continuous mode the fix never advises more controller nodes (no multi-head there)."""
+    stack = Stack(App(), "Test")
+    cluster = HyperPodSlurmCluster(
+        stack,
+        "Cluster",
+        instance_groups=[_controller(), InstanceGroup.controller("c2", instance_type=CPU)],
+    )
+    (finding,) = [f for f in cluster.findings() if f.rule == "HP-CONTROLLER-ONE"]
+    assert "instance_count" not in finding.fix and "multi-head" in finding.fix, finding.fix
+
+
+def test_no_rule_rests_on_an_unconfirmed_layout_claim() -> None:
+    """The re-audit: every layout, partition and mode rule cites the AWS page that states it,
+    quoting its sentence; only HP-WARN-FLEX-REPEAT is still unconfirmed."""
+    unconfirmed = sorted(
+        rule.id
+        for rule in RULES.values()
+        if rule.source is not None and rule.source.kind is SourceKind.UNCONFIRMED
+    )
+    assert unconfirmed == ["HP-WARN-FLEX-REPEAT"]
+    for rule_id in (
+        "HP-CONTROLLER-ONE",
+        "HP-LOGIN-MAX",
+        "HP-MULTI-HEAD-IN-CONTINUOUS",
+        "HP-PARTITION-HEAD-NODE",
+        "HP-WARN-PARTITION-MISSING",
+        "HP-WARN-PARTITION-DEV",
+        "HP-FSX-NEEDS-VPC",
+        "HP-LAYOUT-NEEDS-STANDARD",
+        "HP-STRATEGY-IN-CONTINUOUS",
+    ):
+        source = RULES[rule_id].source
+        assert source is not None and source.where.startswith("https://docs.aws.amazon.com/")
+        assert '"' in source.says, f"{rule_id}: quote the page's sentence"
+
+
+def test_a_compute_group_without_a_partition_is_valid() -> None:
+    """The API requires only NodeType: the group renders no PartitionNames, synthesizes, and
+    gets one warning that says what Slurm does with its nodes (they join dev only)."""
+    stack = Stack(App(), "Test")
+    group = InstanceGroup.compute("cpu", instance_type=CPU, instance_count=1)
+    HyperPodSlurmCluster(stack, "Cluster", instance_groups=[_controller(), group])
     warnings, errors = _warnings_and_errors(stack)
     assert errors == []
-    ours = [w for w in warnings if f"[{rule}]" in w]
-    assert len(ours) == 1 and UNCONFIRMED in ours[0], warnings
+    (warning,) = warnings
+    assert "[HP-WARN-PARTITION-MISSING]" in warning and "'dev'" in warning, warning
+    assert UNCONFIRMED not in warning
+    properties = only(Template.from_stack(stack).to_json(), CLUSTER_TYPE)[1]["Properties"]
+    assert properties["InstanceGroups"][1]["SlurmConfig"] == {"NodeType": "Compute"}
+    assert api_model.violations(properties) == []  # botocore's CreateCluster shapes agree
+
+
+def test_compute_partition_is_typed_optional() -> None:
+    """``partition`` defaults to None and its annotation says so (mypy accepts None)."""
+    import inspect
+
+    parameter = inspect.signature(InstanceGroup.compute).parameters["partition"]
+    assert parameter.default is None
+    assert parameter.annotation == "str | None"  # postponed annotations: the source text
 
 
 def test_fsx_with_a_vpc_does_not_warn() -> None:
@@ -539,3 +635,37 @@ def test_fsx_with_a_vpc_does_not_warn() -> None:
     ]
     HyperPodSlurmCluster(stack, "Cluster", vpc=vpc(stack), instance_groups=groups)
     assert _warnings_and_errors(stack) == ([], [])
+
+
+def _template(groups: list[InstanceGroup]) -> dict[str, Any]:
+    app = App()
+    stack = Stack(app, "Plan")
+    HyperPodSlurmCluster(stack, "Cluster", cluster_name="plan", instance_groups=groups)
+    return dict(app.synth().get_stack_by_name("Plan").template)
+
+
+def test_plan_reads_the_one_statement_of_the_layout() -> None:
+    """plan compares a Compute group without a partition like any other group, and its note on
+    removing the controller group is the layout's own sentence (not a copy of it)."""
+    from hyperpod_constructs._core import layout
+    from hyperpod_constructs.plan import GroupChange, plan_stack
+
+    old = _template([_controller(), _compute("gpu")])
+    new = _template([_controller(), _compute("gpu"), _compute("cpu", partition=None)])
+    added = plan_stack(old, new, stack="Plan", baseline="Plan")
+    (cluster,) = added.clusters
+    (cpu,) = [g for g in cluster.groups if g.name == "cpu"]
+    assert cpu.change is GroupChange.ADDED and cpu.node_type == "Compute"
+    assert added.exit_code == 0
+
+    headless = json.loads(json.dumps(new))
+    (resource,) = [r for r in headless["Resources"].values() if r["Type"] == CLUSTER_TYPE]
+    groups = resource["Properties"]["InstanceGroups"]
+    resource["Properties"]["InstanceGroups"] = [
+        g for g in groups if g["InstanceGroupName"] != "controller"
+    ]
+    removed = plan_stack(new, headless, stack="Plan", baseline="Plan")
+    (controller,) = [g for g in removed.clusters[0].groups if g.name == "controller"]
+    assert controller.change is GroupChange.REFUSED
+    assert f"a cluster has {layout.CONTROLLER.groups()}:" in controller.notes[1]
+    assert layout.CONTROLLER.groups() == "exactly one Controller group"

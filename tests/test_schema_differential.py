@@ -91,6 +91,15 @@ STRICTER_BY_DESIGN: dict[str, str] = {
     "HP-DHC-CONNECTIVITY": "InstanceConnectivity only on GPU / Trainium types with EFA",
     "HP-LIFECYCLE": "a key prefix without '..', '//', 's3://' or whitespace, and OnCreate a "
     "file name without '/'",
+    # The Slurm layout AWS's pages state (issue 29; sources in the rule table):
+    "HP-CONTROLLER-ONE": "exactly one Controller group (the Slurm configuration reference)",
+    "HP-LOGIN-MAX": "at most one Login group (the Slurm configuration reference)",
+    "HP-PARTITION-HEAD-NODE": "no PartitionNames on Controller or Login groups (the reference)",
+    "HP-FSX-NEEDS-VPC": "FSx needs the cluster's VpcConfig (the reference)",
+    "HP-MULTI-HEAD-IN-CONTINUOUS": "one controller node with continuous provisioning (its guide)",
+    "HP-STRATEGY-IN-CONTINUOUS": "no SlurmConfigStrategy in Continuous mode (an API error)",
+    # (HP-LAYOUT-NEEDS-STANDARD too, but these specs always render SlurmConfig: see
+    # tests/test_rule_claims.py.)
 }
 
 # cfn-lint findings that are not schema limits of the cluster (documented exceptions):
@@ -562,6 +571,8 @@ def valid_group(
     draw: st.DrawFn, name: str, node_type: NodeType, fsx: bool, gated: bool
 ) -> GroupSpec:
     count = draw(st.one_of(st.integers(0, 16), st.just(6758)))
+    if node_type is NodeType.CONTROLLER and gated:  # Continuous mode: one controller node
+        count = draw(st.integers(0, 1))
     compute = node_type is NodeType.COMPUTE
     itype = draw(st.sampled_from(VALID_TYPES))
     catalogued = HyperPodInstanceType.of(itype)
@@ -573,7 +584,8 @@ def valid_group(
         instance_type=itype,
         count=count,
         minimum=draw(st.one_of(st.none(), st.integers(0, count))) if gated else None,
-        partition=draw(st.one_of(valid_names, st.just("p" * 1024))) if compute else None,
+        # A Compute group may have no partition (API ClusterSlurmConfig: only NodeType).
+        partition=draw(st.one_of(valid_names, st.just("p" * 1024), st.none())) if compute else None,
         threads=draw(st.sampled_from([None, 1, 2])),
         checks=draw(  # InstanceConnectivity only where it can run (HP-DHC-CONNECTIVITY)
             st.sampled_from(
@@ -763,6 +775,13 @@ MUTATIONS: dict[str, Mutation] = {
         if d(st.booleans())
         else (*s.groups, GroupSpec("second-controller", NodeType.CONTROLLER)),
     ),
+    "multi-head": lambda d, s: replace(
+        s,
+        groups=tuple(
+            replace(g, count=d(st.integers(2, 3))) if g.node_type is NodeType.CONTROLLER else g
+            for g in s.groups
+        ),
+    ),
     "logins": lambda d, s: replace(
         s,
         groups=(
@@ -889,6 +908,12 @@ def _many_groups(count: int) -> Callable[[ClusterSpec], ClusterSpec]:
         return replace(spec, groups=(spec.groups[0], *extra))
 
     return mutate
+
+
+def _many_login_groups(spec: ClusterSpec) -> ClusterSpec:
+    """BASELINE with two login groups (and its controller kept first)."""
+    controller = GroupSpec("controller", NodeType.CONTROLLER, "ml.m5.xlarge", 1)
+    return replace(spec, groups=(controller, *spec.groups))
 
 
 GPU = 2  # index of the compute group in BASELINE
@@ -1036,6 +1061,12 @@ STRICTER_CASES: list[tuple[str, list[Callable[[ClusterSpec], ClusterSpec]]]] = [
         ],
     ),
     ("HP-LIFECYCLE", [_cluster(lifecycle=LifecycleSpec(on_create="dir/setup.sh"))]),
+    ("HP-CONTROLLER-ONE", [_group(1, node_type=NodeType.CONTROLLER)]),
+    ("HP-LOGIN-MAX", [_group(0, node_type=NodeType.LOGIN), _many_login_groups]),
+    ("HP-PARTITION-HEAD-NODE", [_group(1, partition="login")]),
+    ("HP-FSX-NEEDS-VPC", [_group(GPU, storage=(LUSTRE,))]),
+    ("HP-MULTI-HEAD-IN-CONTINUOUS", [_group(0, count=2)]),
+    ("HP-STRATEGY-IN-CONTINUOUS", [_cluster(strategy=SlurmConfigStrategy.MERGE)]),
 ]
 
 

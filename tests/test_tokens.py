@@ -250,8 +250,9 @@ STILL_CHECKED = [
                      InstanceStorage.ebs(volume_size=Size.gibibytes(0),
                                          kms_key_id=Fn.import_value("Key"))]}),
                  "HP-EBS-SIZE", "= '0 GiB'", id="token-ebs-next-to-0-gib"),
-    pytest.param(group(lambda s: {"storage": [InstanceStorage.fsx_lustre(
-                     dns_name=Fn.import_value("Dns"), mount_name="abc", mount_path="/fsx/")]}),
+    pytest.param(lambda s: cluster(s, controller(), compute(storage=[InstanceStorage.fsx_lustre(
+                     dns_name=Fn.import_value("Dns"), mount_name="abc", mount_path="/fsx/")]),
+                     vpc=vpc(s)),  # FSx needs the cluster's VPC (HP-FSX-NEEDS-VPC)
                  "HP-MOUNT-PATH", "= '/fsx/'", id="token-fsx-dns-bad-mount-path"),
     pytest.param(group(lambda s: {"storage": [
                      InstanceStorage.ebs(volume_size=Size.tebibytes(number(s, "Size")))]}),

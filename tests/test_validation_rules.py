@@ -51,7 +51,13 @@ from hyperpod_constructs.validation import (
     tag_findings,
     validate_group,
 )
-from hyperpod_constructs.validation.registry import TABLE_BEGIN, TABLE_END, with_rule_table
+from hyperpod_constructs.validation.registry import (
+    MODE_TABLE_BEGIN,
+    MODE_TABLE_END,
+    TABLE_BEGIN,
+    TABLE_END,
+    with_rule_table,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 PATH = "Test/Cluster"
@@ -887,12 +893,6 @@ WARNINGS = {
     "HP-WARN-DHC",
     "HP-WARN-DHC-CPU",
     "HP-WARN-PARTITION-MISSING",
-    "HP-WARN-PARTITION-HEAD-NODE",
-    "HP-WARN-CONTROLLER-ONE",
-    "HP-WARN-LOGIN-MAX",
-    "HP-WARN-FSX-NEEDS-VPC",
-    "HP-WARN-LAYOUT-NEEDS-STANDARD",
-    "HP-WARN-STRATEGY-IN-CONTINUOUS",
     "HP-WARN-GATE-TIMEOUT",
     "HP-WARN-GATE-TOKEN-COUNT",
     "HP-WARN-DHC-CONNECTIVITY",
@@ -914,6 +914,13 @@ ELSEWHERE = {
     "HP-FLEX-TYPES": "tests/test_new_fields.py",
     "HP-WARN-FLEX-REPEAT": "tests/test_new_fields.py",
     "HP-WARN-FLEX-MIXED": "tests/test_new_fields.py",
+    "HP-PARTITION-HEAD-NODE": "tests/test_rule_claims.py",
+    "HP-CONTROLLER-ONE": "tests/test_rule_claims.py",
+    "HP-LOGIN-MAX": "tests/test_rule_claims.py",
+    "HP-FSX-NEEDS-VPC": "tests/test_rule_claims.py",
+    "HP-LAYOUT-NEEDS-STANDARD": "tests/test_rule_claims.py",
+    "HP-STRATEGY-IN-CONTINUOUS": "tests/test_rule_claims.py",
+    "HP-MULTI-HEAD-IN-CONTINUOUS": "tests/test_rule_claims.py",
 }
 
 
@@ -992,6 +999,26 @@ def test_docs_rule_table_is_generated_from_the_registry() -> None:
     table = docs.split(TABLE_BEGIN, 1)[1].split(TABLE_END, 1)[0]
     listed = re.findall(r"^\| `(HP-[A-Z0-9-]+)` \|", table, flags=re.MULTILINE)
     assert listed == list(RULES)
+
+
+def test_docs_show_each_rules_severity_per_provisioning_mode() -> None:
+    """The rule table's Standard and Continuous columns, and the table of what changes when a
+    cluster switches modes, are the registry's (``Rule.severity_in``), not a hand-kept copy."""
+    docs = (REPO / "docs" / "validation.md").read_text(encoding="utf-8")
+    table = docs.split(TABLE_BEGIN, 1)[1].split(TABLE_END, 1)[0]
+    rows = re.findall(r"^\| `(HP-[A-Z0-9-]+)` \| ([a-z-]+) \| ([a-z-]+) \|", table, re.MULTILINE)
+    cell = {None: "-", Severity.ERROR: "error", Severity.WARNING: "warning"}
+    standard, continuous = NodeProvisioningMode.STANDARD, NodeProvisioningMode.CONTINUOUS
+    assert rows == [
+        (r.id, cell[r.severity_in(standard)], cell[r.severity_in(continuous)])
+        for r in RULES.values()
+    ]
+    modes = docs.split(MODE_TABLE_BEGIN, 1)[1].split(MODE_TABLE_END, 1)[0]
+    switched = re.findall(r"^\| `(HP-[A-Z0-9-]+)` \|", modes, flags=re.MULTILINE)
+    assert switched == [
+        r.id for r in RULES.values() if r.severity_in(standard) != r.severity_in(continuous)
+    ]
+    assert {"HP-MULTI-HEAD-IN-CONTINUOUS", "HP-STRATEGY-IN-CONTINUOUS"} <= set(switched)
 
 
 def test_gate_option_findings_name_the_parameter_given() -> None:

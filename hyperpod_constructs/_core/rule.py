@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, ParamSpec
 
+from ..enums import NodeProvisioningMode
 from .finding import Finding, Severity
 
 P = ParamSpec("P")
@@ -118,11 +119,20 @@ class Rule:
     """What the claim rests on (a ``Source``). Every error has an AWS source or is about the
     library's own API (a test checks it); a warning may rest on an unconfirmed claim, and then
     says so in its summary (``UNCONFIRMED``). Default: none."""
+    modes: tuple[tuple[NodeProvisioningMode, Severity | None], ...] = ()
+    """Where the severity depends on the cluster's ``NodeProvisioningMode``: (mode, severity)
+    pairs that differ from :attr:`severity`, None where the rule does not apply in that mode
+    (e.g. ``HP-MIN-NEEDS-CONTINUOUS`` in Continuous mode). The id is the same in every mode.
+    Default: :attr:`severity` in every mode."""
     checks: tuple[Check[...], ...] = dataclasses.field(
         default=(), init=False, compare=False, repr=False
     )
     """The checks that report this rule (bound by :func:`reports`): one, or a few that look
     at the same setting from different places (a group alone, the group in its cluster)."""
+
+    def severity_in(self, mode: NodeProvisioningMode) -> Severity | None:
+        """The rule's severity for a cluster in ``mode``; None where it does not apply."""
+        return dict(self.modes).get(mode, self.severity)
 
     def finding(
         self, *, field: str, value: object, allowed: str, fix: str, group: str | None = None

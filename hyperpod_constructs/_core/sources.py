@@ -7,6 +7,12 @@ GUIDE = "https://docs.aws.amazon.com/sagemaker/latest/dg"
 
 SLURM_SCALING = f"{GUIDE}/sagemaker-hyperpod-scaling-slurm.html"
 """Continuous provisioning with Slurm (priority provisioning, MinInstanceCount)."""
+SLURM_REFERENCE = f"{GUIDE}/sagemaker-hyperpod-ref.html"
+"""The HyperPod references page, section "SageMaker HyperPod Slurm configuration" (``SlurmConfig``
+node types and partitions, ``Orchestrator.Slurm``, FSx through ``InstanceStorageConfigs``)."""
+SLURM_API_MIGRATION = f"{GUIDE}/sagemaker-hyperpod-slurm-api-config-migration.html"
+"""Migrating to API-driven Slurm configuration (multi-head clusters, removing
+``provisioning_parameters.json`` from every lifecycle folder)."""
 SLURM_DEEP_HEALTH_CHECKS = f"{GUIDE}/sagemaker-hyperpod-resiliency-slurm-deep-health-checks.html"
 """Deep health checks on Slurm clusters: the two types and each utility's instance types."""
 INSTANCE_ROLE_POLICY = (
@@ -27,5 +33,11 @@ PUT_METRIC_DATA = (
 STEP_FUNCTIONS_QUOTAS = "https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html"
 """Step Functions quotas (an execution's history: at most 25,000 events)."""
 
-SEARCHED = "the HyperPod Slurm guides and API reference"
-"""Where an unconfirmed claim was looked for."""
+SEARCHED = (
+    "the Slurm continuous provisioning guide, the Slurm configuration reference, the migration "
+    "guide to API-driven Slurm configuration, the API reference "
+    "(ClusterInstanceGroupSpecification, ClusterSlurmConfig, ClusterOrchestratorSlurmConfig, "
+    "ClusterInstanceRequirements) and the "
+    "CloudFormation AWS::SageMaker::Cluster page"
+)
+"""Where an unconfirmed claim was looked for (docs/validation.md, "What was searched")."""

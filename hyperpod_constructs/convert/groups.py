@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._core import layout as slurm_layout
 from ..instance_type import HyperPodInstanceType
 from .reading import ConversionError, _expect, _Fields, _Imports
 from .source import Call, Code, ListOf, Raw, literal
@@ -37,10 +38,12 @@ def _layouts(
                 "missing while other groups have one: give every group a SlurmConfig, or none "
                 "(the legacy layout in provisioning_parameters.json)",
             )
-        return [
-            _slurm_config(groups[i]["SlurmConfig"], f"InstanceGroups[{i}].SlurmConfig")
-            for i in range(len(groups))
-        ]
+        return _counted(
+            [
+                _slurm_config(groups[i]["SlurmConfig"], f"InstanceGroups[{i}].SlurmConfig")
+                for i in range(len(groups))
+            ]
+        )
     if parameters is None:
         inferred = _inferred_layouts(groups, notes) if infer else None
         if inferred is not None:
@@ -56,9 +59,10 @@ def _layouts(
 def _slurm_config(value: object, path: str) -> _Layout:
     config = _Fields.of(value, path)
     node_type = config.require("NodeType")
-    if node_type not in ("Controller", "Login", "Compute"):
+    if slurm_layout.layout_of(node_type) is None:
         raise ConversionError(
-            f"{path}.NodeType", f"expected Controller, Login or Compute, got {node_type!r}"
+            f"{path}.NodeType",
+            f"expected {', '.join(slurm_layout.NODE_TYPES)}, got {node_type!r}",
         )
     partitions = config.take("PartitionNames") or []
     _expect(partitions, list, f"{path}.PartitionNames")
@@ -67,6 +71,20 @@ def _slurm_config(value: object, path: str) -> _Layout:
     config.done()
     partition = partitions[0] if partitions else None
     return _Layout(node_type, _expect(partition, (str, type(None)), f"{path}.PartitionNames[0]"))
+
+
+def _counted(layouts: list[_Layout]) -> list[_Layout]:
+    """``layouts``, when they have as many groups of each node type as the Slurm layout allows
+    (:mod:`hyperpod_constructs._core.layout`)."""
+    for role in slurm_layout.NODE_TYPES.values():
+        indexes = [i for i, found in enumerate(layouts) if found.node_type == role.node_type]
+        if not role.count_allowed(len(indexes)):
+            where = ", ".join(f"InstanceGroups[{i}]" for i in indexes) or "InstanceGroups"
+            raise ConversionError(
+                f"{where}.SlurmConfig.NodeType",
+                f"a cluster has {role.groups()} ({len(indexes)} given)",
+            )
+    return layouts
 
 
 def _group_names(groups: list[Any]) -> list[str]:
@@ -87,7 +105,11 @@ def _inferred_layouts(groups: list[Any], notes: list[str]) -> list[_Layout] | No
     names = _group_names(groups)
     controllers = [n for n in names if "controller" in n.lower()]
     logins = [n for n in names if "login" in n.lower()]
-    if len(controllers) != 1 or len(logins) > 1 or set(controllers) & set(logins):
+    if (
+        not slurm_layout.CONTROLLER.count_allowed(len(controllers))
+        or not slurm_layout.LOGIN.count_allowed(len(logins))
+        or set(controllers) & set(logins)
+    ):
         return None
     workers = [n for n in names if n not in controllers and n not in logins]
     if not workers:
@@ -248,11 +270,14 @@ def _group(
         if group.value.get("InstanceRequirements") is not None
         else ("instance_type", _instance_type(types[0], imports))
     ]
-    if layout.node_type == "Compute":
-        if layout.partition is None:
-            raise ConversionError(
-                f"{path}.SlurmConfig.PartitionNames", "a Compute group needs one partition"
-            )
+    role = slurm_layout.NODE_TYPES[layout.node_type]
+    if layout.partition is not None and not role.partition_allowed:
+        raise ConversionError(
+            f"{path}.SlurmConfig.PartitionNames",
+            f"a {layout.node_type} group takes no partition (the Slurm configuration reference: "
+            "not allowed for Controller or Login node types)",
+        )
+    if layout.partition is not None:  # a Compute group without one is valid: its nodes are in dev
         partition = layout.partition
         if convert_to_continuous and not PARTITION_NAME.match(partition):
             partition = re.sub(r"[^a-zA-Z0-9]+", "-", partition).strip("-")
@@ -261,9 +286,12 @@ def _group(
                 "(SlurmConfig.PartitionNames takes letters, digits and hyphens)"
             )
         kwargs.append(("partition", literal(partition)))
-    elif layout.partition is not None:
+    heads = slurm_layout.CONTINUOUS_CONTROLLER_NODES
+    if layout.node_type == slurm_layout.CONTROLLER.node_type and continuous and count > heads:
         raise ConversionError(
-            f"{path}.SlurmConfig.PartitionNames", f"a {layout.node_type} group has no partition"
+            f"{path}.InstanceCount",
+            f"{count} controller nodes: multi-head node configuration is not supported with "
+            f"continuous provisioning (use {heads}, or keep NodeProvisioningMode Standard)",
         )
     kwargs.append(("instance_count", literal(count)))
     minimum = group.take("MinInstanceCount")

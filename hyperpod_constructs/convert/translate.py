@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
+from .._core.layout import LEGACY_LAYOUT_FILE
 from .._shapes import ShapeError, check
 from .groups import _group, _layouts, _lifecycle, _network
 from .reading import UNSUPPORTED, ConversionError, Options, _expect, _Fields, _Imports
@@ -59,7 +60,10 @@ def convert_request(
         )
 
     layouts = _layouts(groups, provisioning_parameters, notes, infer=not options.continuous)
-    legacy = not continuous and all("SlurmConfig" not in g for g in groups)
+    from_file = all("SlurmConfig" not in g for g in groups if isinstance(g, Mapping))
+    legacy = not continuous and from_file
+    if options.continuous and mode != "Continuous":
+        notes += _legacy_file_notes(groups, provisioning_parameters, from_file=from_file)
 
     kwargs: list[tuple[str, Code]] = [("cluster_name", literal(name))]
     mode_enum = imports.library("NodeProvisioningMode")
@@ -133,6 +137,43 @@ def convert_request(
         tuple(kwargs),
     )
     return _module(name, cluster, imports, options), notes
+
+
+def _legacy_file_notes(
+    groups: list[object], parameters: object | None, *, from_file: bool
+) -> list[str]:
+    """What to do with the legacy layout file in each lifecycle folder of a request converted
+    to continuous provisioning, which is not compatible with it (the continuous provisioning
+    guide; the migration guide removes it from every ``SourceS3Uri``)."""
+    name = LEGACY_LAYOUT_FILE
+    if isinstance(parameters, Mapping) and "slurm_configurations" in parameters:
+        raise ConversionError(
+            f"{name}.slurm_configurations",
+            "a multi-head cluster cannot move to continuous provisioning (multi-head node "
+            "configuration is not supported with it): convert without --continuous",
+        )
+    folders: dict[str, list[str]] = {}
+    for index, group in enumerate(groups):
+        config = group.get("LifeCycleConfig") if isinstance(group, Mapping) else None
+        uri = config.get("SourceS3Uri") if isinstance(config, Mapping) else None
+        if isinstance(uri, str):
+            label = group.get("InstanceGroupName") if isinstance(group, Mapping) else None
+            folders.setdefault(uri, []).append(str(label or f"InstanceGroups[{index}]"))
+    notes = []
+    for uri, names in folders.items():
+        where = f"lifecycle folder {uri!r} (group{'s' if len(names) > 1 else ''} "
+        where += ", ".join(map(repr, names)) + ")"
+        if from_file:
+            held = f"holds the {name} this layout came from"
+        else:
+            held = f"may still hold a {name}"
+        notes.append(
+            f"{where} {held}: back it up, then delete it from that folder before deploying: "
+            "clusters that rely on it are not compatible with continuous provisioning (the "
+            "layout is now each group's SlurmConfig, and HyperPod refuses a SLURM Orchestrator "
+            f"config together with a {name})"
+        )
+    return notes
 
 
 def _orchestrator(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from .._core.layout import layout_of
 from ..gate.runtime.hyperpod_gate.contract import Prop, starts_new_wait
 from ..summary.model import (
     CLUSTER_TYPE,
@@ -506,10 +507,11 @@ def _removed(name: str, group: Mapping[str, Any], live: int | None) -> GroupPlan
     node_type = _node_type(group)
     notes = [f"group removed: {how}"]
     change = GroupChange.REMOVED
-    if node_type == "Controller":
+    role = layout_of(node_type)
+    if role is not None and role.min_groups > 0:
         change = GroupChange.REFUSED
         notes.append(
-            "a cluster has exactly one Controller group: HyperPod cannot remove it, so the "
+            f"a cluster has {role.groups()}: HyperPod cannot remove it, so the "
             "update fails and rolls back"
         )
     return GroupPlan(

@@ -1,17 +1,19 @@
-"""The cluster's Slurm layout across its groups: how many groups, one controller, at most one
-login group, unique names. Pure: a description of the cluster in, findings out."""
+"""The cluster's Slurm layout across its groups: how many groups, one controller group (of one
+node in Continuous mode), at most one login group, unique names. The layout's facts are those
+of :mod:`hyperpod_constructs._core.layout`. Pure: a description of the cluster in, findings
+out."""
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from .._core import limits
+from .._core import layout, limits
 from .._core.finding import Finding, Severity
-from .._core.rule import UNCONFIRMED, Rule, Scope, Source, reports
-from .._core.sources import SEARCHED, SLURM_SCALING
+from .._core.rule import Rule, Scope, Source, reports
+from .._core.sources import SLURM_REFERENCE, SLURM_SCALING
 from .._tokens import is_unresolved
-from ..enums import NodeType
+from ..enums import NodeProvisioningMode, NodeType
 
 if TYPE_CHECKING:
     from .spec import ClusterSpec
@@ -39,26 +41,45 @@ CONTROLLER_REQUIRED = Rule(
     ),
 )
 
-WARN_CONTROLLER_ONE = Rule(
-    "HP-WARN-CONTROLLER-ONE",
-    W,
+CONTROLLER_ONE = Rule(
+    "HP-CONTROLLER-ONE",
+    E,
     Scope.CROSS_GROUP,
     "`instance_groups` (NodeType=Controller)",
-    f"one controller group ({UNCONFIRMED}; more controllers: raise the group's `instance_count`)",
-    source=Source.unconfirmed(
-        SEARCHED,
-        "no statement on how many Controller groups a cluster may have (the multi-head guide "
-        "speaks of controller nodes, not groups)",
+    f"{layout.CONTROLLER.groups()} (more than one is refused)",
+    source=Source(
+        SLURM_REFERENCE,
+        'SlurmConfig.NodeType Controller: "Exactly one instance group must have this node type"',
     ),
 )
 
-WARN_LOGIN_MAX = Rule(
-    "HP-WARN-LOGIN-MAX",
-    W,
+MULTI_HEAD_IN_CONTINUOUS = Rule(
+    "HP-MULTI-HEAD-IN-CONTINUOUS",
+    E,
+    Scope.CROSS_GROUP,
+    "`instance_count` of the controller group / `InstanceCount`",
+    f"{layout.CONTINUOUS_CONTROLLER_NODES} controller node with "
+    "`NodeProvisioningMode.CONTINUOUS` (no multi-head)",
+    source=Source(
+        SLURM_SCALING,
+        '"The following features are not currently supported with continuous provisioning on '
+        "Slurm clusters: multi-head node configuration via API-based Slurm topology, and "
+        'SlurmConfigStrategy"',
+    ),
+    modes=((NodeProvisioningMode.STANDARD, None),),
+)
+
+LOGIN_MAX = Rule(
+    "HP-LOGIN-MAX",
+    E,
     Scope.CROSS_GROUP,
     "`instance_groups` (NodeType=Login)",
-    f"at most one login group ({UNCONFIRMED})",
-    source=Source.unconfirmed(SEARCHED, "no statement on how many Login groups a cluster may have"),
+    layout.LOGIN.groups(),
+    source=Source(
+        SLURM_REFERENCE,
+        'SlurmConfig.NodeType Login: "Optional. At most one instance group can have this node '
+        'type"',
+    ),
 )
 
 GROUP_UNIQUE = Rule(
@@ -77,16 +98,18 @@ GROUP_UNIQUE = Rule(
 RULES = (
     GROUPS_COUNT,
     CONTROLLER_REQUIRED,
-    WARN_CONTROLLER_ONE,
-    WARN_LOGIN_MAX,
+    CONTROLLER_ONE,
+    MULTI_HEAD_IN_CONTINUOUS,
+    LOGIN_MAX,
     GROUP_UNIQUE,
 )
 """This family's rules, in documentation order."""
 
 
-@reports(GROUPS_COUNT, CONTROLLER_REQUIRED, WARN_CONTROLLER_ONE, WARN_LOGIN_MAX, GROUP_UNIQUE)
+@reports(*RULES)
 def group_layout(spec: ClusterSpec) -> list[Finding]:
-    """1..100 groups, exactly one controller, at most one login group, unique names."""
+    """1..100 groups, exactly one controller group (of one node in Continuous mode), at most
+    one login group, unique names (the layout of :mod:`~hyperpod_constructs._core.layout`)."""
     found: list[Finding] = []
     total, top = len(spec.groups), limits.MAX_INSTANCE_GROUPS
     if not 1 <= total <= top:
@@ -115,26 +138,32 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
                 fix="add InstanceGroup.controller(...)",
             )
         )
-    elif len(controllers) > 1:
+    elif not layout.CONTROLLER.count_allowed(len(controllers)):
         found.append(
             Finding(
-                rule=WARN_CONTROLLER_ONE.id,
+                rule=CONTROLLER_ONE.id,
                 field="instance_groups (SlurmConfig.NodeType=Controller)",
                 value=controllers,
-                allowed=f"one controller group ({UNCONFIRMED})",
-                fix="keep one controller group and raise its instance_count for backup "
-                "controllers, or acknowledge this warning",
+                allowed=f"{layout.CONTROLLER.groups()} (the Slurm configuration reference)",
+                fix="keep one controller group and remove the others"
+                + (
+                    " (continuous provisioning supports one controller node: no multi-head)"
+                    if spec.mode is NodeProvisioningMode.CONTINUOUS
+                    else ""
+                ),
             )
         )
-    if roles[NodeType.LOGIN] > 1:
+    else:
+        found += _multi_head(spec)
+    if not layout.LOGIN.count_allowed(roles[NodeType.LOGIN]):
         found.append(
             Finding(
-                rule=WARN_LOGIN_MAX.id,
+                rule=LOGIN_MAX.id,
                 field="instance_groups (SlurmConfig.NodeType=Login)",
                 value=names[NodeType.LOGIN],
-                allowed=f"at most one login group ({UNCONFIRMED})",
-                fix="keep one login group and raise its instance_count for more nodes, or "
-                "acknowledge this warning",
+                allowed=f"{layout.LOGIN.groups()} (the Slurm configuration reference)",
+                fix="merge the login groups into one; for more login nodes raise its "
+                "instance_count",
             )
         )
     counts = Counter(
@@ -152,4 +181,38 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
                 group=name,
             )
         )
+    return found
+
+
+def _multi_head(spec: ClusterSpec) -> list[Finding]:
+    """The controller group of a Continuous-mode cluster has one node."""
+    if not isinstance(spec.mode, NodeProvisioningMode):
+        return []  # provisioning_rules reports it
+    severity = MULTI_HEAD_IN_CONTINUOUS.severity_in(spec.mode)
+    if severity is None:
+        return []
+    top = layout.CONTINUOUS_CONTROLLER_NODES
+    found: list[Finding] = []
+    for position, group in enumerate(spec.groups, start=1):
+        count = group.instance_count  # a token or a wrong type: skipped (reported elsewhere)
+        if group.node_type is not NodeType.CONTROLLER or type(count) is not int:
+            continue
+        if count > top:
+            found.append(
+                Finding(
+                    rule=MULTI_HEAD_IN_CONTINUOUS.id,
+                    field="instance_count (InstanceCount)",
+                    value=count,
+                    allowed=f"{top} controller node with node_provisioning_mode=CONTINUOUS "
+                    "(multi-head node configuration is not supported with continuous "
+                    "provisioning)",
+                    fix=f"use instance_count={top} (the default); multi-head clusters need "
+                    "node_provisioning_mode=NodeProvisioningMode.STANDARD and "
+                    "slurm_layout=SlurmLayout.LIFECYCLE_SCRIPTS (their setup lives in "
+                    f"{layout.LEGACY_LAYOUT_FILE})",
+                    group=group.name,
+                    positions=(position,),
+                    severity=severity,
+                )
+            )
     return found

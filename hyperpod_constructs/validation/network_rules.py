@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from .._core import limits
 from .._core.finding import Finding, Severity
-from .._core.rule import UNCONFIRMED, Rule, Scope, Source, reports
-from .._core.sources import SEARCHED
+from .._core.rule import Rule, Scope, Source, reports
+from .._core.sources import SLURM_REFERENCE
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -39,17 +39,17 @@ VPC_REQUIRED = Rule(
     source=Source.api("VpcConfig", "SecurityGroupIds and Subnets are both required"),
 )
 
-WARN_FSX_NEEDS_VPC = Rule(
-    "HP-WARN-FSX-NEEDS-VPC",
-    W,
+FSX_NEEDS_VPC = Rule(
+    "HP-FSX-NEEDS-VPC",
+    E,
     Scope.CROSS_GROUP,
     "`vpc` / `VpcConfig`",
-    f"a VPC whenever a group mounts FSx ({UNCONFIRMED}; an FSx file system lives in a VPC, "
-    "and without `VpcConfig` the nodes run in one AWS manages)",
-    source=Source.unconfirmed(
-        SEARCHED,
-        "no statement that FSx storage configs need the cluster's VpcConfig (an inference: a "
-        "file system is reachable only from its VPC)",
+    "a VPC whenever a group mounts FSx (the platform-managed VPC cannot reach the file system)",
+    source=Source(
+        SLURM_REFERENCE,
+        'FSx through InstanceStorageConfigs: "Your cluster must use a custom VPC (via '
+        "VpcConfig). FSx filesystems reside in your VPC, and the platform-managed VPC cannot "
+        'reach them."',
     ),
 )
 
@@ -74,7 +74,7 @@ VPC_SUBNETS = Rule(
 RULES = (
     OVERRIDE_VPC,
     VPC_REQUIRED,
-    WARN_FSX_NEEDS_VPC,
+    FSX_NEEDS_VPC,
     VPC_SECURITY_GROUPS,
     VPC_SUBNETS,
 )
@@ -200,7 +200,7 @@ def network_selection_findings(
     ]
 
 
-@reports(WARN_FSX_NEEDS_VPC, VPC_SECURITY_GROUPS, VPC_SUBNETS)
+@reports(FSX_NEEDS_VPC, VPC_SECURITY_GROUPS, VPC_SUBNETS)
 def cluster_network(spec: ClusterSpec) -> list[Finding]:
     """The cluster's ``VpcConfig``: a network whenever FSx is mounted, 1..5 security groups,
     1..16 subnets."""
@@ -211,13 +211,13 @@ def cluster_network(spec: ClusterSpec) -> list[Finding]:
             if any(getattr(item, "is_fsx", False) for item in storage):
                 found.append(
                     Finding(
-                        rule=WARN_FSX_NEEDS_VPC.id,
+                        rule=FSX_NEEDS_VPC.id,
                         field="vpc (VpcConfig)",
                         value=None,
                         allowed="a VPC whenever a group mounts FSx storage "
-                        f"(FsxLustreConfig / FsxOpenZfsConfig; {UNCONFIRMED})",
-                        fix="pass vpc=... to the cluster (the VPC of the file system), or "
-                        "acknowledge this warning",
+                        "(FsxLustreConfig / FsxOpenZfsConfig): the platform-managed VPC "
+                        "cannot reach the file system",
+                        fix="pass vpc=... to the cluster (the VPC of the file system)",
                         group=group.name,
                         positions=(position,),
                     )

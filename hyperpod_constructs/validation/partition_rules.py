@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._core import limits
+from .._core import layout, limits
 from .._core.finding import Finding, Severity
-from .._core.rule import UNCONFIRMED, Rule, Scope, Source, reports
-from .._core.sources import SEARCHED
+from .._core.rule import Rule, Scope, Source, reports
+from .._core.sources import SLURM_REFERENCE
 from ..enums import NodeType
 from .name_rules import check_name
 
@@ -22,12 +22,15 @@ WARN_PARTITION_MISSING = Rule(
     W,
     Scope.GROUP,
     "`partition` / `SlurmConfig.PartitionNames`",
-    f"a partition on a compute group ({UNCONFIRMED}: the API makes `PartitionNames` optional on "
-    "every group)",
-    source=Source.unconfirmed(
-        SEARCHED,
-        "no statement that a Compute group needs a partition; API ClusterSlurmConfig."
-        "PartitionNames is optional (0..1 names) on every node type",
+    "a partition on a compute group: without one its nodes are only in `dev`, the partition "
+    "every node joins, so no job can target this group alone",
+    source=Source(
+        SLURM_REFERENCE,
+        '"All nodes are automatically added to the universal dev partition in addition to their '
+        'specified partition"; it calls PartitionNames "Required for Compute node types", '
+        "but API ClusterSlurmConfig requires only NodeType (PartitionNames: 0..1 names), the "
+        "CloudFormation schema agrees, and public samples deploy without one, so the library "
+        "accepts it",
     ),
 )
 
@@ -43,17 +46,16 @@ PARTITION_NAME = Rule(
     ),
 )
 
-WARN_PARTITION_HEAD_NODE = Rule(
-    "HP-WARN-PARTITION-HEAD-NODE",
-    W,
+PARTITION_HEAD_NODE = Rule(
+    "HP-PARTITION-HEAD-NODE",
+    E,
     Scope.GROUP,
     "`partition` / `SlurmConfig.PartitionNames`",
-    f"no partition on controller and login groups ({UNCONFIRMED}: the API allows one on every "
-    "group)",
-    source=Source.unconfirmed(
-        SEARCHED,
-        "no statement that Controller or Login groups must not name a partition; API "
-        "ClusterSlurmConfig.PartitionNames allows 0..1 names on every node type",
+    "no partition on controller and login groups",
+    source=Source(
+        SLURM_REFERENCE,
+        'PartitionNames: "Required for Compute node types; not allowed for Controller or Login '
+        'node types" (the API validates the Slurm topology before creating the cluster)',
     ),
 )
 
@@ -62,38 +64,48 @@ WARN_PARTITION_DEV = Rule(
     W,
     Scope.GROUP,
     "`partition` / `SlurmConfig.PartitionNames[0]`",
-    f"not `dev`: every node is said to join the `dev` partition ({UNCONFIRMED})",
-    source=Source.unconfirmed(
-        SEARCHED, "no AWS page found that says HyperPod puts every node in a partition named dev"
+    f"not `{layout.DEV_PARTITION}`: every node joins the `{layout.DEV_PARTITION}` partition",
+    source=Source(
+        SLURM_REFERENCE,
+        '"All nodes are automatically added to the universal dev partition in addition to their '
+        'specified partition"',
     ),
 )
 
 RULES = (
     WARN_PARTITION_MISSING,
     PARTITION_NAME,
-    WARN_PARTITION_HEAD_NODE,
+    PARTITION_HEAD_NODE,
     WARN_PARTITION_DEV,
 )
 """This family's rules, in documentation order."""
 
+LAYOUT_RULES = frozenset({WARN_PARTITION_MISSING.id, PARTITION_NAME.id, PARTITION_HEAD_NODE.id})
+"""Rules about ``SlurmConfig.PartitionNames``, which the legacy layout
+(``SlurmLayout.LIFECYCLE_SCRIPTS``) does not render: its partitions live in
+``provisioning_parameters.json``."""
 
-@reports(WARN_PARTITION_MISSING, PARTITION_NAME, WARN_PARTITION_HEAD_NODE)
+
+@reports(WARN_PARTITION_MISSING, PARTITION_NAME, PARTITION_HEAD_NODE)
 def partition_name(group: InstanceGroup) -> list[Finding]:
-    """A partition name is valid; a compute group names one and controller and login groups
-    none (warnings: AWS's documentation confirms neither)."""
+    """A partition name is valid; only node types that take one name one (controller and login
+    groups none), and a compute group without one gets a warning (the layout of
+    :mod:`~hyperpod_constructs._core.layout`)."""
     name, partition = group.name, group.partition
     field = "partition (SlurmConfig.PartitionNames)"
+    role = layout.layout_of(group.node_type)
     if partition is None:
-        if group.node_type is not NodeType.COMPUTE:
+        if role is None or not role.partition_advised:
             return []
         return [
             Finding(
                 rule=WARN_PARTITION_MISSING.id,
                 field=field,
                 value=partition,
-                allowed=f"a partition name for a compute group ({UNCONFIRMED}; without one, "
-                "the group's nodes may be in no partition of their own)",
-                fix="pass partition='gpu' (or another name), or acknowledge this warning",
+                allowed="a partition name for a compute group (without one, HyperPod puts the "
+                f"group's nodes only in '{layout.DEV_PARTITION}', with every other node)",
+                fix="pass partition='gpu' (or another name) to target the group in Slurm, or "
+                "acknowledge this warning",
                 group=name,
             )
         ]
@@ -104,38 +116,35 @@ def partition_name(group: InstanceGroup) -> list[Finding]:
         group=name,
         max_length=limits.MAX_PARTITION_LENGTH,
     )
-    if group.node_type is not NodeType.COMPUTE:
-        role = group.node_type.value.lower()
+    if role is not None and not role.partition_allowed:
         found.append(
             Finding(
-                rule=WARN_PARTITION_HEAD_NODE.id,
+                rule=PARTITION_HEAD_NODE.id,
                 field=field,
                 value=partition,
-                allowed=f"no partition on a {role} group ({UNCONFIRMED}; the API allows it)",
-                fix="remove partition unless the head nodes must run jobs, or acknowledge this "
-                "warning",
+                allowed=f"no partition on a {role.node_type} group (PartitionNames is not "
+                f"allowed for Controller or Login node types; every node is in "
+                f"'{layout.DEV_PARTITION}')",
+                fix="remove partition from this group",
                 group=name,
             )
         )
     return found
 
 
-DEV_PARTITION = "dev"
-"""HyperPod puts every node in this Slurm partition."""
-
-
 @reports(WARN_PARTITION_DEV)
 def dev_partition(group: InstanceGroup) -> list[Finding]:
     """A compute group's partition is not ``dev``, which every node joins anyway."""
-    if group.node_type is not NodeType.COMPUTE or group.partition != DEV_PARTITION:
+    if group.node_type is not NodeType.COMPUTE or group.partition != layout.DEV_PARTITION:
         return []
     return [
         Finding(
             rule=WARN_PARTITION_DEV.id,
             field="partition (SlurmConfig.PartitionNames)",
             value=group.partition,
-            allowed="a partition other than 'dev': HyperPod already puts every node in 'dev', "
-            "so this group's nodes would not be separable from the others",
+            allowed=f"a partition other than '{layout.DEV_PARTITION}': HyperPod already puts "
+            f"every node in '{layout.DEV_PARTITION}', so this group's nodes would not be "
+            "separable from the others",
             fix="name the partition after the group's hardware, e.g. 'gpu'",
             group=group.name,
         )

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._core import layout
 from .._core.arguments import (
     argument_finding,
 )
 from .._core.finding import Finding, Severity
-from .._core.rule import UNCONFIRMED, Rule, Scope, Source, reports
-from .._core.sources import SEARCHED, SLURM_SCALING
+from .._core.rule import Rule, Scope, Source, reports
+from .._core.sources import SLURM_SCALING
 from ..enums import NodeProvisioningMode, SlurmLayout
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ MIN_NEEDS_CONTINUOUS = Rule(
         "MinInstanceCount is a feature of continuous provisioning (NodeProvisioningMode "
         "Continuous)",
     ),
+    modes=((NodeProvisioningMode.CONTINUOUS, None),),
 )
 
 ACCOUNTING_NEEDS_CONTINUOUS = Rule(
@@ -41,39 +43,42 @@ ACCOUNTING_NEEDS_CONTINUOUS = Rule(
         SLURM_SCALING,
         "the Slurm accounting database is supported with continuous provisioning only",
     ),
+    modes=((NodeProvisioningMode.CONTINUOUS, None),),
 )
 
-WARN_LAYOUT_NEEDS_STANDARD = Rule(
-    "HP-WARN-LAYOUT-NEEDS-STANDARD",
-    W,
+LAYOUT_NEEDS_STANDARD = Rule(
+    "HP-LAYOUT-NEEDS-STANDARD",
+    E,
     Scope.CROSS_GROUP,
     "`slurm_layout` / `SlurmConfig`",
-    f"`SlurmLayout.LIFECYCLE_SCRIPTS` only with `NodeProvisioningMode.STANDARD` ({UNCONFIRMED})",
-    source=Source.unconfirmed(
-        SEARCHED,
-        "no statement found that continuous provisioning ignores provisioning_parameters.json",
+    "`SlurmLayout.LIFECYCLE_SCRIPTS` only with `NodeProvisioningMode.STANDARD`",
+    source=Source(
+        SLURM_SCALING,
+        'Prerequisites: "Clusters that rely on the legacy provisioning_parameters.json file in '
+        'Amazon S3 are not compatible with continuous provisioning"',
     ),
+    modes=((NodeProvisioningMode.STANDARD, None),),
 )
 
-WARN_STRATEGY_IN_CONTINUOUS = Rule(
-    "HP-WARN-STRATEGY-IN-CONTINUOUS",
-    W,
+STRATEGY_IN_CONTINUOUS = Rule(
+    "HP-STRATEGY-IN-CONTINUOUS",
+    E,
     Scope.CROSS_GROUP,
     "`slurm_config_strategy` / `Orchestrator.Slurm.SlurmConfigStrategy`",
-    f"only with `NodeProvisioningMode.STANDARD` ({UNCONFIRMED})",
-    source=Source.unconfirmed(
-        SEARCHED,
-        "no statement found that SlurmConfigStrategy is refused in Continuous mode (API "
-        "ClusterOrchestratorSlurmConfig.SlurmConfigStrategy: Overwrite | Managed | Merge, "
-        "optional)",
+    "only with `NodeProvisioningMode.STANDARD`",
+    source=Source(
+        SLURM_SCALING,
+        '"Passing any SlurmConfigStrategy value results in an API error"; "Continuous '
+        'provisioning operates exclusively in merge mode for slurm.conf management"',
     ),
+    modes=((NodeProvisioningMode.STANDARD, None),),
 )
 
 RULES = (
     MIN_NEEDS_CONTINUOUS,
     ACCOUNTING_NEEDS_CONTINUOUS,
-    WARN_LAYOUT_NEEDS_STANDARD,
-    WARN_STRATEGY_IN_CONTINUOUS,
+    LAYOUT_NEEDS_STANDARD,
+    STRATEGY_IN_CONTINUOUS,
 )
 """This family's rules, in documentation order."""
 
@@ -110,27 +115,26 @@ def _provisioning(spec: ClusterSpec) -> list[Finding]:
     elif spec.slurm_layout is SlurmLayout.LIFECYCLE_SCRIPTS:
         found.append(
             Finding(
-                rule=WARN_LAYOUT_NEEDS_STANDARD.id,
+                rule=LAYOUT_NEEDS_STANDARD.id,
                 field="slurm_layout (SlurmConfig)",
                 value=spec.slurm_layout.name,
-                allowed=f"SlurmLayout.API with {mode} (Continuous mode is said to take node "
-                "types and partitions only from each group's SlurmConfig, not from "
-                f"provisioning_parameters.json; {UNCONFIRMED})",
-                fix="use slurm_layout=SlurmLayout.API (the default), or "
-                "node_provisioning_mode=NodeProvisioningMode.STANDARD, or acknowledge this "
-                "warning",
+                allowed=f"SlurmLayout.API with {mode} (continuous provisioning takes node "
+                "types and partitions from each group's SlurmConfig; clusters that rely on "
+                f"{layout.LEGACY_LAYOUT_FILE} are not compatible with it)",
+                fix="use slurm_layout=SlurmLayout.API (the default) and remove "
+                f"{layout.LEGACY_LAYOUT_FILE} from the lifecycle scripts, or use "
+                "node_provisioning_mode=NodeProvisioningMode.STANDARD",
             )
         )
     if spec.mode is NodeProvisioningMode.CONTINUOUS and spec.slurm_config_strategy is not None:
         found.append(
             Finding(
-                rule=WARN_STRATEGY_IN_CONTINUOUS.id,
+                rule=STRATEGY_IN_CONTINUOUS.id,
                 field="slurm_config_strategy (Orchestrator.Slurm.SlurmConfigStrategy)",
                 value=spec.slurm_config_strategy.value,
-                allowed=f"None with {mode} (HyperPod is said to reject any value; "
-                f"{UNCONFIRMED}); only with STANDARD",
-                fix="remove slurm_config_strategy (Continuous mode takes the Slurm layout "
-                "from each group's SlurmConfig), or acknowledge this warning",
+                allowed=f"None with {mode} (any value is an API error); only with STANDARD",
+                fix="remove slurm_config_strategy: continuous provisioning always merges its "
+                "partition changes into slurm.conf (merge mode)",
             )
         )
     return found
@@ -139,8 +143,8 @@ def _provisioning(spec: ClusterSpec) -> list[Finding]:
 @reports(
     MIN_NEEDS_CONTINUOUS,
     ACCOUNTING_NEEDS_CONTINUOUS,
-    WARN_LAYOUT_NEEDS_STANDARD,
-    WARN_STRATEGY_IN_CONTINUOUS,
+    LAYOUT_NEEDS_STANDARD,
+    STRATEGY_IN_CONTINUOUS,
 )
 def provisioning_mode(spec: ClusterSpec) -> list[Finding]:
     """The provisioning mode the other rules read (``None`` would render as STANDARD)."""

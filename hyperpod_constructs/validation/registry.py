@@ -19,6 +19,7 @@ from types import ModuleType
 from .._core import arguments
 from .._core.finding import declare_severities
 from .._core.rule import Rule, Scope
+from ..enums import NodeProvisioningMode
 from . import (
     blueprint_rules,
     cluster_rules,
@@ -37,7 +38,7 @@ from . import (
     update_rules,
 )
 
-__all__ = ["FAMILIES", "RULES", "Rule", "Scope", "rule", "rule_table"]
+__all__ = ["FAMILIES", "RULES", "Rule", "Scope", "mode_table", "rule", "rule_table"]
 
 FAMILIES: tuple[ModuleType, ...] = (
     arguments,
@@ -78,6 +79,8 @@ declare_severities((entry.id, entry.severity) for entry in RULES.values())
 
 TABLE_BEGIN = "<!-- rule-table:begin (generated from validation/registry.py) -->"
 TABLE_END = "<!-- rule-table:end -->"
+MODE_TABLE_BEGIN = "<!-- mode-table:begin (generated from validation/registry.py) -->"
+MODE_TABLE_END = "<!-- mode-table:end -->"
 
 
 def rule(rule_id: str) -> Rule:
@@ -88,32 +91,64 @@ def rule(rule_id: str) -> Rule:
     return RULES[rule_id]
 
 
+MODES = (NodeProvisioningMode.STANDARD, NodeProvisioningMode.CONTINUOUS)
+"""The table's severity columns, in order."""
+
+
+def severity_cell(entry: Rule, mode: NodeProvisioningMode) -> str:
+    """How the table shows ``entry``'s severity in ``mode``: ``error``, ``warning``, or ``-``
+    where the rule does not apply."""
+    severity = entry.severity_in(mode)
+    return "-" if severity is None else str(severity)
+
+
 def rule_table() -> str:
-    """The Markdown table of every rule, as docs/validation.md shows it."""
+    """The Markdown table of every rule, as docs/validation.md shows it: its severity with
+    ``NodeProvisioningMode.STANDARD`` and with ``CONTINUOUS`` (the default)."""
     lines = [
-        "| Rule | Severity | Scope | Field | Allowed (error) / recommended (warning) | Source |",
-        "|---|---|---|---|---|---|",
+        "| Rule | Standard | Continuous | Scope | Field "
+        "| Allowed (error) / recommended (warning) | Source |",
+        "|---|---|---|---|---|---|---|",
     ]
     for entry in RULES.values():
         summary = entry.summary.replace("|", "\\|")
         source = entry.source.markdown().replace("|", "\\|") if entry.source else ""
+        severities = " | ".join(severity_cell(entry, mode) for mode in MODES)
         lines.append(
-            f"| `{entry.id}` | {entry.severity} | {entry.scope} | {entry.field} | {summary} "
+            f"| `{entry.id}` | {severities} | {entry.scope} | {entry.field} | {summary} "
             f"| {source} |"
         )
     return "\n".join(lines)
 
 
+def mode_table() -> str:
+    """The Markdown table of the rules whose severity depends on the provisioning mode: what
+    changes when a cluster switches modes."""
+    lines = ["| Rule | Standard | Continuous | Allowed |", "|---|---|---|---|"]
+    for entry in RULES.values():
+        cells = [severity_cell(entry, mode) for mode in MODES]
+        if len(set(cells)) > 1:
+            summary = entry.summary.replace("|", "\\|")
+            lines.append(f"| `{entry.id}` | {' | '.join(cells)} | {summary} |")
+    return "\n".join(lines)
+
+
+def _between(markdown: str, begin: str, end: str, table: str) -> str:
+    head, found_begin, rest = markdown.partition(begin)
+    _, found_end, tail = rest.partition(end)
+    if not found_begin or not found_end:
+        raise ValueError(f"the table markers {begin!r} / {end!r} are missing")
+    return f"{head}{begin}\n{table}\n{end}{tail}"
+
+
 def with_rule_table(markdown: str) -> str:
-    """``markdown`` with the text between the table markers replaced by :func:`rule_table`.
+    """``markdown`` with the text between the table markers replaced by :func:`rule_table`
+    and :func:`mode_table`.
 
     :raises ValueError: the markers are missing.
     """
-    head, begin, rest = markdown.partition(TABLE_BEGIN)
-    _, end, tail = rest.partition(TABLE_END)
-    if not begin or not end:
-        raise ValueError(f"the rule table markers {TABLE_BEGIN!r} / {TABLE_END!r} are missing")
-    return f"{head}{TABLE_BEGIN}\n{rule_table()}\n{TABLE_END}{tail}"
+    markdown = _between(markdown, MODE_TABLE_BEGIN, MODE_TABLE_END, mode_table())
+    return _between(markdown, TABLE_BEGIN, TABLE_END, rule_table())
 
 
 def main(argv: list[str]) -> int:
