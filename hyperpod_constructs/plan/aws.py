@@ -84,8 +84,20 @@ class DeployedReader(Reader):
         counts: dict[str, int] = {}
         for group in described.get("InstanceGroups") or []:
             name, count = group.get("InstanceGroupName"), group.get("CurrentCount")
-            if isinstance(name, str) and isinstance(count, int):
-                counts[name] = count
+            if count is None:
+                continue
+            # The API's shape: a group name and a count of nodes, 0 or more.
+            if (
+                not isinstance(name, str)
+                or isinstance(count, bool)
+                or not isinstance(count, int)
+                or count < 0
+            ):
+                raise FatalError(
+                    f"{what} answered CurrentCount {count!r} for group {name!r}: not a count "
+                    "of nodes (0 or more), so plan cannot count what the update terminates"
+                )
+            counts[name] = count
         return counts
 
     def baseline(self, stack_name: str) -> Baseline:

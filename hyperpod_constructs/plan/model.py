@@ -295,7 +295,9 @@ def _clusters(template: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     }
 
 
-def check_baseline(old: object, new: object, *, same_stack: bool = False) -> None:
+def check_baseline(
+    old: object, new: object, *, same_stack: bool = False, stack_path: str | None = None
+) -> None:
     """Refuse a baseline that cannot be compared with ``new`` (pure): not a template, a
     template without a HyperPod cluster, or (unless ``same_stack``: the deployed stack of that
     name) the template of another stack: none of its clusters is in ``new`` under the same
@@ -305,6 +307,9 @@ def check_baseline(old: object, new: object, *, same_stack: bool = False) -> Non
     :param new: the new template it is compared with.
     :param same_stack: the baseline is the deployed stack of the same name, so the
         other-stack check is skipped. Default: false.
+    :param stack_path: the new stack's path in its app (``Prod/Training``): a baseline whose
+        resources carry CDK's ``aws:cdk:path`` metadata, none of them under this path, is
+        another stack's. Default: not checked.
     :raises BaselineError: with its ``code``.
     """
     for document, what in ((old, "the baseline"), (new, "the new template")):
@@ -327,6 +332,18 @@ def check_baseline(old: object, new: object, *, same_stack: bool = False) -> Non
         )
     if same_stack:
         return
+    paths = [
+        path
+        for resource in _resources(old).values()
+        if isinstance(path := _mapping(_mapping(resource).get("Metadata")).get("aws:cdk:path"), str)
+    ]
+    if stack_path is not None and paths and not any(p.startswith(stack_path + "/") for p in paths):
+        raise BaselineError(
+            "other-stack",
+            f"the baseline is another stack's template: its resources are under "
+            f"{paths[0].rsplit('/', 2)[0]}/... (aws:cdk:path), not {stack_path}/; pass the "
+            "template this stack was deployed from, or name its stack with --stack",
+        )
     old_ids = set(_resources(old)) - _IGNORED_RESOURCES
     shared = old_ids & (set(_resources(new)) - _IGNORED_RESOURCES)
     same_cluster = any(
