@@ -129,7 +129,7 @@ def _joined(parts: list[Any]) -> Any:
             merged.append(text)
     if not merged:
         return ""
-    if len(merged) == 1 and isinstance(merged[0], str):
+    if len(merged) == 1:
         return merged[0]
     return {"Fn::Join": ["", merged]}
 
