@@ -208,6 +208,7 @@ def _offline(args: argparse.Namespace, stacks: Sequence[_NewStack]) -> StackPlan
         old_parameters=given or None,
         new_parameters=given or None,
         pseudo=_pseudo(new, args.region or new.region),
+        parameters_from="defaults and --parameter" if given else "defaults",
     )
 
 

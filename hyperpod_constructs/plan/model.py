@@ -1155,6 +1155,7 @@ def plan_stack(
     live: Mapping[str, Mapping[str, int]] | None = None,
     notes: Sequence[str] = (),
     pseudo: Mapping[str, str] | None = None,
+    parameters_from: str | None = None,
 ) -> StackPlan:
     """The plan of updating ``old_template`` (what runs) to ``new_template``.
 
@@ -1170,6 +1171,8 @@ def plan_stack(
     :param notes: what the caller could not read, shown with the plan.
     :param pseudo: pseudo parameter values both templates deploy with (``AWS::StackName``,
         ``AWS::Region``, ``AWS::AccountId`` where known); others stay expressions.
+    :param parameters_from: how the parameter values were chosen, shown (default: ``as
+        deployed`` with ``old_parameters``, else ``defaults``).
     """
     old = evaluate(old_template, old_parameters, pseudo)
     new = evaluate(new_template, new_parameters, pseudo)
@@ -1187,7 +1190,7 @@ def plan_stack(
     return StackPlan(
         stack=stack,
         baseline=baseline,
-        parameters="as deployed" if old_parameters is not None else "defaults",
+        parameters=parameters_from or ("as deployed" if old_parameters is not None else "defaults"),
         live_counts=live is not None,
         clusters=tuple(
             _cluster_plan(
