@@ -595,6 +595,18 @@ def test_the_plan_prints_on_a_terminal_that_is_not_utf8(
         assert b"\\xfcber-\\u2192" in done.stdout
 
 
+def test_parameter_on_the_command_line(plan_pairs: PlanPairs) -> None:
+    baseline = ["--baseline", plan_pairs.template_file("base"), "--app", plan_pairs.outdir]
+    # PlanParameter's GpuCount defaults to 4, as the baseline's literal counts.
+    code, out, _ = run_cli(*baseline, "--stack", "PlanParameter")
+    assert code == 0 and "parameters defaults," in out
+    code, out, _ = run_cli(*baseline, "--stack", "PlanParameter", "--parameter", "GpuCount=2")
+    assert code == 3 and "scale in 4 -> 2 nodes" in out
+    assert "parameters defaults and --parameter" in out
+    code, _, err = run_cli(*baseline, "--stack", "PlanParameter", "--parameter", "GpuCount")
+    assert code == 2 and "expected KEY=VALUE" in err
+
+
 # -- the metamorphic property ----------------------------------------------------------------
 
 Path_ = tuple[Any, ...]

@@ -108,7 +108,7 @@ class DeployedReader(Reader):
         notes: list[str] = []
         if not isinstance(template, Mapping):
             return Baseline(template, parameters, live)
-        names = cluster_names(template, parameters)
+        names = cluster_names(template, parameters, {"AWS::StackName": stack_name})
         resources = template.get("Resources")
         for logical_id, resource in (resources if isinstance(resources, Mapping) else {}).items():
             if (

@@ -346,9 +346,11 @@ def check_baseline(
         )
     old_ids = set(_resources(old)) - _IGNORED_RESOURCES
     shared = old_ids & (set(_resources(new)) - _IGNORED_RESOURCES)
+    # Names compared as deployed (a name through Fn::Sub of a parameter is its value).
+    old_clusters, new_clusters = _clusters(evaluate(old)), _clusters(evaluate(new))
     same_cluster = any(
-        logical_id in _clusters(new) and _name(resource) == _name(_clusters(new)[logical_id])
-        for logical_id, resource in _clusters(old).items()
+        logical_id in new_clusters and _name(resource) == _name(new_clusters[logical_id])
+        for logical_id, resource in old_clusters.items()
     )
     if not same_cluster and len(shared) < OTHER_STACK_SHARE * len(old_ids):
         raise BaselineError(
