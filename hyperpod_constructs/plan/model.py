@@ -41,10 +41,9 @@ OTHER_STACK_SHARE = 0.5
 shares less than this part of its resources with it is another stack's template."""
 _MAX_VALUE = 160
 _MISSING: Any = object()
-CANNOT_TELL = (
-    "cannot tell: an expression CloudFormation evaluates only when it deploys; counted as "
-    "disruptive where it could hide a terminated node or a replacement"
-)
+CANNOT_TELL = "cannot tell: an expression only CloudFormation evaluates, when it deploys"
+"""What a value plan cannot evaluate offline is marked with (counted as disruptive where it
+could hide a terminated node, a replacement or a refusal)."""
 WINDOW_HOURS = int(WINDOW.total_seconds()) // 3600
 """HyperPod's MinCount window (the same constant ``watch`` counts down)."""
 
@@ -1061,18 +1060,20 @@ def _cluster_plan(
 def _undecided(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
     """Why plan cannot tell what happens to a cluster in both templates: its ``Condition`` or
     its ``InstanceGroups`` is an expression that differs between them (None: it can tell)."""
-    for key, what in (("Condition", "whether the cluster still exists"),):
-        if (key in old or key in new) and canonical(old.get(key)) != canonical(new.get(key)):
-            return (
-                f"{CANNOT_TELL}: {what} (Condition {_rendered(old.get(key, _MISSING)) or 'none'} "
-                f"-> {_rendered(new.get(key, _MISSING)) or 'none'})"
-            )
+    if canonical(old.get("Condition")) != canonical(new.get("Condition")):
+        before, after = old.get("Condition", _MISSING), new.get("Condition", _MISSING)
+        return (
+            f"cannot tell whether the cluster still exists after the update: its Condition "
+            f"{_shown(_rendered(before))} -> {_shown(_rendered(after))} is an expression only "
+            "CloudFormation evaluates, when it deploys (counted as disruptive)"
+        )
     if (_groups_open(old) or _groups_open(new)) and not _same(
         _group_list(old), _group_list(new), f"{CLUSTER}/InstanceGroups"
     ):
         return (
-            f"{CANNOT_TELL}: which groups run after the update (InstanceGroups "
-            f"{_rendered(_group_list(old))} -> {_rendered(_group_list(new))})"
+            f"cannot tell which groups run after the update: InstanceGroups "
+            f"{_rendered(_group_list(old))} -> {_rendered(_group_list(new))} holds an expression "
+            "only CloudFormation evaluates, when it deploys (counted as disruptive)"
         )
     return None
 
