@@ -119,6 +119,16 @@ def resource_condition(name: str) -> Edit:
     return edit
 
 
+def gpus_from_map(count: int) -> tuple[Edit, ...]:
+    """The GPU group's count through ``Fn::FindInMap`` (as ``CfnMapping.find_in_map()``
+    writes it), its minimum lowered with it."""
+    return (
+        mapping("Sizes", "gpu", "count", count),
+        of_group("gpu", "InstanceCount", {"Fn::FindInMap": ["Sizes", "gpu", "count"]}),
+        of_group("gpu", "MinInstanceCount", min(count, 4)),
+    )
+
+
 IS_BIG = {"Fn::Equals": [{"Ref": "Size"}, "big"]}
 GET_ATT_ROLE = "ClusterExecutionRole766E14D2"
 
@@ -214,35 +224,9 @@ PROBES: dict[str, tuple[tuple[Edit, ...], tuple[Edit, ...], int]] = {
         0,
     ),
     # Mappings: CfnMapping.find_in_map() hides a 4 -> 2 scale-in.
-    "find-in-map-scale-in": (
-        (),
-        (
-            mapping("Sizes", "gpu", "count", 2),
-            of_group("gpu", "InstanceCount", {"Fn::FindInMap": ["Sizes", "gpu", "count"]}),
-            of_group("gpu", "MinInstanceCount", 2),
-        ),
-        3,
-    ),
-    "find-in-map-both-sides-scale-in": (
-        (
-            mapping("Sizes", "gpu", "count", 4),
-            of_group("gpu", "InstanceCount", {"Fn::FindInMap": ["Sizes", "gpu", "count"]}),
-        ),
-        (
-            mapping("Sizes", "gpu", "count", 2),
-            of_group("gpu", "InstanceCount", {"Fn::FindInMap": ["Sizes", "gpu", "count"]}),
-            of_group("gpu", "MinInstanceCount", 2),
-        ),
-        3,
-    ),
-    "find-in-map-same": (
-        (),
-        (
-            mapping("Sizes", "gpu", "count", 4),
-            of_group("gpu", "InstanceCount", {"Fn::FindInMap": ["Sizes", "gpu", "count"]}),
-        ),
-        0,
-    ),
+    "find-in-map-scale-in": ((), gpus_from_map(2), 3),
+    "find-in-map-both-sides-scale-in": (gpus_from_map(4), gpus_from_map(2), 3),
+    "find-in-map-same": ((), gpus_from_map(4), 0),
     # Conditions: Fn::If with a flipped condition hides a scale-in.
     "if-flipped-scale-in": (
         (
