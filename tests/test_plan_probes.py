@@ -591,6 +591,80 @@ def test_parameter_on_the_command_line(plan_pairs: PlanPairs) -> None:
     assert code == 2 and "expected KEY=VALUE" in err
 
 
+FUNCTIONS = [
+    "Ref",
+    "Fn::GetAtt",
+    "Fn::Sub",
+    "Fn::Join",
+    "Fn::Select",
+    "Fn::Split",
+    "Fn::FindInMap",
+    "Fn::If",
+    "Fn::Equals",
+    "Fn::And",
+    "Fn::Or",
+    "Fn::Not",
+    "Condition",
+    "Fn::ImportValue",
+]
+scalars = st.one_of(
+    st.sampled_from(["Big", "Sizes", "gpu", "count", "AWS::NoValue", "Role.Arn", "${Big}", "1"]),
+    st.integers(-2, 3),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=4),
+)
+expressions = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.sampled_from(FUNCTIONS), inner, min_size=1, max_size=1),
+        st.dictionaries(st.sampled_from(["InstanceCount", "InstanceGroupName", "A"]), inner),
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    value=expressions,
+    conditions=st.dictionaries(st.sampled_from(["Big", "Other"]), expressions, max_size=2),
+    where=st.sampled_from(["ClusterName", "InstanceGroups", "group", "Condition"]),
+)
+def test_any_expression_is_planned_or_refused_by_name_never_a_crash(
+    value: Any, conditions: dict[str, Any], where: str
+) -> None:
+    new: Template = {
+        "Parameters": {"Size": {"Type": "String", "Default": "big"}},
+        "Mappings": {"Sizes": {"gpu": {"count": 2}}},
+        "Conditions": conditions,
+        "Resources": {
+            "Cluster": {
+                "Type": "AWS::SageMaker::Cluster",
+                "Properties": {
+                    "ClusterName": "c",
+                    "InstanceGroups": [{"InstanceGroupName": "gpu", "InstanceCount": 2}],
+                },
+            }
+        },
+    }
+    old = copy.deepcopy(new)
+    cluster_resource = new["Resources"]["Cluster"]
+    if where == "Condition":
+        cluster_resource["Condition"] = value
+    elif where == "group":
+        cluster_resource["Properties"]["InstanceGroups"][0]["InstanceCount"] = value
+    else:
+        cluster_resource["Properties"][where] = value
+    for old_side, new_side in ((old, new), (new, old)):
+        try:
+            result = plan_stack(old_side, new_side, stack="Fuzz", baseline="fuzz")
+        except BaselineError as error:
+            assert error.code in ("malformed-groups", "duplicate-group", "not-a-template")
+            continue
+        assert result.exit_code in (0, 3)
+
+
 # -- the metamorphic property ----------------------------------------------------------------
 
 Path_ = tuple[Any, ...]

@@ -31,6 +31,7 @@ _MAX_DEPTH = 64
 _NO_VALUE: Any = object()
 """``AWS::NoValue``: the property (or list item) is left out."""
 _SUB = re.compile(r"\$\{([^}]*)\}")
+_DIGITS = re.compile(r"[0-9]{1,9}")
 _LIST_TYPES = ("CommaDelimitedList", "List<")
 _SSM_TYPE = "AWS::SSM::Parameter::Value<"
 _CONDITION_FUNCTIONS = ("Fn::Equals", "Fn::And", "Fn::Or", "Fn::Not", "Condition")
@@ -245,7 +246,7 @@ class _Evaluator:
             text = _text(index)
             if (
                 text is not None
-                and text.isdigit()
+                and _DIGITS.fullmatch(text) is not None
                 and isinstance(items, list)
                 and int(text) < len(items)
             ):
