@@ -671,8 +671,8 @@ Path_ = tuple[Any, ...]
 
 
 def leaves(value: Any, path: Path_ = ()) -> Iterator[Path_]:
-    """Paths to every plain string or number of a cluster's properties (none inside an
-    intrinsic function)."""
+    """Paths to every value of a cluster's properties: plain strings and numbers, and the
+    objects and lists around them (none inside an intrinsic function)."""
     if isinstance(value, dict):
         if len(value) == 1 and next(iter(value)).startswith(("Fn::", "Ref")):
             return
@@ -681,7 +681,9 @@ def leaves(value: Any, path: Path_ = ()) -> Iterator[Path_]:
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from leaves(item, (*path, index))
-    elif isinstance(value, str | int) and not isinstance(value, bool):
+    elif not isinstance(value, str | int) or isinstance(value, bool):
+        return
+    if path:
         yield path
 
 
@@ -700,7 +702,17 @@ def put(node: Any, path: Path_, value: Any) -> None:
 def changed(value: Any) -> Any:
     if isinstance(value, int):
         return value // 2 if value > 1 else value + 1
+    if isinstance(value, dict | list):
+        return type(value)()  # emptied: a group without a name is refused (exit 2)
     return f"{value}-b"
+
+
+def exit_code(old: Template, new: Template) -> tuple[int, Any]:
+    try:
+        result = plan_stack(old, new, stack="Probe", baseline="probe")
+    except BaselineError as error:
+        return 2, error.code
+    return result.exit_code, summary(result)
 
 
 def rewrite(template: Template, path: Path_, value: Any, kind: str) -> Template:
@@ -765,7 +777,9 @@ def test_an_equivalent_expression_never_changes_the_verdict_nor_hides_a_change(
     path = data.draw(st.sampled_from(paths), label="path")
     kind = data.draw(st.sampled_from(KINDS), label="kind")
     value = get(props(template), path)
-    if kind in ("sub", "join") and "${" in str(value):
+    if isinstance(value, dict | list):
+        kind = data.draw(st.sampled_from(["condition", "select"]), label="kind for an object")
+    elif kind in ("sub", "join") and "${" in str(value):
         kind = "select"
     same = rewrite(template, path, value, kind)
     unchanged = plan_stack(template, same, stack=stack, baseline="probe")
@@ -777,7 +791,4 @@ def test_an_equivalent_expression_never_changes_the_verdict_nor_hides_a_change(
     plain = copy.deepcopy(template)
     put(props(plain), path, changed(value))
     hidden = rewrite(template, path, changed(value), kind)
-    expected = plan_stack(template, plain, stack=stack, baseline="probe")
-    actual = plan_stack(template, hidden, stack=stack, baseline="probe")
-    assert actual.exit_code == expected.exit_code, (path, kind)
-    assert summary(actual) == summary(expected), (path, kind)
+    assert exit_code(template, hidden) == exit_code(template, plain), (path, kind)
