@@ -551,6 +551,24 @@ def test_another_stacks_template_is_refused_not_replaced(stage_apps: tuple[Path,
     assert "[other-stack]" in err and "Dev/" in err and "Prod/Training/" in err
 
 
+def test_a_baseline_whose_cluster_is_another_stacks_is_refused_without_path_metadata(
+    plan_pairs: PlanPairs,
+) -> None:
+    # PlanBase's template (cluster plan-train) planned as PlanClusterRenamed (plan-train-b):
+    # PlanBase, in the same app, still has that cluster under that name.
+    app = ["--app", plan_pairs.outdir]
+    code, out, err = run_cli(
+        "--baseline", plan_pairs.template_file("base"), *app, "--stack", "PlanClusterRenamed"
+    )
+    assert (code, out) == (2, "")
+    assert "[other-stack]" in err and "the template of PlanBase" in err
+    # A baseline whose cluster the named stack still has is planned.
+    code, out, _ = run_cli(
+        "--baseline", plan_pairs.template_file("base"), *app, "--stack", "PlanRenamed"
+    )
+    assert code == 3 and "group gpu: group removed" in out
+
+
 def test_the_plan_prints_on_a_terminal_that_is_not_utf8(
     plan_pairs: PlanPairs, tmp_path: Path
 ) -> None:

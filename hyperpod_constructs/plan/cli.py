@@ -25,6 +25,7 @@ from .model import (
     check_baseline,
     overlap,
     plan_stack,
+    shares_cluster,
 )
 from .render import render_json, render_text
 
@@ -193,12 +194,30 @@ def _read_baseline(path: str, stacks: Sequence[_NewStack], stack: str | None, ap
     raise PlanInputError(f"the baseline assembly {path} has no stack {wanted}")
 
 
+def _not_another_stacks(
+    old: Mapping[str, Any], new: _NewStack, stacks: Sequence[_NewStack]
+) -> None:
+    """Refuse a baseline whose cluster is, unchanged (logical id and name), in another stack of
+    the app but not in ``new``: it is that stack's template, not a renamed cluster."""
+    if shares_cluster(old, new.template):
+        return
+    owners = [s.stack.stack for s in stacks if s is not new and shares_cluster(old, s.template)]
+    if owners:
+        raise BaselineError(
+            "other-stack",
+            f"the baseline is the template of {', '.join(owners)} (the same cluster under the "
+            f"same name), not of {new.stack.stack}: pass the template {new.stack.stack} was "
+            "deployed from",
+        )
+
+
 def _offline(args: argparse.Namespace, stacks: Sequence[_NewStack]) -> StackPlan:
     old = _read_baseline(args.baseline, stacks, args.stack, args.app)
     check_baseline(old, old)  # a template with a cluster, before looking for its stack
     assert isinstance(old, Mapping)
     new = _named(stacks, args.stack, args.app) if args.stack else _matching(stacks, old, args.app)
     check_baseline(old, new.template, stack_path=new.stack.stack)
+    _not_another_stacks(old, new, stacks)
     given = _parameters(args.parameter)
     return plan_stack(
         old,

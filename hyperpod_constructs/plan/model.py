@@ -345,13 +345,7 @@ def check_baseline(
         )
     old_ids = set(_resources(old)) - _IGNORED_RESOURCES
     shared = old_ids & (set(_resources(new)) - _IGNORED_RESOURCES)
-    # Names compared as deployed (a name through Fn::Sub of a parameter is its value).
-    old_clusters, new_clusters = _clusters(evaluate(old)), _clusters(evaluate(new))
-    same_cluster = any(
-        logical_id in new_clusters and _name(resource) == _name(new_clusters[logical_id])
-        for logical_id, resource in old_clusters.items()
-    )
-    if not same_cluster and len(shared) < OTHER_STACK_SHARE * len(old_ids):
+    if not shares_cluster(old, new) and len(shared) < OTHER_STACK_SHARE * len(old_ids):
         raise BaselineError(
             "other-stack",
             f"the baseline looks like another stack's template: it shares {len(shared)} of its "
@@ -359,6 +353,16 @@ def check_baseline(
             f"({', '.join(_label(r, i) for i, r in _clusters(old).items())}); pass the template "
             "this stack was deployed from",
         )
+
+
+def shares_cluster(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """A cluster of ``old`` is in ``new`` under the same logical id and the same name (names
+    compared as deployed: a name through ``Fn::Sub`` of a parameter is its value)."""
+    old_clusters, new_clusters = _clusters(evaluate(old)), _clusters(evaluate(new))
+    return any(
+        logical_id in new_clusters and _name(resource) == _name(new_clusters[logical_id])
+        for logical_id, resource in old_clusters.items()
+    )
 
 
 def _label(resource: Mapping[str, Any], logical_id: str) -> str:
@@ -1253,4 +1257,5 @@ __all__: Sequence[str] = (
     "cluster_names",
     "overlap",
     "plan_stack",
+    "shares_cluster",
 )
