@@ -398,7 +398,8 @@ def test_exit_codes_of_the_command_line(plan_pairs: PlanPairs, tmp_path: Path) -
     for args, message in (
         (["--baseline", str(not_json), *app], "not JSON"),
         (["--baseline", str(tmp_path / "missing.json"), *app], "cannot open"),
-        (["--baseline", str(tmp_path), *app], "cannot read a folder"),
+        # A folder is a cloud assembly (here without one readable template).
+        (["--baseline", str(tmp_path), *app], "cannot read template"),
         (["--baseline", f"{plan_pairs.outdir}/manifest.json", *app], "[not-a-template]"),
         (["--baseline", plan_pairs.template_file("no-cluster"), *app], "[no-cluster]"),
         (["--baseline", baseline, "--app", str(tmp_path / "nowhere")], "folder not found"),

@@ -16,6 +16,7 @@ from hyperpod_constructs.plan.semantics import (
     CLUSTER,
     GROUP,
     RULES,
+    UNORDERED,
     Effect,
     rule_for,
 )
@@ -128,3 +129,25 @@ def test_a_property_is_classified_by_its_nearest_row() -> None:
     assert rule_for(f"{CLUSTER}/InstanceType").effect is Effect.UNKNOWN
     future = rule_for(f"{GROUP}/SomeFieldAddedNextYear")
     assert future.effect is Effect.UNKNOWN and "not create-only" in future.what
+
+
+def _unordered_lists(node: dict[str, Any], pointer: str, depth: int = 0) -> set[str]:
+    """Pointers of the lists the schema marks ``insertionOrder: false``, below ``node``."""
+    node = _resolved(node)
+    found = (
+        {pointer} if node.get("type") == "array" and node.get("insertionOrder") is False else set()
+    )
+    if depth > 12:
+        return found
+    if "items" in node:
+        found |= _unordered_lists(node["items"], f"{pointer}/*", depth + 1)
+    for name, child in _properties(node).items():
+        found |= _unordered_lists(child, f"{pointer}/{name}", depth + 1)
+    return found
+
+
+def test_the_unordered_lists_are_the_schemas_insertion_order_false_lists() -> None:
+    derived: set[str] = set()
+    for name, node in schema()["properties"].items():
+        derived |= _unordered_lists(node, f"{CLUSTER}/{name}")
+    assert derived == set(UNORDERED)

@@ -214,3 +214,17 @@ def test_the_command_line_against_the_endpoint_and_an_unreachable_one(
     assert closed.returncode == 2 and closed.stdout == ""
     assert closed.stderr.startswith("error: cannot reach AWS for cloudformation:GetTemplate")
     assert closed.stderr.count("\n") == 1 and "Traceback" not in closed.stderr
+
+
+@pytest.mark.parametrize("count", [-1, True, "3", 2.0])
+def test_a_live_count_outside_the_apis_shape_is_refused_not_read_as_a_count(count: object) -> None:
+    # DescribeCluster's CurrentCount is a count of nodes (0 or more; the simulator's server
+    # cannot even send another, as it checks the botocore model): an answer outside that shape
+    # is refused (exit 2), never clamped into "0 nodes terminated".
+    from hyperpod_constructs.plan.aws import DeployedReader, FatalError
+
+    reader = DeployedReader.__new__(DeployedReader)
+    answer = {"InstanceGroups": [{"InstanceGroupName": "gpu", "CurrentCount": count}]}
+    reader._once = lambda what, call, shape: answer  # type: ignore[method-assign]
+    with pytest.raises(FatalError, match=r"CurrentCount .* for group 'gpu': not a count"):
+        reader.group_counts("plan-train")

@@ -5,7 +5,9 @@ Functional core, imperative shell, as ``summary`` and ``watch``:
 
 - ``semantics``: the one table of what changing each property does (pure data, checked
   against the resource schema that cfn-lint ships).
-- ``resolve``: parameters resolved as deployed (pure).
+- ``resolve``: each template evaluated as CloudFormation deploys it: parameters, mappings,
+  conditions and intrinsic functions; what only CloudFormation knows stays an expression
+  (pure).
 - ``model``: baseline template + new template -> :class:`StackPlan` (pure).
 - ``render``: the text and the JSON document.
 - ``aws``: the deployed baseline (``GetTemplate``, ``DescribeStacks``, ``DescribeCluster``).

@@ -84,8 +84,20 @@ class DeployedReader(Reader):
         counts: dict[str, int] = {}
         for group in described.get("InstanceGroups") or []:
             name, count = group.get("InstanceGroupName"), group.get("CurrentCount")
-            if isinstance(name, str) and isinstance(count, int):
-                counts[name] = count
+            if count is None:
+                continue
+            # The API's shape: a group name and a count of nodes, 0 or more.
+            if (
+                not isinstance(name, str)
+                or isinstance(count, bool)
+                or not isinstance(count, int)
+                or count < 0
+            ):
+                raise FatalError(
+                    f"{what} answered CurrentCount {count!r} for group {name!r}: not a count "
+                    "of nodes (0 or more), so plan cannot count what the update terminates"
+                )
+            counts[name] = count
         return counts
 
     def baseline(self, stack_name: str) -> Baseline:
@@ -96,7 +108,7 @@ class DeployedReader(Reader):
         notes: list[str] = []
         if not isinstance(template, Mapping):
             return Baseline(template, parameters, live)
-        names = cluster_names(template, parameters)
+        names = cluster_names(template, parameters, {"AWS::StackName": stack_name})
         resources = template.get("Resources")
         for logical_id, resource in (resources if isinstance(resources, Mapping) else {}).items():
             if (

@@ -25,6 +25,7 @@ from .model import (
     check_baseline,
     overlap,
     plan_stack,
+    shares_cluster,
 )
 from .render import render_json, render_text
 
@@ -54,8 +55,9 @@ def add_plan_command(commands: Any) -> None:
     plan.add_argument(
         "--baseline",
         metavar="OLD.template.json",
-        help="the template the stack runs now (no AWS access needed); without it, --stack "
-        "reads the deployed stack's template, parameters and live node counts",
+        help="the template the stack runs now, or the cloud assembly folder it was synthesized "
+        "into (no AWS access needed); without it, --stack reads the deployed stack's template, "
+        "parameters and live node counts",
     )
     plan.add_argument(
         "--app",
@@ -65,7 +67,16 @@ def add_plan_command(commands: Any) -> None:
     )
     plan.add_argument(
         "--stack",
-        help="the stack to plan (its name or cdk display name); required without --baseline",
+        help="the stack to plan: its CloudFormation name or its path in the app as cdk shows "
+        "it (Prod/Training for a stack of a Stage); required without --baseline",
+    )
+    plan.add_argument(
+        "--parameter",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a parameter value the update deploys with (repeatable; as cdk deploy "
+        "--parameters): offline it applies to both templates, with --stack to the new one",
     )
     plan.add_argument(
         "--region", help="AWS region of the deployed stack (default: the stack's, else your config)"
@@ -91,6 +102,8 @@ class PlanInputError(Exception):
 
 
 def _new_stacks(app: str) -> list[_NewStack]:
+    """Every stack template of the cloud assembly ``app``, nested assemblies (Stages)
+    included."""
     stacks = []
     for stack in find_templates(app):
         document = read_assembly_json(stack.path, "template", Path(app))
@@ -104,11 +117,39 @@ def _new_stacks(app: str) -> list[_NewStack]:
 
 
 def _named(stacks: Sequence[_NewStack], name: str, app: str) -> _NewStack:
+    """The stack ``name`` names as the cdk CLI takes it: its path in the app (the manifest's
+    ``displayName``, ``Prod/Training``) or its CloudFormation stack name."""
     for candidate in stacks:
-        if name in (candidate.name, candidate.stack.stack):
+        if name == candidate.stack.stack:
             return candidate
+    matches = [candidate for candidate in stacks if name == candidate.name]
+    if len(matches) == 1:
+        return matches[0]
     choices = ", ".join(s.stack.stack for s in stacks)
+    if matches:
+        raise PlanInputError(
+            f"more than one stack of {app} deploys as {name}: name it by its path ({choices})"
+        )
     raise PlanInputError(f"no stack {name} in {app}; stacks: {choices}")
+
+
+def _parameters(pairs: Sequence[str]) -> dict[str, str]:
+    """``--parameter KEY=VALUE`` values (the last one of a key wins)."""
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or not key.strip():
+            raise PlanInputError(f"--parameter {pair!r}: expected KEY=VALUE")
+        values[key.strip()] = value
+    return values
+
+
+def _pseudo(stack: _NewStack, region: str | None) -> dict[str, str]:
+    """The pseudo parameters both templates deploy with: the stack's name and region."""
+    pseudo = {"AWS::StackName": stack.name}
+    if region is not None:
+        pseudo["AWS::Region"] = region
+    return pseudo
 
 
 def _matching(stacks: Sequence[_NewStack], baseline: Mapping[str, Any], app: str) -> _NewStack:
@@ -130,26 +171,73 @@ def _matching(stacks: Sequence[_NewStack], baseline: Mapping[str, Any], app: str
     return best
 
 
-def _read_baseline(path: str) -> object:
+def _read_baseline(path: str, stacks: Sequence[_NewStack], stack: str | None, app: str) -> object:
     """The baseline file through the one input reader (a regular file, bounded, strict
-    JSON)."""
-    return read_json(path, "baseline", max_bytes=MAX_FILE_BYTES)
+    JSON); a cloud assembly folder (e.g. the main branch's ``cdk.out``): the template of the
+    stack of the same path (``--stack``, else the only stack both assemblies have)."""
+    if not Path(path).is_dir():
+        return read_json(path, "baseline", max_bytes=MAX_FILE_BYTES)
+    old_stacks = _new_stacks(path)
+    if stack is not None:
+        wanted = _named(stacks, stack, app).stack.stack
+    else:
+        shared = {s.stack.stack for s in stacks} & {s.stack.stack for s in old_stacks}
+        if len(shared) != 1:
+            raise PlanInputError(
+                f"the baseline assembly {path} and the app share {len(shared)} stacks: choose "
+                "one with --stack"
+            )
+        (wanted,) = shared
+    for candidate in old_stacks:
+        if candidate.stack.stack == wanted:
+            return candidate.template
+    raise PlanInputError(f"the baseline assembly {path} has no stack {wanted}")
+
+
+def _not_another_stacks(
+    old: Mapping[str, Any], new: _NewStack, stacks: Sequence[_NewStack]
+) -> None:
+    """Refuse a baseline whose cluster is, unchanged (logical id and name), in another stack of
+    the app but not in ``new``: it is that stack's template, not a renamed cluster."""
+    if shares_cluster(old, new.template):
+        return
+    owners = [s.stack.stack for s in stacks if s is not new and shares_cluster(old, s.template)]
+    if owners:
+        raise BaselineError(
+            "other-stack",
+            f"the baseline is the template of {', '.join(owners)} (the same cluster under the "
+            f"same name), not of {new.stack.stack}: pass the template {new.stack.stack} was "
+            "deployed from",
+        )
 
 
 def _offline(args: argparse.Namespace, stacks: Sequence[_NewStack]) -> StackPlan:
-    old = _read_baseline(args.baseline)
+    old = _read_baseline(args.baseline, stacks, args.stack, args.app)
     check_baseline(old, old)  # a template with a cluster, before looking for its stack
     assert isinstance(old, Mapping)
     new = _named(stacks, args.stack, args.app) if args.stack else _matching(stacks, old, args.app)
-    check_baseline(old, new.template)
-    return plan_stack(old, new.template, stack=new.stack.stack, baseline=args.baseline)
+    check_baseline(old, new.template, stack_path=new.stack.stack)
+    _not_another_stacks(old, new, stacks)
+    given = _parameters(args.parameter)
+    return plan_stack(
+        old,
+        new.template,
+        stack=new.stack.stack,
+        baseline=args.baseline,
+        old_parameters=given or None,
+        new_parameters=given or None,
+        pseudo=_pseudo(new, args.region or new.region),
+        parameters_from="defaults and --parameter" if given else "defaults",
+    )
 
 
 def _deployed(
     args: argparse.Namespace, stacks: Sequence[_NewStack], reader: Callable[[str | None], Any]
 ) -> StackPlan:
     new = _named(stacks, args.stack, args.app)
-    deployed = reader(args.region or new.region).baseline(new.name)
+    given = _parameters(args.parameter)
+    region = args.region or new.region
+    deployed = reader(region).baseline(new.name)
     check_baseline(deployed.template, new.template, same_stack=True)
     return plan_stack(
         deployed.template,
@@ -158,9 +246,10 @@ def _deployed(
         baseline=f"the deployed stack {new.name}",
         old_parameters=deployed.parameters,
         # cdk deploy keeps the deployed value of a parameter the new template still declares.
-        new_parameters=deployed.parameters,
+        new_parameters={**deployed.parameters, **given},
         live=deployed.live,
         notes=deployed.notes,
+        pseudo=_pseudo(new, region),
     )
 
 
@@ -170,9 +259,19 @@ def _default_reader(region: str | None) -> Any:
     return DeployedReader(region=region)
 
 
+def _encodable(stream: TextIO, text: str) -> str:
+    """``text`` as the stream's encoding can write it (other characters as ``\\u...``
+    escapes), so a terminal or pipe that is not UTF-8 still gets the whole plan."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        return text.encode(encoding, errors="backslashreplace").decode(encoding)
+    except LookupError:
+        return text.encode("ascii", errors="backslashreplace").decode("ascii")
+
+
 def _write(stream: TextIO, text: str) -> None:
     try:
-        stream.write(text)
+        stream.write(_encodable(stream, text))
         stream.flush()
     except BrokenPipeError:
         pass
@@ -189,7 +288,7 @@ def run_plan(
     out, err = stdout or sys.stdout, stderr or sys.stderr
 
     def fail(message: str) -> int:
-        print(f"error: {printable(message)}", file=err)
+        _write(err, f"error: {printable(message)}\n")
         return EXIT_ERROR
 
     if args.baseline is None and args.stack is None:

@@ -27,8 +27,8 @@ from ..summary.model import (
     summarize_template,
 )
 from ..watch.model import WINDOW
-from .resolve import as_count, canonical, parameter_values, resolve
-from .semantics import CLUSTER, GROUP, Effect, PropertyRule, rule_for
+from .resolve import as_count, canonical, evaluate, unresolved
+from .semantics import CLUSTER, GROUP, UNORDERED, Effect, PropertyRule, rule_for, rules_below
 
 EXIT_OK = 0
 EXIT_ERROR = 2
@@ -42,6 +42,9 @@ OTHER_STACK_SHARE = 0.5
 shares less than this part of its resources with it is another stack's template."""
 _MAX_VALUE = 160
 _MISSING: Any = object()
+CANNOT_TELL = "cannot tell: an expression only CloudFormation evaluates, when it deploys"
+"""What a value plan cannot evaluate offline is marked with (counted as disruptive where it
+could hide a terminated node, a replacement or a refusal)."""
 WINDOW_HOURS = int(WINDOW.total_seconds()) // 3600
 """HyperPod's MinCount window (the same constant ``watch`` counts down)."""
 
@@ -69,6 +72,9 @@ class ClusterChange(Enum):
     REMOVED = "removed"
     REPLACED = "replaced"
     REFUSED = "refused"
+    UNKNOWN = "cannot-tell"
+    """An expression plan cannot evaluate offline decides what happens (its ``Condition``,
+    its ``InstanceGroups``): counted as disruptive."""
 
 
 class GroupChange(Enum):
@@ -98,6 +104,8 @@ class Change:
     """The baseline's value, rendered (None: not set)."""
     new: str | None
     """The new template's value, rendered (None: not set)."""
+    uncertain: bool = False
+    """A side is an expression plan cannot evaluate offline ("cannot tell"). Default: no."""
 
     @property
     def effect(self) -> Effect:
@@ -105,7 +113,8 @@ class Change:
 
     def describe(self) -> str:
         """``InstanceType ml.p5.48xlarge -> ml.p5en.48xlarge: <what HyperPod does>``."""
-        return f"{self.path} {_shown(self.old)} -> {_shown(self.new)}: {self.rule.what}"
+        text = f"{self.path} {_shown(self.old)} -> {_shown(self.new)}: {self.rule.what}"
+        return text + (f" ({CANNOT_TELL})" if self.uncertain else "")
 
 
 @dataclass(frozen=True)
@@ -214,7 +223,13 @@ class ClusterPlan:
     @property
     def disruptive(self) -> bool:
         return (
-            self.change in (ClusterChange.REPLACED, ClusterChange.REMOVED, ClusterChange.REFUSED)
+            self.change
+            in (
+                ClusterChange.REPLACED,
+                ClusterChange.REMOVED,
+                ClusterChange.REFUSED,
+                ClusterChange.UNKNOWN,
+            )
             or any(c.effect is Effect.REFUSED for c in self.changes)
             or any(g.disruptive for g in self.groups)
         )
@@ -280,7 +295,9 @@ def _clusters(template: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     }
 
 
-def check_baseline(old: object, new: object, *, same_stack: bool = False) -> None:
+def check_baseline(
+    old: object, new: object, *, same_stack: bool = False, stack_path: str | None = None
+) -> None:
     """Refuse a baseline that cannot be compared with ``new`` (pure): not a template, a
     template without a HyperPod cluster, or (unless ``same_stack``: the deployed stack of that
     name) the template of another stack: none of its clusters is in ``new`` under the same
@@ -290,6 +307,9 @@ def check_baseline(old: object, new: object, *, same_stack: bool = False) -> Non
     :param new: the new template it is compared with.
     :param same_stack: the baseline is the deployed stack of the same name, so the
         other-stack check is skipped. Default: false.
+    :param stack_path: the new stack's path in its app (``Prod/Training``): a baseline whose
+        resources carry CDK's ``aws:cdk:path`` metadata, none of them under this path, is
+        another stack's. Default: not checked.
     :raises BaselineError: with its ``code``.
     """
     for document, what in ((old, "the baseline"), (new, "the new template")):
@@ -312,13 +332,21 @@ def check_baseline(old: object, new: object, *, same_stack: bool = False) -> Non
         )
     if same_stack:
         return
+    paths = [
+        path
+        for resource in _resources(old).values()
+        if isinstance(path := _mapping(_mapping(resource).get("Metadata")).get("aws:cdk:path"), str)
+    ]
+    if stack_path is not None and paths and not any(p.startswith(stack_path + "/") for p in paths):
+        raise BaselineError(
+            "other-stack",
+            f"the baseline is another stack's template: its resources are under "
+            f"{paths[0].rsplit('/', 2)[0]}/... (aws:cdk:path), not {stack_path}/; pass the "
+            "template this stack was deployed from, or name its stack with --stack",
+        )
     old_ids = set(_resources(old)) - _IGNORED_RESOURCES
     shared = old_ids & (set(_resources(new)) - _IGNORED_RESOURCES)
-    same_cluster = any(
-        logical_id in _clusters(new) and _name(resource) == _name(_clusters(new)[logical_id])
-        for logical_id, resource in _clusters(old).items()
-    )
-    if not same_cluster and len(shared) < OTHER_STACK_SHARE * len(old_ids):
+    if not shares_cluster(old, new) and len(shared) < OTHER_STACK_SHARE * len(old_ids):
         raise BaselineError(
             "other-stack",
             f"the baseline looks like another stack's template: it shares {len(shared)} of its "
@@ -326,6 +354,16 @@ def check_baseline(old: object, new: object, *, same_stack: bool = False) -> Non
             f"({', '.join(_label(r, i) for i, r in _clusters(old).items())}); pass the template "
             "this stack was deployed from",
         )
+
+
+def shares_cluster(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """A cluster of ``old`` is in ``new`` under the same logical id and the same name (names
+    compared as deployed: a name through ``Fn::Sub`` of a parameter is its value)."""
+    old_clusters, new_clusters = _clusters(evaluate(old)), _clusters(evaluate(new))
+    return any(
+        logical_id in new_clusters and _name(resource) == _name(new_clusters[logical_id])
+        for logical_id, resource in old_clusters.items()
+    )
 
 
 def _label(resource: Mapping[str, Any], logical_id: str) -> str:
@@ -353,26 +391,73 @@ def _shown(value: str | None) -> str:
     return "(not set)" if value is None else value
 
 
+def _comparable(value: Any, pointer: str) -> Any:
+    """``value`` with every list the schema leaves unordered in one order (by the schema
+    pointer of each level)."""
+    if isinstance(value, Mapping) and not _intrinsic(value):
+        return {str(k): _comparable(v, f"{pointer}/{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        items = [_comparable(v, f"{pointer}/*") for v in value]
+        return sorted(items, key=canonical) if pointer in UNORDERED else items
+    return value
+
+
+def _same(old: Any, new: Any, pointer: str) -> bool:
+    """The two values deploy the same (by the schema: unordered lists in any order)."""
+    return canonical(_comparable(old, pointer)) == canonical(_comparable(new, pointer))
+
+
+def _object(value: Any) -> bool:
+    return isinstance(value, Mapping) and not _intrinsic(value)
+
+
+def _classified(pointer: str, old: Any, new: Any) -> PropertyRule:
+    """The row of a changed value; where one side is an expression plan cannot evaluate and
+    a more severe row lies inside (``Orchestrator`` hides ``Orchestrator/Eks``), that row:
+    the plan fails closed."""
+    rule = rule_for(pointer)
+    if unresolved(old) or unresolved(new):
+        below = rules_below(pointer)
+        if below and below[0].effect in (Effect.REPLACES_CLUSTER, Effect.REFUSED):
+            return below[0]
+    return rule
+
+
 def _diff(old: Any, new: Any, pointer: str, label: str) -> list[Change]:
-    """The changed properties between two objects, as deep as both sides are objects
-    (``LifeCycleConfig.SourceS3Uri``), each classified by its nearest row of the table."""
+    """The changed properties between two objects, as deep as the table has rows (an object
+    added or removed whole is compared with an empty one where rows lie inside it:
+    ``Orchestrator.Eks``, ``SlurmConfig.NodeType``), each classified by its nearest row."""
     changes: list[Change] = []
     old_map, new_map = _mapping(old), _mapping(new)
     for key in dict.fromkeys([*old_map, *new_map]):
         before, after = old_map.get(key, _MISSING), new_map.get(key, _MISSING)
-        if (
-            before is not _MISSING
-            and after is not _MISSING
-            and canonical(before) == canonical(after)
-        ):
-            continue
         child, name = f"{pointer}/{key}", f"{label}.{key}" if label else str(key)
+        if before is not _MISSING and after is not _MISSING and _same(before, after, child):
+            continue
         if rule_for(child).effect is Effect.READ_ONLY:
             continue
-        if isinstance(before, Mapping) and isinstance(after, Mapping) and not _intrinsic(after):
-            changes += _diff(before, after, child, name)
+        whole = before is _MISSING or after is _MISSING
+        if (
+            (_object(before) or before is _MISSING)
+            and (_object(after) or after is _MISSING)
+            and (not whole or rules_below(child))
+        ):
+            changes += _diff(
+                {} if before is _MISSING else before,
+                {} if after is _MISSING else after,
+                child,
+                name,
+            )
         else:
-            changes.append(Change(name, rule_for(child), _rendered(before), _rendered(after)))
+            changes.append(
+                Change(
+                    name,
+                    _classified(child, before, after),
+                    _rendered(before),
+                    _rendered(after),
+                    uncertain=unresolved(before) or unresolved(after),
+                )
+            )
     return changes
 
 
@@ -430,12 +515,70 @@ def changed_uploads(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str,
 # -- one instance group ---------------------------------------------------------------------------
 
 
+def _group_list(cluster: Mapping[str, Any] | None) -> Any:
+    return _mapping(_mapping(cluster).get("Properties")).get("InstanceGroups", [])
+
+
 def _groups(cluster: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The cluster's groups by name (:func:`check_groups` refused malformed ones; a group that
+    is an expression is left to :func:`_groups_open`)."""
     groups: dict[str, Mapping[str, Any]] = {}
-    for group in _mapping(cluster.get("Properties")).get("InstanceGroups") or []:
-        if isinstance(group, Mapping):
+    listed = _group_list(cluster)
+    for group in listed if isinstance(listed, list) else []:
+        if _object(group):
             groups.setdefault(render_value(group.get("InstanceGroupName")), group)
     return groups
+
+
+def _a_name(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return _intrinsic(value)
+    return isinstance(value, str | int) and not isinstance(value, bool) and value != ""
+
+
+def _groups_open(cluster: Mapping[str, Any]) -> bool:
+    """The cluster's groups are (or hold) an expression plan cannot evaluate offline."""
+    listed = _group_list(cluster)
+    return not isinstance(listed, list) or any(not _object(g) for g in listed)
+
+
+def check_groups(template: Mapping[str, Any], what: str) -> None:
+    """Refuse what ``UpdateCluster`` refuses in a template's evaluated ``InstanceGroups``: not a
+    list of objects, a group without a name, two groups of one name (pure).
+
+    :param template: the template, evaluated (:func:`~.resolve.evaluate`).
+    :param what: ``the baseline`` or ``the new template``, for the message.
+    :raises BaselineError: ``malformed-groups`` or ``duplicate-group``.
+    """
+    for logical_id, cluster in _clusters(template).items():
+        listed = _group_list(cluster)
+        where = f"{what}'s cluster {_label(cluster, logical_id)}"
+        if isinstance(listed, Mapping) and _intrinsic(listed):
+            continue
+        if not isinstance(listed, list):
+            raise BaselineError(
+                "malformed-groups",
+                f"{where}: InstanceGroups is {_rendered(listed)}, not a list of instance groups",
+            )
+        seen: set[str] = set()
+        for index, group in enumerate(listed):
+            if isinstance(group, Mapping) and _intrinsic(group):
+                continue
+            name = _mapping(group).get("InstanceGroupName")
+            if not isinstance(group, Mapping) or not _a_name(name):
+                raise BaselineError(
+                    "malformed-groups",
+                    f"{where}: InstanceGroups[{index}] is {_rendered(group)}, not an instance "
+                    "group with an InstanceGroupName",
+                )
+            key = render_value(name)
+            if key in seen:
+                raise BaselineError(
+                    "duplicate-group",
+                    f"{where} has two instance groups named {key}: UpdateCluster refuses "
+                    "duplicate InstanceGroupName values",
+                )
+            seen.add(key)
 
 
 def _count(group: Mapping[str, Any] | None, key: str) -> int | str | None:
@@ -866,6 +1009,11 @@ def _cluster_plan(
             gate,
             (note,),
         )
+    unknown = _undecided(old, new)
+    if unknown is not None:
+        return ClusterPlan(
+            logical_id, _name(new), ClusterChange.UNKNOWN, (), False, None, (), (), gate, (unknown,)
+        )
     old_props, new_props = _mapping(old.get("Properties")), _mapping(new.get("Properties"))
     changes = _diff(
         {k: v for k, v in old_props.items() if k != "InstanceGroups"},
@@ -913,6 +1061,27 @@ def _cluster_plan(
         tuple(groups),
         gate,
     )
+
+
+def _undecided(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+    """Why plan cannot tell what happens to a cluster in both templates: its ``Condition`` or
+    its ``InstanceGroups`` is an expression that differs between them (None: it can tell)."""
+    if canonical(old.get("Condition")) != canonical(new.get("Condition")):
+        before, after = old.get("Condition", _MISSING), new.get("Condition", _MISSING)
+        return (
+            f"cannot tell whether the cluster still exists after the update: its Condition "
+            f"{_shown(_rendered(before))} -> {_shown(_rendered(after))} is an expression only "
+            "CloudFormation evaluates, when it deploys (counted as disruptive)"
+        )
+    if (_groups_open(old) or _groups_open(new)) and not _same(
+        _group_list(old), _group_list(new), f"{CLUSTER}/InstanceGroups"
+    ):
+        return (
+            f"cannot tell which groups run after the update: InstanceGroups "
+            f"{_rendered(_group_list(old))} -> {_rendered(_group_list(new))} holds an expression "
+            "only CloudFormation evaluates, when it deploys (counted as disruptive)"
+        )
+    return None
 
 
 def _replaced(
@@ -994,6 +1163,8 @@ def plan_stack(
     new_parameters: Mapping[str, str] | None = None,
     live: Mapping[str, Mapping[str, int]] | None = None,
     notes: Sequence[str] = (),
+    pseudo: Mapping[str, str] | None = None,
+    parameters_from: str | None = None,
 ) -> StackPlan:
     """The plan of updating ``old_template`` (what runs) to ``new_template``.
 
@@ -1007,13 +1178,16 @@ def plan_stack(
         a deployed stack, cdk deploy keeps the deployed values of existing parameters).
     :param live: cluster logical id -> group name -> ``CurrentCount``, when read from AWS.
     :param notes: what the caller could not read, shown with the plan.
+    :param pseudo: pseudo parameter values both templates deploy with (``AWS::StackName``,
+        ``AWS::Region``, ``AWS::AccountId`` where known); others stay expressions.
+    :param parameters_from: how the parameter values were chosen, shown (default: ``as
+        deployed`` with ``old_parameters``, else ``defaults``).
     """
-    old = resolve(old_template, parameter_values(old_template, old_parameters))
-    new = resolve(new_template, parameter_values(new_template, new_parameters))
-    summaries = (
-        {c.logical_id: c for c in summarize_template(old, stack=stack, template_file="")},
-        {c.logical_id: c for c in summarize_template(new, stack=stack, template_file="")},
-    )
+    old = evaluate(old_template, old_parameters, pseudo)
+    new = evaluate(new_template, new_parameters, pseudo)
+    check_groups(old, "the baseline")
+    check_groups(new, "the new template")
+    summaries = (_summaries(old, stack, "the baseline"), _summaries(new, stack, "the new template"))
     old_clusters, new_clusters = _clusters(old), _clusters(new)
     removed_names = {
         name
@@ -1025,7 +1199,7 @@ def plan_stack(
     return StackPlan(
         stack=stack,
         baseline=baseline,
-        parameters="as deployed" if old_parameters is not None else "defaults",
+        parameters=parameters_from or ("as deployed" if old_parameters is not None else "defaults"),
         live_counts=live is not None,
         clusters=tuple(
             _cluster_plan(
@@ -1043,12 +1217,22 @@ def plan_stack(
     )
 
 
+def _summaries(template: Mapping[str, Any], stack: str, what: str) -> dict[str, ClusterSummary]:
+    try:
+        clusters = summarize_template(template, stack=stack, template_file="")
+    except TemplateError as error:
+        raise BaselineError("not-a-template", f"{what} is {error}") from None
+    return {c.logical_id: c for c in clusters}
+
+
 def cluster_names(
-    template: Mapping[str, Any], parameters: Mapping[str, str] | None = None
+    template: Mapping[str, Any],
+    parameters: Mapping[str, str] | None = None,
+    pseudo: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Cluster logical id -> ``ClusterName`` where the template (parameters resolved) holds a
     plain name: the name ``DescribeCluster`` takes."""
-    resolved = resolve(template, parameter_values(template, parameters))
+    resolved = evaluate(template, parameters, pseudo)
     names: dict[str, str] = {}
     for logical_id, resource in _clusters(resolved).items():
         name = _mapping(resource.get("Properties")).get("ClusterName")
@@ -1071,7 +1255,9 @@ __all__: Sequence[str] = (
     "GroupPlan",
     "StackPlan",
     "check_baseline",
+    "check_groups",
     "cluster_names",
     "overlap",
     "plan_stack",
+    "shares_cluster",
 )

@@ -80,6 +80,7 @@ def _change_json(change: Change) -> dict[str, Any]:
         "new": change.new,
         "what": change.rule.what,
         "source": change.rule.source,
+        "cannot_tell": change.uncertain,
     }
 
 

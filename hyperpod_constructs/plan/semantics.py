@@ -247,11 +247,51 @@ RULES: tuple[PropertyRule, ...] = (
 
 RULE_BY_POINTER: dict[str, PropertyRule] = {rule.pointer: rule for rule in RULES}
 
+UNORDERED: frozenset[str] = frozenset(
+    {
+        "/properties/InstanceGroups",
+        f"{GROUP}/AutoPatchConfig/DeploymentConfig/AutoRollbackConfiguration",
+        f"{GROUP}/InstanceStorageConfigs",
+        f"{GROUP}/KubernetesConfig/Taints",
+        f"{GROUP}/OnStartDeepHealthChecks",
+        f"{GROUP}/OverrideVpcConfig/SecurityGroupIds",
+        f"{GROUP}/OverrideVpcConfig/Subnets",
+        f"{GROUP}/ScheduledUpdateConfig/DeploymentConfig/AutoRollbackConfiguration",
+        f"{GROUP}/SlurmConfig/PartitionNames",
+        "/properties/RestrictedInstanceGroups",
+        "/properties/RestrictedInstanceGroups/*/InstanceStorageConfigs",
+        "/properties/RestrictedInstanceGroups/*/OnStartDeepHealthChecks",
+        "/properties/RestrictedInstanceGroups/*/OverrideVpcConfig/SecurityGroupIds",
+        "/properties/RestrictedInstanceGroups/*/OverrideVpcConfig/Subnets",
+        "/properties/Tags",
+        "/properties/VpcConfig/SecurityGroupIds",
+        "/properties/VpcConfig/Subnets",
+    }
+)
+"""The lists the schema marks ``insertionOrder: false``: a new order is no change
+(``tests/test_plan_semantics.py`` derives this set from cfn-lint's schema and compares)."""
+
 UNKNOWN_WHAT = (
     "not create-only in the resource schema, so CloudFormation updates it in place; this "
     "library's table has no rule for what HyperPod does with it"
 )
 """What an :attr:`Effect.UNKNOWN` change says when the property has no row."""
+
+
+_SEVERITY = (Effect.REPLACES_CLUSTER, Effect.REFUSED)
+
+
+def rules_below(pointer: str) -> tuple[PropertyRule, ...]:
+    """The rows of properties inside ``pointer`` (``SlurmConfig`` -> ``SlurmConfig/NodeType``),
+    the most severe first: what an object added, removed or hidden in an expression as a
+    whole may change."""
+    below = [rule for rule in RULES if rule.pointer.startswith(pointer + "/")]
+    return tuple(
+        sorted(
+            below,
+            key=lambda r: _SEVERITY.index(r.effect) if r.effect in _SEVERITY else len(_SEVERITY),
+        )
+    )
 
 
 def rule_for(pointer: str) -> PropertyRule:
