@@ -27,11 +27,15 @@ DEFAULT_SCHEDULES = 40
 def measure(schedules: int) -> dict[str, float]:
     """Run the property test for ``schedules`` schedules; per-schedule averages."""
     os.environ["HYPERPOD_GATE_SCHEDULES"] = str(schedules)
+    os.environ["HYPERPOD_TEST_DEPTH"] = "deep"  # derandomized: the same schedules every time
     os.environ.setdefault("CDK_VALIDATION", "false")
     import pytest
 
     from tests.gate import test_gate_faults as module
     from tests.support import world as world_module
+    from tests.support.depth import load_hypothesis_profile
+
+    load_hypothesis_profile()
 
     totals = {"schedules": 0, "invocations": 0, "api_calls": 0, "steps": 0}
     close = world_module.GateWorld.close
