@@ -846,9 +846,10 @@ def outdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 RANDOM_CLUSTERS = 300
 """Random clusters ``make test-deep`` tries (the same 300 on every machine and every run)."""
-SAMPLED_CLUSTERS = 40
+SAMPLED_CLUSTERS = 150
 """Random clusters ``make test`` tries: a sample drawn from the run's seed
-(tests/support/depth.py)."""
+(tests/support/depth.py). Not fewer: the generator's rates below are asserted on the sample
+too, and 40 clusters fell below them (8 of 40 accepted)."""
 
 
 @pytest.mark.deep
