@@ -31,11 +31,12 @@ def measure(schedules: int) -> dict[str, float]:
     os.environ.setdefault("CDK_VALIDATION", "false")
     import pytest
 
-    from tests.gate import test_gate_faults as module
-    from tests.support import world as world_module
     from tests.support.depth import load_hypothesis_profile
 
-    load_hypothesis_profile()
+    load_hypothesis_profile()  # before the test's settings are made, as pytest does
+
+    from tests.gate import test_gate_faults as module
+    from tests.support import world as world_module
 
     totals = {"schedules": 0, "invocations": 0, "api_calls": 0, "steps": 0}
     close = world_module.GateWorld.close
