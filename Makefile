@@ -24,7 +24,7 @@ PIP_QUIET := { grep -v "is ignored: it is neither a file nor a directory" || tru
 # pass through.
 CDK_QUIET := { grep -vE "^(Successfully synthesized to |Supply a stack id \()" || true; }
 
-.PHONY: setup synth test docs package test-min lock bench clean
+.PHONY: setup synth test test-deep docs package test-min lock bench suite-time clean
 
 # The pip the venvs use: `--group` (PEP 735 dependency groups, pyproject.toml) needs pip 25.1,
 # newer than the one `python -m venv` brings. This pip shows the build backend's warnings; the
@@ -60,11 +60,29 @@ synth: setup
 
 ## The whole test suite: lint, types, and pytest (snapshots, cfn-lint, cdk-nag, gate simulation,
 ## packaging: the wheel installed in fresh venvs with the latest and the lowest aws-cdk-lib).
+## The long property tests (marked `deep`) try a sample of their examples, drawn from a seed
+## printed on the first line: HYPERPOD_TEST_SEED=<seed> make test replays it.
 test: setup
 	ruff check .
 	ruff format --check .
 	mypy
-	pytest
+	pytest $(PYTEST_PARALLEL)
+
+## The long property tests with every example, derandomized (the same examples on every
+## machine): HYPERPOD_TEST_DEPTH=deep and only the tests marked `deep` (tests/support/depth.py;
+## `HYPERPOD_TEST_DEPTH=deep pytest tests/x.py` runs one file so). CI runs it after `make test`.
+test-deep: setup
+	HYPERPOD_TEST_DEPTH=deep pytest $(PYTEST_PARALLEL) -m deep
+
+# pytest on PYTEST_WORKERS processes (pytest-xdist; auto: one per CPU). Each test file stays in
+# one process, so a file's module-scoped fixtures are built once.
+PYTEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
+# pytest keeps each test module's rewritten bytecode and Python each module's, so the test
+# processes and the many Python subprocesses the tests start do not compile the same modules
+# again (on machines that set PYTHONDONTWRITEBYTECODE; __pycache__/ is ignored by git and the
+# wheel's test checks that none is packaged).
+test test-deep: export PYTHONDONTWRITEBYTECODE :=
 
 ## The documentation site into site/ (mkdocs, API reference from the docstrings); fails on
 ## any warning: broken links or cross-references, an API page missing or left over.
@@ -87,7 +105,8 @@ MIN_TESTS := tests/test_validation_rules.py tests/test_tokens.py tests/test_sizi
   tests/test_app_shapes.py tests/test_nag.py \
   tests/test_policy.py tests/test_readme.py tests/test_templates.py tests/gate
 # The gate's fault schedules depend on the synthesized definition, not on which aws-cdk-lib
-# wrote it: `make test` tries 200, the lowest aws-cdk-lib job a sample of them.
+# wrote it: `make test-deep` tries 200, `make test` 16 and the lowest aws-cdk-lib job 25, both
+# drawn from the run's printed seed.
 MIN_GATE_SCHEDULES := 25
 test-min: $(VENV_MIN)/.installed node_modules/.installed
 	cdk synth $(CDK_FLAGS) --app "$(VENV_MIN)/bin/python examples/app.py" --output cdk.out-min \
@@ -103,6 +122,10 @@ lock: setup
 
 bench: setup
 	$(BIN)/python bench/run.py
+
+## The CPU and wall time of `make test`, per command (bench/suite_time.py; docs/performance.md).
+suite-time: setup
+	$(BIN)/python bench/suite_time.py test
 
 clean:
 	rm -rf cdk.out cdk.out-min site dist .pytest_cache .mypy_cache .ruff_cache

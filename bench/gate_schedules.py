@@ -27,8 +27,13 @@ DEFAULT_SCHEDULES = 40
 def measure(schedules: int) -> dict[str, float]:
     """Run the property test for ``schedules`` schedules; per-schedule averages."""
     os.environ["HYPERPOD_GATE_SCHEDULES"] = str(schedules)
+    os.environ["HYPERPOD_TEST_DEPTH"] = "deep"  # derandomized: the same schedules every time
     os.environ.setdefault("CDK_VALIDATION", "false")
     import pytest
+
+    from tests.support.depth import load_hypothesis_profile
+
+    load_hypothesis_profile()  # before the test's settings are made, as pytest does
 
     from tests.gate import test_gate_faults as module
     from tests.support import world as world_module

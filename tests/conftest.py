@@ -1,9 +1,12 @@
-"""Shared fixtures: the example app is synthesized once per test session."""
+"""Shared fixtures: the example app is synthesized once per test session (once per pytest-xdist
+worker); the depth of the long property tests (tests/support/depth.py): a seeded sample, or
+every example."""
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import sys
 from pathlib import Path
 
@@ -20,10 +23,69 @@ from aws_cdk.assertions import Template
 from aws_cdk.cx_api import CloudAssembly
 
 from examples.app import build
+from tests.support.depth import (
+    DEEP,
+    DEEP_MARK,
+    DEPTH_VARIABLE,
+    SEED_VARIABLE,
+    load_hypothesis_profile,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 CDK_CONTEXT: dict[str, Any] = json.loads((ROOT / "cdk.json").read_text())["context"]
 """The feature flags of cdk.json, so in-process apps synthesize what `cdk synth` does."""
+
+
+def _seed() -> str:
+    """The seed of this sampled run: HYPERPOD_TEST_SEED, or a new one exported for the pytest-xdist
+    workers, which inherit the environment, so that every process draws from the same seed."""
+    seed = os.environ.get(SEED_VARIABLE) or str(random.SystemRandom().randrange(1, 10**6))
+    os.environ[SEED_VARIABLE] = seed
+    return seed
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Deep: hypothesis derandomized (the same examples as on every machine). Sampled: every
+    hypothesis test draws from this run's seed (hypothesis's own ``--hypothesis-seed``, which
+    its plugin reads after this hook), so the run replays from the seed it prints."""
+    load_hypothesis_profile()
+    if not DEEP and config.getoption("hypothesis_seed", None) is None:
+        config.option.hypothesis_seed = _seed()
+
+
+def _depth_line(config: pytest.Config) -> str:
+    if DEEP:
+        return f"{DEPTH_VARIABLE}=deep: the property tests marked {DEEP_MARK} try every example"
+    seed = config.getoption("hypothesis_seed")
+    return (
+        f"property tests sampled with seed {seed}: {SEED_VARIABLE}={seed} replays them, "
+        "make test-deep tries every example"
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The seed on the first line of the output (the controller's, not the workers'). With
+    ``-q`` and output to a file or pipe (``make test`` in CI), pytest-xdist would print its
+    worker status ("bringing up nodes...") as lines of their own; pytest prints no header
+    there, so neither does xdist."""
+    config = session.config
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or hasattr(config, "workerinput"):
+        return
+    reporter.write_line(_depth_line(config))
+    workers = config.pluginmanager.get_plugin("terminaldistreporter")
+    if workers is not None and config.get_verbosity() < 0:
+        workers.ensure_show_status = lambda: None
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
+    """And again next to the failures, to replay them."""
+    if exitstatus == pytest.ExitCode.TESTS_FAILED:
+        terminalreporter.write_line(_depth_line(config))
 
 
 def new_app(**kwargs: Any) -> App:

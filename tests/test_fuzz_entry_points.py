@@ -63,6 +63,7 @@ from hyperpod_constructs.sizing import (
     fsdp_world_size,
     instances_for_accelerators,
 )
+from tests.support.depth import examples
 from tests.support.findings import report_of
 
 REPO = Path(__file__).resolve().parent.parent
@@ -544,10 +545,13 @@ ANYTHING = st.one_of(
     st.lists(st.sampled_from(list(DeepHealthCheck)), max_size=3),
 )
 HYPOTHESIS_EXAMPLES = 20
-"""Per public parameter of the cluster and of a compute group."""
+"""Per public parameter of the cluster and of a compute group, in ``make test-deep``."""
 HEAD_NODE_EXAMPLES = 10
 """Per public parameter of the controller and login factories (the compute group's, less
-``partition`` and the sizing and health-check ones)."""
+``partition`` and the sizing and health-check ones), in ``make test-deep``."""
+SAMPLED_EXAMPLES = 4
+SAMPLED_HEAD_NODE_EXAMPLES = 2
+"""``make test`` tries a sample of each, drawn from the run's seed (tests/support/depth.py)."""
 
 
 def _token(value: object, kind: type) -> bool:
@@ -660,13 +664,13 @@ def _fuzz(build: Build, parameter: str, value: Any, accepts: Callable[[object], 
 
 
 SETTINGS = settings(
-    max_examples=HYPOTHESIS_EXAMPLES,
+    max_examples=examples(HYPOTHESIS_EXAMPLES, SAMPLED_EXAMPLES),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors],
-    derandomize=True,
 )
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize("parameter", sorted(GROUP_ACCEPTS))
 @SETTINGS
 @given(value=ANYTHING)
@@ -688,8 +692,9 @@ HEAD_NODE_ACCEPTS = {
 """Where a head node group's contract is narrower than a compute group's."""
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize(("factory", "parameter"), HEAD_NODE_CASES)
-@settings(SETTINGS, max_examples=HEAD_NODE_EXAMPLES)
+@settings(SETTINGS, max_examples=examples(HEAD_NODE_EXAMPLES, SAMPLED_HEAD_NODE_EXAMPLES))
 @given(value=ANYTHING)
 def test_random_values_for_a_head_node_group_never_crash_or_pass_silently(
     factory: str, parameter: str, value: Any
@@ -698,6 +703,7 @@ def test_random_values_for_a_head_node_group_never_crash_or_pass_silently(
     _fuzz(HEAD_NODE_BUILDS[factory](parameter), parameter, value, accepts)
 
 
+@pytest.mark.deep
 @pytest.mark.parametrize("parameter", sorted(CLUSTER_ACCEPTS))
 @SETTINGS
 @given(value=ANYTHING)
@@ -720,4 +726,6 @@ def test_the_docs_state_how_many_inputs_the_fuzz_tries() -> None:
     head = f"{HEAD_NODE_EXAMPLES} for each of the {len(HEAD_NODE_CASES)} parameters of the"
     assert head in docs
     assert f"{total} inputs in all" in docs
+    sampled = f"a sample of {SAMPLED_EXAMPLES} and {SAMPLED_HEAD_NODE_EXAMPLES} of these"
+    assert sampled in " ".join(docs.split())
     assert not math.isnan(total)

@@ -26,6 +26,7 @@ from hyperpod_constructs.gate.definition import (
 from hyperpod_constructs.gate.options import LOOP_BACKSTOP_MARGIN_SECONDS, MinCountGateOptions
 from hyperpod_constructs.gate.runtime.hyperpod_gate import faults, poll
 from hyperpod_constructs.validation.gate_rules import gate_option_findings
+from tests.support.depth import examples
 from tests.support.hyperpod_sim import GroupSpec, constant, steps
 from tests.support.moto_sfn import HISTORY_QUOTA_ERROR
 from tests.support.world import Execution, GateWorld, InvokeFault
@@ -441,23 +442,30 @@ def _apply(w: GateWorld, schedule: list[tuple[str, str, float, float]]) -> bool:
 
 
 DEFAULT_SCHEDULES = 200
-"""Fault schedules the property test tries in the suite (docs/gate.md states the figure)."""
-SCHEDULES = int(os.environ.get("HYPERPOD_GATE_SCHEDULES", str(DEFAULT_SCHEDULES)))
-"""Fault schedules the property test tries (HYPERPOD_GATE_SCHEDULES overrides the default,
-e.g. 1000 for a deep run, 12 for a quick one). One schedule costs about 0.75 s of CPU on moto's
+"""Fault schedules the property test tries in ``make test-deep`` (docs/gate.md states the
+figure)."""
+SAMPLED_SCHEDULES = 16
+"""Fault schedules ``make test`` tries: a sample drawn from the run's seed
+(tests/support/depth.py)."""
+SCHEDULES = int(
+    os.environ.get("HYPERPOD_GATE_SCHEDULES", examples(DEFAULT_SCHEDULES, SAMPLED_SCHEDULES))
+)
+"""Fault schedules the property test tries (HYPERPOD_GATE_SCHEDULES overrides the depth's count,
+e.g. 1000 for a longer run, 5 for a quick one). One schedule costs about 0.75 s of CPU on moto's
 engine (``python bench/gate_schedules.py`` measures it; docs/performance.md has the figures)."""
 
 
 def test_the_docs_state_the_suites_schedule_count() -> None:
     text = " ".join((DOCS / "gate.md").read_text().split())
     assert f"{DEFAULT_SCHEDULES} fault schedules" in text
+    assert f"a sample of {SAMPLED_SCHEDULES}" in text
     assert "HYPERPOD_GATE_SCHEDULES" in text
 
 
+@pytest.mark.deep
 @settings(
     max_examples=SCHEDULES,
     deadline=None,
-    derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(
