@@ -17,7 +17,7 @@ from constructs import Construct, DependencyGroup, IConstruct, IDependable, IVal
 from ._cluster_interface import IHyperPodCluster as IHyperPodCluster
 from ._core.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
 from ._core.finding import merge_findings
-from ._core.report import record_findings
+from ._core.report import WARNING_PREFIX, annotation_texts, record_findings
 from ._dependable import LazyDependable
 from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance
@@ -874,8 +874,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
 
     def _report(self) -> list[str]:
         """The node validation: every finding as one line per mistake. Errors fail the synth
-        (their lines go back to aws-cdk-lib); warnings become annotations now, when every
-        group is known. Everything is recorded for the report of a failing synth, which
+        (their lines go back to aws-cdk-lib, followed by the warnings, marked
+        :data:`WARNING_PREFIX`, when there are errors); warnings become annotations now, when
+        every group is known. Everything is recorded for the report of a failing synth, which
         shows what no one else would then: the warnings, and the other annotations (a
         policy's, the gate's)."""
         findings = merge_findings(self._all_findings())
@@ -888,7 +889,16 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         record_findings(
             self, errors, warnings, annotated=[self._gate] if self._gate is not None else []
         )
-        return [finding.message() for finding in errors]
+        if not errors:
+            return []
+        # A failing synth writes no template, so no one prints the warnings: the error's
+        # message carries them, after the errors (an acknowledged warning is gone).
+        _, shown = annotation_texts([self])
+        return [finding.message() for finding in errors] + [
+            f"{WARNING_PREFIX}{text}"
+            for text in dict.fromkeys(finding.message() for finding in warnings)
+            if text in shown
+        ]
 
     def _cross_group_findings(self) -> list[Finding]:
         spec = ClusterSpec(
