@@ -105,10 +105,10 @@ class IHyperPodCluster(IResource, IClusterRef, Protocol):
 
     def on_event(self, id: str, **options: Unpack[OnEventOptions]) -> events.Rule:
         """An EventBridge rule for this cluster's HyperPod events (every detail-type of
-        :data:`EVENT_DETAIL_TYPES` unless ``event_pattern`` narrows them).
+        ``EVENT_DETAIL_TYPES`` unless ``event_pattern`` narrows them).
 
         :param id: the rule's id, unique within this cluster.
         :param options: the rule's target, description, name and more filters
-            (:class:`OnEventOptions`).
+            (``OnEventOptions``).
         """
         ...

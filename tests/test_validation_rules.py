@@ -992,7 +992,9 @@ def test_docs_rule_table_is_generated_from_the_registry() -> None:
         "docs/validation.md is stale: run python -m hyperpod_constructs.validation --write"
     )
     table = docs.split(TABLE_BEGIN, 1)[1].split(TABLE_END, 1)[0]
-    listed = re.findall(r"^\| `(HP-[A-Z0-9-]+)` \|", table, flags=re.MULTILINE)
+    listed = re.findall(
+        r"^\| <a id=\"[^\"]+\"[^>]*><code>(HP-[A-Z0-9-]+)</code></a> \|", table, flags=re.MULTILINE
+    )
     assert listed == list(RULES)
 
 

@@ -88,8 +88,14 @@ def rule(rule_id: str) -> Rule:
     return RULES[rule_id]
 
 
+def rule_anchor(rule_id: str) -> str:
+    """The anchor of a rule's row in docs/validation.md: ``validation.md#hp-min-above-count``."""
+    return rule_id.lower()
+
+
 def rule_table() -> str:
-    """The Markdown table of every rule, as docs/validation.md shows it."""
+    """The Markdown table of every rule, as docs/validation.md shows it: each id is its own
+    link target (``rule_anchor``), never wrapped (the site's CSS class ``rule-id``)."""
     lines = [
         "| Rule | Severity | Scope | Field | Allowed (error) / recommended (warning) | Source |",
         "|---|---|---|---|---|---|",
@@ -97,9 +103,10 @@ def rule_table() -> str:
     for entry in RULES.values():
         summary = entry.summary.replace("|", "\\|")
         source = entry.source.markdown().replace("|", "\\|") if entry.source else ""
+        anchor = rule_anchor(entry.id)
         lines.append(
-            f"| `{entry.id}` | {entry.severity} | {entry.scope} | {entry.field} | {summary} "
-            f"| {source} |"
+            f'| <a id="{anchor}" class="rule-id" href="#{anchor}"><code>{entry.id}</code></a> '
+            f"| {entry.severity} | {entry.scope} | {entry.field} | {summary} | {source} |"
         )
     return "\n".join(lines)
 
