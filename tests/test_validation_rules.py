@@ -1004,3 +1004,29 @@ def test_gate_option_findings_name_the_parameter_given() -> None:
     stack = Stack(App(), "Test")
     built = cluster(stack, [controller(), compute(min_instance_count=2)], readiness_gate=late)
     assert [f.field for f in built.findings()] == ["readiness_gate.poll_interval"]
+
+
+@pytest.mark.parametrize(
+    ("arn", "says"),
+    [
+        (WRONG_PLAN, "the resource 'capacity/plan' is wrong: it must be 'training-plan/<name>'"),
+        (
+            "arn:aws:sagemaker:us-east-1:12345678901:training-plan/my-plan",
+            "the account '12345678901' is wrong: it must be 12 digits",
+        ),
+        (
+            "arn:aws:ec2:us-east-1:123456789012:training-plan/my-long-plan-name",
+            "the service 'ec2' is wrong: it must be 'sagemaker'",
+        ),
+        ("my-plan", "it has 1 of the 6 ':'-separated parts"),
+        (
+            "arn:aws:sagemaker::123456789012:training-plan/x",
+            "it has 47 characters; allowed: 50..2048",
+        ),
+    ],
+)
+def test_a_training_plan_arn_error_says_which_part_is_wrong(arn: str, says: str) -> None:
+    built = cluster(Stack(App(), "Test"), [controller(), compute(training_plan_arn=arn)])
+    (finding,) = [f for f in built.findings() if f.rule == "HP-TRAINING-PLAN"]
+    assert f"Fix: {says}" in finding.message()
+    assert "\n" not in finding.message()
