@@ -36,6 +36,7 @@ from ._roles import statements_land
 from ._synthesizer import refusing_synthesizer
 from ._tokens import count_or_token, is_unresolved
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy, SlurmLayout
+from .gate.metrics import GateMetrics, gate_metric, unwatched_metric_errors
 from .gate.options import MinCountGateOptions
 from .gate.runtime.hyperpod_gate.contract import Requirement
 from .instance_group import InstanceGroup
@@ -573,7 +574,7 @@ class _ClusterRules:
 
 
 @jsii.implements(ec2.IConnectable)
-class HyperPodSlurmCluster(HyperPodClusterBase):
+class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     """A SageMaker HyperPod cluster orchestrated by Slurm (``AWS::SageMaker::Cluster``).
 
     Every rule HyperPod enforces at deploy time is checked at synth (docs/validation.md): the
@@ -845,60 +846,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
                 conditions={"StringEquals": {"iam:PassedToService": SAGEMAKER_SERVICE}},
             )
         )
-
-    def metric(
-        self, metric_name: str, group_name: str, **options: Unpack[MetricOptions]
-    ) -> cloudwatch.Metric:
-        """One of the readiness gate's metrics of a gated group, by name: ``CurrentCount``,
-        ``MinimumCount``, ``TargetCount`` or ``RunningCount`` (see the ``metric_*`` methods).
-        A group the gate does not watch (not gated, or not in the cluster) fails the synth.
-
-        :param metric_name: the metric's name.
-        :param group_name: a gated instance group's name.
-        :param options: ``period`` (default 1 minute), ``statistic`` (default ``Maximum``),
-            ``label``, ``color``, ``unit``, ... as in aws-cdk-lib's ``metric()`` methods.
-        """
-        return self._gate_metric("metric", metric_name, group_name, options)
-
-    def metric_current_count(
-        self, group_name: str, **options: Unpack[MetricOptions]
-    ) -> cloudwatch.Metric:
-        """Instances in service in a gated group, as the gate saw them (Maximum, 1 min).
-
-        :param group_name: a gated instance group's name.
-        :param options: ``period``, ``statistic``, ``label``, ... (see :meth:`metric`).
-        """
-        return self._gate_metric("metric_current_count", "CurrentCount", group_name, options)
-
-    def metric_min_count(
-        self, group_name: str, **options: Unpack[MetricOptions]
-    ) -> cloudwatch.Metric:
-        """The minimum the gate waits for in a gated group (Maximum, 1 min).
-
-        :param group_name: a gated instance group's name.
-        :param options: ``period``, ``statistic``, ``label``, ... (see :meth:`metric`).
-        """
-        return self._gate_metric("metric_min_count", "MinimumCount", group_name, options)
-
-    def metric_target_count(
-        self, group_name: str, **options: Unpack[MetricOptions]
-    ) -> cloudwatch.Metric:
-        """The target count of a gated group as the gate requested it (Maximum, 1 min).
-
-        :param group_name: a gated instance group's name.
-        :param options: ``period``, ``statistic``, ``label``, ... (see :meth:`metric`).
-        """
-        return self._gate_metric("metric_target_count", "TargetCount", group_name, options)
-
-    def metric_running_count(
-        self, group_name: str, **options: Unpack[MetricOptions]
-    ) -> cloudwatch.Metric:
-        """The nodes of a gated group the gate confirmed running (Maximum, 1 min).
-
-        :param group_name: a gated instance group's name.
-        :param options: ``period``, ``statistic``, ``label``, ... (see :meth:`metric`).
-        """
-        return self._gate_metric("metric_running_count", "RunningCount", group_name, options)
 
     def add_instance_group(self, group: InstanceGroup) -> None:
         """Add a group. Its problems are reported at synth, with every other finding of the
@@ -1337,8 +1284,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     def _gate_metric(
         self, method: str, name: str, group_name: str, options: MetricOptions
     ) -> cloudwatch.Metric:
-        from .gate.metrics import gate_metric  # the CloudWatch module only when asked for
-
         self._metric_groups.setdefault(group_name, method)
         return gate_metric(
             name,
@@ -1352,8 +1297,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         """The metrics asked for of groups the gate does not watch (refused at synth)."""
         if not self._metric_groups:
             return []
-        from .gate.metrics import unwatched_metric_errors
-
         gated = set(self._gate.requirements) if self._gate is not None else set()
         groups = {group.name for group in self._groups}
         return unwatched_metric_errors(self._metric_groups, gated=gated, groups=groups)

@@ -197,16 +197,7 @@ def _own(element: Element) -> Iterator[Element]:
 
 def documented_parameters(contents: Element) -> set[str]:
     """The names in the first column of the object's own "Parameters" tables."""
-    names: set[str] = set()
-    sections = list(_own(contents))
-    for index, element in enumerate(sections):
-        if "doc-section-title" in element.classes and element.text().startswith("Parameters"):
-            table = next(e for e in sections[index:] if e.tag == "table")
-            for row in table.walk():
-                cells = [c for c in row.children if isinstance(c, Element) and c.tag == "td"]
-                if row.tag == "tr" and cells:
-                    names.add(cells[0].text().strip())
-    return names
+    return set(_parameter_rows(contents))
 
 
 def signature_parameters(value: object) -> list[str]:
@@ -329,17 +320,22 @@ def test_no_cross_reference_renders_as_text(site: Path) -> None:
 
 
 def _parameter_rows(contents: Element) -> dict[str, tuple[str, str]]:
-    """Parameter name -> (description, default) of an entry's own "Parameters" table."""
+    """Parameter name -> (description, default) of an entry's own "Parameters" tables (either
+    empty where the table has no such column)."""
     rows: dict[str, tuple[str, str]] = {}
     sections = list(_own(contents))
     for index, element in enumerate(sections):
         if "doc-section-title" in element.classes and element.text().startswith("Parameters"):
             table = next(e for e in sections[index:] if e.tag == "table")
+            header = [e.text().strip() for e in table.walk() if e.tag == "th"]
             for row in table.walk():
                 cells = [c for c in row.children if isinstance(c, Element) and c.tag == "td"]
                 if row.tag == "tr" and cells:
-                    text = [" ".join(cell.text().split()) for cell in cells]
-                    rows[text[0]] = (text[2], text[-1])
+                    text = dict(
+                        zip(header, (" ".join(c.text().split()) for c in cells), strict=True)
+                    )
+                    name = " ".join(cells[0].text().split())
+                    rows[name] = (text.get("Description", ""), text.get("Default", ""))
     return rows
 
 

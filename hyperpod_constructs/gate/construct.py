@@ -40,6 +40,7 @@ from .._nag import (
 from .._tokens import is_unresolved
 from ..validation.gate_rules import gate_option_findings
 from .definition import build_definition
+from .metrics import GateMetrics, MetricOptions, WatchedMetrics, gate_metric
 from .options import (
     HYPERPOD_MIN_COUNT_WINDOW,
     LOOP_BACKSTOP_MARGIN_SECONDS,
@@ -58,12 +59,8 @@ from .runtime.hyperpod_gate.contract import (
 from .runtime.hyperpod_gate.fastpath import FAST_PATH_DETAIL_TYPES, fast_path_input
 
 if TYPE_CHECKING:
-    from typing import Unpack
-
     from aws_cdk import aws_cloudwatch as cloudwatch
     from aws_cdk import aws_sns as sns
-
-    from .metrics import MetricOptions
 
 
 RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
@@ -139,7 +136,7 @@ def gate_logical_id(path: Sequence[str], kind: str, fingerprint: str) -> str:
     return human + suffix
 
 
-class MinCountGate(Construct):
+class MinCountGate(Construct, GateMetrics):
     """Holds dependants until every gated instance group is in service with its minimum.
 
     Created by :class:`HyperPodSlurmCluster` when a group has a minimum (above 0, or a
@@ -648,65 +645,9 @@ class MinCountGate(Construct):
                 )
             )
 
-    def metric(
-        self, metric_name: str, group_name: str, **options: Unpack[MetricOptions]
-    ) -> cloudwatch.Metric:
-        """One of the gate's metrics of a gated group, by name: ``CurrentCount``,
-        ``MinimumCount``, ``TargetCount`` or ``RunningCount``. A group the gate does not wait
-        for fails the synth.
-
-        :param metric_name: the metric's name.
-        :param group_name: a gated instance group's name.
-        :param options: ``period`` (default 1 minute), ``statistic`` (default ``Maximum``),
-            ``label``, ``color``, ``unit``, ... as in aws-cdk-lib's ``metric()`` methods.
-        """
-        return self._metric("metric", metric_name, group_name, options)
-
-    def metric_current_count(
-        self, group_name: str, **options: Unpack[MetricOptions]
-    ) -> cloudwatch.Metric:
-        """Instances in service in a gated group, as each check saw them (Maximum, 1 min).
-
-        :param group_name: a gated instance group's name.
-        :param options: ``period``, ``statistic``, ``label``, ... (see :meth:`metric`).
-        """
-        return self._metric("metric_current_count", "CurrentCount", group_name, options)
-
-    def metric_min_count(
-        self, group_name: str, **options: Unpack[MetricOptions]
-    ) -> cloudwatch.Metric:
-        """The minimum the gate waits for in a gated group (Maximum, 1 min).
-
-        :param group_name: a gated instance group's name.
-        :param options: ``period``, ``statistic``, ``label``, ... (see :meth:`metric`).
-        """
-        return self._metric("metric_min_count", "MinimumCount", group_name, options)
-
-    def metric_target_count(
-        self, group_name: str, **options: Unpack[MetricOptions]
-    ) -> cloudwatch.Metric:
-        """The target the gate asked for in a gated group (Maximum, 1 min).
-
-        :param group_name: a gated instance group's name.
-        :param options: ``period``, ``statistic``, ``label``, ... (see :meth:`metric`).
-        """
-        return self._metric("metric_target_count", "TargetCount", group_name, options)
-
-    def metric_running_count(
-        self, group_name: str, **options: Unpack[MetricOptions]
-    ) -> cloudwatch.Metric:
-        """The nodes of a gated group each check confirmed running (Maximum, 1 min).
-
-        :param group_name: a gated instance group's name.
-        :param options: ``period``, ``statistic``, ``label``, ... (see :meth:`metric`).
-        """
-        return self._metric("metric_running_count", "RunningCount", group_name, options)
-
-    def _metric(
+    def _gate_metric(
         self, method: str, name: str, group_name: str, options: MetricOptions
     ) -> cloudwatch.Metric:
-        from .metrics import WatchedMetrics, gate_metric  # CloudWatch only when asked for
-
         def watch() -> WatchedMetrics:  # refused at synth: a group the gate does not wait for
             check = WatchedMetrics(lambda: set(self._requirements))
             self.node.add_validation(check)

@@ -16,12 +16,13 @@ from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, TypedDict
 
 import jsii
-from aws_cdk import Duration
-from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import IValidation
 
 if TYPE_CHECKING:
     from typing import Unpack
+
+    from aws_cdk import Duration
+    from aws_cdk import aws_cloudwatch as cloudwatch
 
 METRIC_NAMES = ("CurrentCount", "MinimumCount", "TargetCount", "RunningCount")
 """What each check writes for each gated group (``RunningCount``: the nodes the gate confirmed
@@ -67,6 +68,9 @@ def gate_metric(
 ) -> cloudwatch.Metric:
     """One of :data:`METRIC_NAMES` for one group; ``options`` override the defaults
     (statistic Maximum, period 1 minute)."""
+    from aws_cdk import Duration
+    from aws_cdk import aws_cloudwatch as cloudwatch  # only when a metric is asked for
+
     if name not in METRIC_NAMES:
         raise ValueError(f"unknown gate metric {name!r}; expected one of {METRIC_NAMES}")
     return cloudwatch.Metric(
@@ -131,3 +135,68 @@ class WatchedMetrics:
 
     def validate(self) -> list[str]:
         return unwatched_metric_errors(self.asked, gated=self._gated(), groups=None)
+
+
+class GateMetrics:
+    """The gate's ``metric*()`` methods, declared once for :class:`HyperPodSlurmCluster` and
+    :class:`MinCountGate` (which provide ``_gate_metric``). A metric of a group the gate does
+    not wait for fails the synth."""
+
+    def _gate_metric(
+        self, method: str, name: str, group_name: str, options: MetricOptions
+    ) -> cloudwatch.Metric:
+        raise NotImplementedError
+
+    def metric(
+        self, metric_name: str, group_name: str, **options: Unpack[MetricOptions]
+    ) -> cloudwatch.Metric:
+        """One of the readiness gate's metrics of a gated group, by name: ``CurrentCount``,
+        ``MinimumCount``, ``TargetCount`` or ``RunningCount`` (see the ``metric_*`` methods).
+        A group the gate does not wait for (not gated, or not in the cluster) fails the synth.
+
+        :param metric_name: the metric's name.
+        :param group_name: a gated instance group's name.
+        :param options: ``period`` (default 1 minute), ``statistic`` (default ``Maximum``),
+            ``label``, ``color``, ``unit``, ... as in aws-cdk-lib's ``metric()`` methods.
+        """
+        return self._gate_metric("metric", metric_name, group_name, options)
+
+    def metric_current_count(
+        self, group_name: str, **options: Unpack[MetricOptions]
+    ) -> cloudwatch.Metric:
+        """Instances in service in a gated group, as each check saw them (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param options: ``period``, ``statistic``, ``label``, ... (see :meth:`metric`).
+        """
+        return self._gate_metric("metric_current_count", "CurrentCount", group_name, options)
+
+    def metric_min_count(
+        self, group_name: str, **options: Unpack[MetricOptions]
+    ) -> cloudwatch.Metric:
+        """The minimum the gate waits for in a gated group (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param options: ``period``, ``statistic``, ``label``, ... (see :meth:`metric`).
+        """
+        return self._gate_metric("metric_min_count", "MinimumCount", group_name, options)
+
+    def metric_target_count(
+        self, group_name: str, **options: Unpack[MetricOptions]
+    ) -> cloudwatch.Metric:
+        """The target count the gate asked for in a gated group (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param options: ``period``, ``statistic``, ``label``, ... (see :meth:`metric`).
+        """
+        return self._gate_metric("metric_target_count", "TargetCount", group_name, options)
+
+    def metric_running_count(
+        self, group_name: str, **options: Unpack[MetricOptions]
+    ) -> cloudwatch.Metric:
+        """The nodes of a gated group each check confirmed running (Maximum, 1 min).
+
+        :param group_name: a gated instance group's name.
+        :param options: ``period``, ``statistic``, ``label``, ... (see :meth:`metric`).
+        """
+        return self._gate_metric("metric_running_count", "RunningCount", group_name, options)
