@@ -19,7 +19,7 @@ _CONSTRUCT_FAILURE = re.compile(rf"^(?:\w+: )?{re.escape(_CONSTRUCT_HEADER)}")
 """aws-cdk-lib's error of failing node validations (jsii puts the error's name first)."""
 _WARNING_LINE = re.compile(rf"^(?P<path>\[[^\]]*\] ){re.escape(WARNING_PREFIX)}")
 _PLUGIN_FAILURE = re.compile(
-    r"^(?:ValidationFailed: )?(?P<report>.*?)\s*A copy of this report can be found in:?\s*"
+    r"^ValidationFailed: (?P<report>.*?)\s*A copy of this report can be found in:?\s*"
     r"(?P<path>\S+?)\.?\s*$",
     re.DOTALL,
 )
