@@ -1,8 +1,11 @@
 """mkdocs hooks (``hooks:`` in mkdocs.yml) that keep the site in step with the repository.
 
 - The API reference is one page per public package: ``hyperpod_constructs`` and each of its
-  sub-packages (``docs/api/<name>.md``, ``index.md`` for the top level). A package without a
-  page, or a page whose package is gone, fails the build.
+  sub-packages (``docs/api/<name>.md``, ``index.md`` for the top level), and, as in
+  aws-cdk-lib's reference, one page per class of the top level (a construct, an interface, a
+  props or options class, an error: ``docs/api/<Class>.md``); the enums stay on the top
+  level's page. A package or class without a page, or a page whose object is gone, fails the
+  build.
 - The guides link to repository files outside ``docs/`` (``../examples/fsdp.py``). Those
   files are published under ``files/`` and the links rewritten to them; a link to a file that
   does not exist is a warning, so ``mkdocs build --strict`` fails on it.
@@ -60,8 +63,8 @@ def _subpackages(top: Path) -> list[str]:
     return []
 
 
-def documented_packages(api_dir: Path = API_DIR) -> dict[str, str]:
-    """Package -> the API page that renders it (``::: package``)."""
+def api_directives(api_dir: Path = API_DIR) -> dict[str, str]:
+    """What each API page renders (``::: target``): target -> page."""
     found: dict[str, str] = {}
     for page in sorted(api_dir.glob("*.md")):
         for match in DIRECTIVE.finditer(page.read_text()):
@@ -69,8 +72,43 @@ def documented_packages(api_dir: Path = API_DIR) -> dict[str, str]:
     return found
 
 
-def stale_api_pages(root: Path = ROOT, api_dir: Path = API_DIR) -> list[str]:
-    """One line per package without an API page and per page of a package that is gone."""
+def _is_class(target: str) -> bool:
+    return target.rsplit(".", 1)[-1][:1].isupper()
+
+
+def documented_packages(api_dir: Path = API_DIR) -> dict[str, str]:
+    """Package -> the API page that renders it (``::: package``)."""
+    return {t: page for t, page in api_directives(api_dir).items() if not _is_class(t)}
+
+
+def documented_classes(api_dir: Path = API_DIR) -> dict[str, str]:
+    """Class name (of the top level) -> its own API page (``::: hyperpod_constructs.Name``)."""
+    return {
+        t.rsplit(".", 1)[-1]: page for t, page in api_directives(api_dir).items() if _is_class(t)
+    }
+
+
+def top_level_classes(root: Path = ROOT) -> set[str]:
+    """The classes of the top level that get a page of their own: every exported name that is
+    a class (capitalised), but the enums (exported from ``.enums``). Read from the source of
+    ``__init__.py`` (``_EXPORTS``), without importing the package (and aws-cdk-lib)."""
+    for node in ast.parse((root / PACKAGE / "__init__.py").read_text()).body:
+        if isinstance(node, ast.AnnAssign | ast.Assign):
+            targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
+            if any(isinstance(t, ast.Name) and t.id == "_EXPORTS" for t in targets):
+                assert node.value is not None
+                exports: dict[str, str] = ast.literal_eval(node.value)
+                return {
+                    n for n, module in exports.items() if n[:1].isupper() and module != ".enums"
+                }
+    return set()
+
+
+def stale_api_pages(
+    root: Path = ROOT, api_dir: Path = API_DIR, classes: set[str] | None = None
+) -> list[str]:
+    """One line per package (and, given ``classes``, per class) without an API page and per
+    page of a package or class that is gone."""
     packages, pages = public_packages(root), documented_packages(api_dir)
     problems = [
         f"API reference: package {name} has no page (add docs/api/<name>.md with '::: {name}')"
@@ -80,11 +118,23 @@ def stale_api_pages(root: Path = ROOT, api_dir: Path = API_DIR) -> list[str]:
         f"API reference: docs/api/{pages[name]} documents {name}, which is not a public package"
         for name in sorted(set(pages) - packages)
     ]
+    if classes is not None:
+        paged = documented_classes(api_dir)
+        problems += [
+            f"API reference: class {PACKAGE}.{name} has no page (add docs/api/{name}.md with "
+            f"'::: {PACKAGE}.{name}')"
+            for name in sorted(classes - set(paged))
+        ]
+        problems += [
+            f"API reference: docs/api/{paged[name]} documents {PACKAGE}.{name}, which is not "
+            "a class of the top level"
+            for name in sorted(set(paged) - classes)
+        ]
     return problems
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    problems = stale_api_pages()
+    problems = stale_api_pages(classes=top_level_classes())
     if problems:
         raise PluginError("\n".join(problems))
     return config

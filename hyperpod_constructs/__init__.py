@@ -3,8 +3,10 @@
 Start with :class:`HyperPodSlurmCluster` and :class:`InstanceGroup`; see the README and the
 guides in ``docs/``. The top level holds what a CDK app writes: the constructs, their props
 and options, enums, instance types, storage, lifecycle scripts, the validation error and
-``report_validation_errors``. Importing the package installs a ``sys.excepthook`` that prints
-a failing synth's validation report without a traceback (``hyperpod_constructs.reporting``).
+``report_validation_errors``. Importing the package changes nothing outside it (no
+``sys.excepthook``, no other process-wide state): a failing synth raises aws-cdk-lib's
+validation error, whose message is the library's report; ``report_validation_errors`` prints it
+without a traceback for those who want that (``hyperpod_constructs.reporting``).
 Everything else lives in its sub-package:
 
 - ``hyperpod_constructs.sizing``: layouts and world sizes (``FsdpLayout``, ``MegatronLayout``);
@@ -21,11 +23,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._excepthook import install_excepthook as _install_excepthook
 from ._version import __version__
-
-# A plain `app.synth()` that fails validation prints the short report, not a traceback.
-_install_excepthook()
 
 _EXPORTS: dict[str, str] = {
     # constructs and their interface

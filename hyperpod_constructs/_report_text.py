@@ -1,6 +1,7 @@
-"""The short report of a validation failure: what :mod:`hyperpod_constructs.reporting` and the
-excepthook (``_excepthook``) print. Below both, so that the hook reaches it without importing
-the module that installs the hook."""
+"""The short report of a validation failure: what :mod:`hyperpod_constructs.reporting` prints.
+
+Only errors exactly as the library or aws-cdk-lib raised them are recognised: an error whose
+text a user changed (wrapped in their own message, say) is theirs and never reformatted."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ from dataclasses import dataclass
 from typing import Literal, TextIO
 
 from ._core.finding import HyperPodValidationError
-from ._core.report import forget, reported_in
+from ._core.report import WARNING_PREFIX, forget, reported_in
 from .sizing import SizingError
 
 _CONSTRUCT_HEADER = "Validation failed with the following errors:"
+_CONSTRUCT_FAILURE = re.compile(rf"^(?:\w+: )?{re.escape(_CONSTRUCT_HEADER)}")
+"""aws-cdk-lib's error of failing node validations (jsii puts the error's name first)."""
+_WARNING_LINE = re.compile(rf"^(?P<path>\[[^\]]*\] ){re.escape(WARNING_PREFIX)}")
 _PLUGIN_FAILURE = re.compile(
-    r"^(?:ValidationFailed: )?(?P<report>.*?)\s*A copy of this report can be found in:?\s*"
+    r"^ValidationFailed: (?P<report>.*?)\s*A copy of this report can be found in:?\s*"
     r"(?P<path>\S+?)\.?\s*$",
     re.DOTALL,
 )
@@ -76,15 +80,21 @@ def _unique(lines: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(line for line in lines if line))
 
 
-def _construct_messages(text: str) -> tuple[str, ...]:
-    """The problems listed after aws-cdk-lib's header, up to any JavaScript stack."""
+def _construct_messages(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The errors and the warnings (marked :data:`WARNING_PREFIX` by a cluster) listed after
+    aws-cdk-lib's header, up to any JavaScript stack."""
     body = text.split(_CONSTRUCT_HEADER, 1)[1]
-    messages: list[str] = []
+    errors: list[str] = []
+    warnings: list[str] = []
     for line in body.splitlines():
         if _JS_STACK_LINE.match(line):
             break
-        messages.append(line.strip())
-    return _unique(messages)
+        warning = _WARNING_LINE.match(line.strip())
+        if warning is None:
+            errors.append(line.strip())
+        else:
+            warnings.append(warning.group("path") + line.strip()[warning.end() :])
+    return _unique(errors), _unique(warnings)
 
 
 def _construct_failure(text: str) -> ValidationFailure:
@@ -94,9 +104,11 @@ def _construct_failure(text: str) -> ValidationFailure:
     reports = [record.report_lines() for record in reported_in(text)]
     ours = [line for errors, _ in reports for line in errors]
     known = set(ours)
-    others = [line for line in _construct_messages(text) if line not in known]
+    listed, listed_warnings = _construct_messages(text)
+    others = [line for line in listed if line not in known]
     messages = _unique([*ours, *others])
-    warnings = _unique([line for _, warnings in reports for line in warnings])
+    recorded = [line for _, warnings in reports for line in warnings]
+    warnings = _unique([*recorded, *listed_warnings])
     return ValidationFailure(
         "construct", messages, hyperpod=bool(ours) and not others, warnings=warnings
     )
@@ -109,7 +121,8 @@ def _relayed(error: BaseException) -> BaseException | None:
     cause = error.__context__ or error.__cause__
     while cause is not None and id(cause) not in seen:
         seen.add(id(cause))
-        if isinstance(cause, HyperPodValidationError | SizingError) and str(cause) in str(error):
+        # jsii relays the text as it is; a user's own error around it has other text.
+        if isinstance(cause, HyperPodValidationError | SizingError) and str(cause) == str(error):
             return cause
         cause = cause.__context__ or cause.__cause__
     return None
@@ -125,7 +138,7 @@ def classify(error: BaseException) -> ValidationFailure | None:
     if relayed is not None:
         return classify(relayed)
     text = str(error)
-    if _CONSTRUCT_HEADER in text:
+    if _CONSTRUCT_FAILURE.match(text):
         return _construct_failure(text)
     plugin = _PLUGIN_FAILURE.match(text)
     if plugin is not None:

@@ -8,29 +8,42 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import jsii
-from aws_cdk import Acknowledgment, Annotations, Names, RemovalPolicy, Resource, Tags, Validations
+from aws_cdk import (
+    Acknowledgment,
+    Annotations,
+    Names,
+    RemovalPolicy,
+    Resource,
+    Tags,
+    Validations,
+)
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
+from aws_cdk.interfaces.aws_sagemaker import ClusterReference, IClusterRef
 from constructs import Construct, DependencyGroup, IConstruct, IDependable, IValidation
 
+from ._cluster_interface import EVENT_DETAIL_TYPES, EVENT_SOURCE
 from ._cluster_interface import IHyperPodCluster as IHyperPodCluster
+from ._cluster_interface import OnEventOptions as OnEventOptions
 from ._core.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
 from ._core.finding import merge_findings
-from ._core.report import record_findings
+from ._core.report import WARNING_PREFIX, annotation_texts, record_findings
 from ._dependable import LazyDependable
-from ._lazy import lazy_any
+from ._lazy import lazy_any, lazy_list
 from ._nag import acknowledge, acknowledge_compliance
 from ._roles import statements_land
 from ._synthesizer import refusing_synthesizer
 from ._tokens import count_or_token, is_unresolved
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy, SlurmLayout
+from .gate.metrics import GateMetrics, gate_metric, unwatched_metric_errors
 from .gate.options import MinCountGateOptions
 from .gate.runtime.hyperpod_gate.contract import Requirement
 from .instance_group import InstanceGroup
 from .instance_type import known_names
 from .lifecycle import BoundLifecycle, LifecycleScripts
 from .permissions import (
+    SAGEMAKER_SERVICE,
     WILDCARD_RESOURCES,
     execution_role_principal,
     network_interface_statements,
@@ -56,12 +69,16 @@ from .validation.cluster_rules import synthesizer_asset_findings
 from .validation.node_rules import WARN_INSTANCE_TYPE
 
 if TYPE_CHECKING:
+    from typing import Unpack
+
     # Imported when the first group is gated: its aws-cdk-lib modules (Lambda, Step Functions,
     # CloudWatch, ...) cost about 0.2 s of CPU that a cluster without a gated group never needs.
     from aws_cdk import aws_cloudwatch as cloudwatch
+    from aws_cdk import aws_events as events
     from aws_cdk import aws_secretsmanager as secretsmanager  # annotations only
 
     from .gate.construct import MinCountGate
+    from .gate.metrics import MetricOptions
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
 
@@ -74,11 +91,21 @@ DESCRIBE_ACTIONS = (
     "sagemaker:ListClusterNodes",
     "sagemaker:ListClusterEvents",
 )
+UPDATE_ACTIONS = ("sagemaker:UpdateCluster", "sagemaker:UpdateClusterSoftware")
+"""What :meth:`~HyperPodClusterBase.grant_update` grants on the cluster (an update passes the
+groups' execution roles too: ``iam:PassRole``, granted by the defined cluster)."""
+SSM_SESSION_ACTION = "ssm:StartSession"
+"""Granted on the cluster's ARN: HyperPod's SSM targets (``sagemaker-cluster:<id>_...``) are
+authorized against the cluster (the HyperPod guide's SSM access policy)."""
+OWN_SESSION_ACTIONS = ("ssm:TerminateSession", "ssm:ResumeSession")
+"""Granted on the principal's own sessions only (``session/${aws:userid}-*``)."""
 
 
+@jsii.implements(IClusterRef)
 class HyperPodClusterBase(Resource, metaclass=jsii.JSIIAbstractClass):
     """What every HyperPod cluster construct, defined or imported, can do (abstract: a
-    subclass provides ``cluster_arn`` and ``cluster_name``).
+    subclass provides ``cluster_arn`` and ``cluster_name``): an :class:`aws_cdk.Resource`
+    that implements :class:`IHyperPodCluster`.
 
     Example:
 
@@ -86,6 +113,13 @@ class HyperPodClusterBase(Resource, metaclass=jsii.JSIIAbstractClass):
     existing = HyperPodSlurmCluster.from_cluster_arn(stack, "Existing", cluster_arn)
     existing.grant_describe(my_function)  # DescribeCluster, ListClusterNodes, ... on it only
     ```
+
+    :param scope: the construct to define it in (a Stack or a construct in one).
+    :param id: its id, unique within ``scope``.
+    :param account: the account it lives in. Default: the stack's.
+    :param region: the region it lives in. Default: the stack's.
+    :param environment_from_arn: an ARN to read the account and region from. Default: none.
+    :param physical_name: its physical name. Default: none.
     """
 
     @property
@@ -97,6 +131,11 @@ class HyperPodClusterBase(Resource, metaclass=jsii.JSIIAbstractClass):
     @abstractmethod
     def cluster_name(self) -> str:
         """The cluster name (or, for a cluster imported by ARN only, the ARN)."""
+
+    @property
+    def cluster_ref(self) -> ClusterReference:
+        """A reference to the cluster, for aws-cdk-lib's ``IClusterRef`` APIs."""
+        return ClusterReference(cluster_arn=self.cluster_arn)
 
     def grant(self, grantee: iam.IGrantable, *actions: str) -> iam.Grant:
         """Grant ``actions`` on this cluster (and only this cluster) to ``grantee``.
@@ -116,6 +155,81 @@ class HyperPodClusterBase(Resource, metaclass=jsii.JSIIAbstractClass):
         """
         return self.grant(grantee, *DESCRIBE_ACTIONS)
 
+    def grant_update(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Let ``grantee`` update the cluster: ``UpdateCluster`` and ``UpdateClusterSoftware``
+        on it. An update passes the groups' execution roles: a cluster defined in this app
+        also grants ``iam:PassRole`` on them (to SageMaker only); for an imported cluster,
+        grant it on its roles yourself (``role.grant_pass_role(grantee)``).
+
+        :param grantee: the principal (a role, a function, a user).
+        """
+        return self.grant(grantee, *UPDATE_ACTIONS)
+
+    def grant_ssm_session(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Let ``grantee`` open an SSM session on the cluster's nodes
+        (``aws ssm start-session --target sagemaker-cluster:<id>_<group>-<instance>``):
+        ``ssm:StartSession`` on this cluster only, and ending or resuming its own sessions.
+
+        :param grantee: the principal (a role, a function, a user).
+        """
+        grant = self.grant(grantee, SSM_SESSION_ACTION)
+        own_sessions = self.stack.format_arn(
+            service="ssm", resource="session", resource_name="${aws:userid}-*"
+        )
+        return grant.combine(
+            iam.Grant.add_to_principal(
+                grantee=grantee, actions=list(OWN_SESSION_ACTIONS), resource_arns=[own_sessions]
+            )
+        )
+
+    def on_event(self, id: str, **options: Unpack[OnEventOptions]) -> events.Rule:
+        """An EventBridge rule for this cluster's HyperPod events: source ``aws.sagemaker``,
+        this cluster's ARN, and every detail-type of HyperPod (cluster events, state changes,
+        node health events) unless ``event_pattern`` names some.
+
+        Example:
+
+        ```python
+        from aws_cdk import aws_events as events
+        from aws_cdk import aws_events_targets as targets
+        from aws_cdk import aws_sns as sns
+
+        alerts = sns.Topic(stack, "Alerts")
+        cluster.on_event(
+            "NodeHealth",
+            target=targets.SnsTopic(alerts),
+            event_pattern=events.EventPattern(
+                detail_type=["SageMaker HyperPod Cluster Node Health Event"]
+            ),
+        )
+        ```
+
+        :param id: the rule's id, unique within this cluster.
+        :param options: the rule's ``target``, ``description``, ``rule_name``,
+            ``event_pattern`` (more filters, merged) and ``cross_stack_scope``.
+        """
+        from aws_cdk import aws_events as events  # only for those who ask for events
+
+        pattern = options.get("event_pattern")
+        rule = events.Rule(
+            self,
+            id,
+            description=options.get("description"),
+            rule_name=options.get("rule_name"),
+            cross_stack_scope=options.get("cross_stack_scope"),
+            event_pattern=pattern,
+        )
+        given_types = pattern.detail_type if pattern is not None else None
+        rule.add_event_pattern(
+            source=[EVENT_SOURCE],
+            detail_type=None if given_types else list(EVENT_DETAIL_TYPES),
+            resources=[self.cluster_arn],
+        )
+        target = options.get("target")
+        if target is not None:
+            rule.add_target(target)
+        return rule
+
 
 class _ImportedCluster(HyperPodClusterBase):
     def __init__(self, scope: Construct, id: str, *, arn: str, name: str) -> None:
@@ -125,6 +239,53 @@ class _ImportedCluster(HyperPodClusterBase):
 
     @property
     def cluster_arn(self) -> str:
+        return self._arn
+
+    @property
+    def cluster_name(self) -> str:
+        return self._name
+
+
+class _ClusterImportedByName(HyperPodClusterBase):
+    """A cluster known by name only. HyperPod's ARN ends in the cluster's id, not its name,
+    so the ARN (for grants, events, ``cluster_ref``) is read at deploy time by one
+    ``DescribeCluster`` call, added when it is first asked for."""
+
+    def __init__(self, scope: Construct, id: str, *, name: str) -> None:
+        super().__init__(scope, id)
+        self._name = name
+        self._arn: str | None = None
+
+    @property
+    def cluster_arn(self) -> str:
+        if self._arn is None:
+            from aws_cdk import custom_resources as cr  # only when the ARN is asked for
+
+            call = cr.AwsSdkCall(
+                service="SageMaker",
+                action="DescribeCluster",
+                parameters={"ClusterName": self._name},
+                physical_resource_id=cr.PhysicalResourceId.of(self._name),
+                output_paths=["ClusterArn"],
+            )
+            clusters = self.stack.format_arn(
+                service="sagemaker", resource="cluster", resource_name="*"
+            )
+            lookup = cr.AwsCustomResource(
+                self,
+                "ArnLookup",
+                on_create=call,
+                on_update=call,
+                install_latest_aws_sdk=False,
+                policy=cr.AwsCustomResourcePolicy.from_statements(
+                    [
+                        iam.PolicyStatement(
+                            actions=["sagemaker:DescribeCluster"], resources=[clusters]
+                        )
+                    ]
+                ),
+            )
+            self._arn = lookup.get_response_field("ClusterArn")
         return self._arn
 
     @property
@@ -412,7 +573,7 @@ class _ClusterRules:
 
 
 @jsii.implements(ec2.IConnectable)
-class HyperPodSlurmCluster(HyperPodClusterBase):
+class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     """A SageMaker HyperPod cluster orchestrated by Slurm (``AWS::SageMaker::Cluster``).
 
     Every rule HyperPod enforces at deploy time is checked at synth (docs/validation.md): the
@@ -589,6 +750,22 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         """
         return cls.from_cluster_attributes(scope, id, cluster_arn=cluster_arn)
 
+    @classmethod
+    def from_cluster_name(cls, scope: Construct, id: str, cluster_name: str) -> IHyperPodCluster:
+        """Import an existing cluster of this stack's account and region by name.
+
+        A HyperPod ARN ends in the cluster's id, not its name: when the ARN is needed (a
+        grant, ``on_event``, ``cluster_ref``), one ``DescribeCluster`` call reads it at
+        deploy time (an ``AwsCustomResource`` at ``<id>/ArnLookup``, allowed
+        ``sagemaker:DescribeCluster`` only). Where you know the ARN,
+        :meth:`from_cluster_attributes` needs no lookup.
+
+        :param scope: the construct to define it in (a Stack or a construct in one).
+        :param id: its id, unique within ``scope``.
+        :param cluster_name: the cluster's name.
+        """
+        return _ClusterImportedByName(scope, id, name=cluster_name)
+
     # -- public surface ------------------------------------------------------------------
 
     @property
@@ -651,38 +828,23 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         """
         return self._ready
 
-    def metric_current_count(
-        self, group_name: str, props: cloudwatch.MetricOptions | None = None
-    ) -> cloudwatch.Metric:
-        """Instances in service in a gated group, as the gate saw them (Maximum, 1 min).
+    def grant_update(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Let ``grantee`` update the cluster: ``UpdateCluster`` and ``UpdateClusterSoftware``
+        on it, and ``iam:PassRole`` (to SageMaker only) on the groups' execution roles, as
+        the groups stand at synth.
 
-        :param group_name: a gated instance group's name.
-        :param props: the metric's options (period, statistic, label). Default: Maximum over
-            1 minute.
+        :param grantee: the principal (a role, a function, a user).
         """
-        return self._gate_metric("CurrentCount", group_name, props)
-
-    def metric_min_count(
-        self, group_name: str, props: cloudwatch.MetricOptions | None = None
-    ) -> cloudwatch.Metric:
-        """The minimum the gate waits for in a gated group (Maximum, 1 min).
-
-        :param group_name: a gated instance group's name.
-        :param props: the metric's options (period, statistic, label). Default: Maximum over
-            1 minute.
-        """
-        return self._gate_metric("MinimumCount", group_name, props)
-
-    def metric_target_count(
-        self, group_name: str, props: cloudwatch.MetricOptions | None = None
-    ) -> cloudwatch.Metric:
-        """The target count of a gated group as the gate requested it (Maximum, 1 min).
-
-        :param group_name: a gated instance group's name.
-        :param props: the metric's options (period, statistic, label). Default: Maximum over
-            1 minute.
-        """
-        return self._gate_metric("TargetCount", group_name, props)
+        grant = super().grant_update(grantee)
+        roles = lazy_list(lambda: list(dict.fromkeys(map(self._role_arn, self._groups))))
+        return grant.combine(
+            iam.Grant.add_to_principal(
+                grantee=grantee,
+                actions=["iam:PassRole"],
+                resource_arns=roles,
+                conditions={"StringEquals": {"iam:PassedToService": SAGEMAKER_SERVICE}},
+            )
+        )
 
     def add_instance_group(self, group: InstanceGroup) -> None:
         """Add a group. Its problems are reported at synth, with every other finding of the
@@ -774,6 +936,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         self._eni_security_groups: list[str] = []
         self._override_vpc_configs: dict[int, dict[str, Any]] = {}
         self._opened: set[int] = set()
+        self._metric_groups: dict[str, str] = {}
+        """The groups whose gate metrics were asked for, and the method that asked first."""
 
     def _keep(self, props: _Props) -> None:
         """The resolved props the groups added later read."""
@@ -873,8 +1037,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
 
     def _report(self) -> list[str]:
         """The node validation: every finding as one line per mistake. Errors fail the synth
-        (their lines go back to aws-cdk-lib); warnings become annotations now, when every
-        group is known. Everything is recorded for the report of a failing synth, which
+        (their lines go back to aws-cdk-lib, followed by the warnings, marked
+        :data:`WARNING_PREFIX`, when there are errors); warnings become annotations now, when
+        every group is known. Everything is recorded for the report of a failing synth, which
         shows what no one else would then: the warnings, and the other annotations (a
         policy's, the gate's)."""
         findings = merge_findings(self._all_findings())
@@ -887,7 +1052,21 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         record_findings(
             self, errors, warnings, annotated=[self._gate] if self._gate is not None else []
         )
-        return [finding.message() for finding in errors]
+        refused = self._unwatched_metrics()
+        if not errors and not refused:
+            return []
+        # A failing synth writes no template, so no one prints the warnings: the error's
+        # message carries them, after the errors (an acknowledged warning is gone).
+        _, shown = annotation_texts([self])
+        return (
+            [finding.message() for finding in errors]
+            + refused
+            + [
+                f"{WARNING_PREFIX}{text}"
+                for text in dict.fromkeys(finding.message() for finding in warnings)
+                if text in shown
+            ]
+        )
 
     def _cross_group_findings(self) -> list[Finding]:
         spec = ClusterSpec(
@@ -1102,17 +1281,24 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         return [self._resource]
 
     def _gate_metric(
-        self, name: str, group_name: str, props: cloudwatch.MetricOptions | None
+        self, method: str, name: str, group_name: str, options: MetricOptions
     ) -> cloudwatch.Metric:
-        from .gate.metrics import gate_metric  # the CloudWatch module only when asked for
-
+        self._metric_groups.setdefault(group_name, method)
         return gate_metric(
             name,
             namespace=self._gate_options.metrics_namespace,
             cluster_name=self._name,
             group_name=group_name,
-            props=props,
+            **options,
         )
+
+    def _unwatched_metrics(self) -> list[str]:
+        """The metrics asked for of groups the gate does not watch (refused at synth)."""
+        if not self._metric_groups:
+            return []
+        gated = set(self._gate.requirements) if self._gate is not None else set()
+        groups = {group.name for group in self._groups}
+        return unwatched_metric_errors(self._metric_groups, gated=gated, groups=groups)
 
     def _sync_gate(self, group: InstanceGroup | None) -> None:
         """Add a gated group to the readiness gate (created with the first one; ``None``

@@ -1,15 +1,17 @@
-"""Turning validation failures into a short, clean report.
+"""Turning validation failures into a short, clean report, when you ask for it.
 
-A plain app needs nothing: importing the library installs a :data:`sys.excepthook` (see
-:func:`install_excepthook`), so ``python app.py`` and ``cdk synth`` of an app whose synth fails
-validation print the report below instead of a Python traceback and exit with status 1. Any
-other error keeps its traceback. :func:`report_validation_errors` does the same around a
-block, to a stream of your choice::
+Importing the library changes nothing outside it: a synth that fails validation raises
+aws-cdk-lib's error (a ``RuntimeError`` through jsii) whose message is the library's report,
+every finding once, and your app decides what to do with it, as with any other aws-cdk-lib
+error. For a run without a Python traceback, wrap the synth in one line (or decorate your
+``main()`` with ``@report_validation_errors()``)::
 
     with report_validation_errors():
-        app = App()
-        MyStack(app, "MyStack")
         app.synth()
+
+The block prints the report below to standard error (or a stream of your choice) and exits
+with status 1. An error whose text your code changed (your own message around it), or any
+other error, propagates unchanged.
 
 Every HyperPod cluster collects the findings of all its stages (its props, each group, the
 gate's options, the rules across groups) and reports them in its node validation, so one
@@ -46,14 +48,12 @@ from contextlib import contextmanager
 from typing import TextIO
 
 from ._core.finding import HyperPodValidationError
-from ._excepthook import install_excepthook
 from ._report_text import ValidationFailure, classify, print_report, validation_messages
 from .sizing import SizingError
 
 __all__ = [
     "ValidationFailure",
     "classify",
-    "install_excepthook",
     "print_report",
     "report_validation_errors",
     "validation_messages",
@@ -69,9 +69,8 @@ def report_validation_errors(stream: TextIO | None = None) -> Iterator[None]:
     prints a short report (one line per problem, no Python or jsii stack trace) to ``stream``
     (default: standard error) and exits with status 1. Other errors propagate unchanged.
 
-    Not needed for a plain app (importing the library installs the same report as
-    :data:`sys.excepthook`); use it to choose the stream, or where an excepthook never runs.
-    Also usable as a decorator of the app's ``main()``.
+    Opt-in: without it, the error propagates as aws-cdk-lib raises it (its message is the
+    same report). Also usable as a decorator of the app's ``main()``.
 
     :param stream: where the report goes. Default: ``sys.stderr``.
     :raises SystemExit: with status 1 after a validation failure.

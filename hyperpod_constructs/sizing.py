@@ -20,9 +20,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from .instance_type import HyperPodInstanceType
+
+if TYPE_CHECKING:
+    from constructs import IConstruct
 
 __all__ = [
     "FsdpLayout",
@@ -77,6 +80,14 @@ class SizingError(ValueError):
     def __init__(self, message: str, problems: Sequence[SizingProblem] = ()) -> None:
         super().__init__(message)
         self.problems = tuple(problems)
+
+
+def _at(scope: IConstruct | None, error: SizingError) -> SizingError:
+    """``error`` with the construct path of ``scope`` first (``[Training/Cluster] ...``), as
+    the library's other errors name where they happened; ``error`` itself without a scope."""
+    if scope is None:
+        return error
+    return SizingError(f"[{scope.node.path}] {error}", error.problems)
 
 
 def _check_positive(field: str, value: object) -> int:
@@ -196,36 +207,54 @@ class _Layout:
         raise NotImplementedError
 
     def validate_for(
-        self, instance_type: HyperPodInstanceType, *, accelerators_per_instance: int | None = None
+        self,
+        instance_type: HyperPodInstanceType,
+        *,
+        accelerators_per_instance: int | None = None,
+        scope: IConstruct | None = None,
     ) -> None:
         """Raise :class:`SizingError` naming every number that does not fit ``instance_type``
-        and the nearest valid choices (see ``problems_for``)."""
-        per = accelerator_count_of(
-            instance_type, accelerators_per_instance=accelerators_per_instance
-        )
+        and the nearest valid choices (see ``problems_for``).
+
+        :param scope: the construct the layout sizes, named first in the error. Default: none.
+        """
+        try:
+            per = accelerator_count_of(
+                instance_type, accelerators_per_instance=accelerators_per_instance
+            )
+        except SizingError as error:
+            raise _at(scope, error) from None
         problems = self.problems_for(instance_type, accelerators_per_instance=per)
         if problems:
             lines = "; ".join(problem.message() for problem in problems)
-            raise SizingError(
+            misfit = SizingError(
                 f"{self.describe()} does not fit {instance_type.name} ({per} accelerators per "
                 f"instance): {lines}",
                 problems,
             )
+            raise _at(scope, misfit)
 
     def nodes_for(
-        self, instance_type: HyperPodInstanceType, *, accelerators_per_instance: int | None = None
+        self,
+        instance_type: HyperPodInstanceType,
+        *,
+        accelerators_per_instance: int | None = None,
+        scope: IConstruct | None = None,
     ) -> int:
         """Instances the job fills: ``world_size / accelerators per instance``.
 
         :param accelerators_per_instance: ranks per instance. Default: the type's accelerator
             count (required for types the library does not know).
+        :param scope: the construct the layout sizes (a cluster, a stack), named first in the
+            error (``[Training/Cluster] ...``). Default: none.
         :raises SizingError: the layout does not fit (see ``problems_for``).
         """
-        per = accelerator_count_of(
+        self.validate_for(
+            instance_type, accelerators_per_instance=accelerators_per_instance, scope=scope
+        )
+        return self.world_size // accelerator_count_of(
             instance_type, accelerators_per_instance=accelerators_per_instance
         )
-        self.validate_for(instance_type, accelerators_per_instance=per)
-        return self.world_size // per
 
 
 @runtime_checkable
@@ -394,9 +423,16 @@ class MegatronLayout(_Layout):
         tensor_parallel: int,
         pipeline_parallel: int = 1,
         context_parallel: int = 1,
+        scope: IConstruct | None = None,
     ) -> MegatronLayout:
         """The layout Megatron derives: ``data_parallel = world_size / (TP x CP x PP)``.
 
+        :param world_size: ranks in the job (= accelerators).
+        :param tensor_parallel: TP, ranks that split each layer.
+        :param pipeline_parallel: PP, pipeline stages. Default: 1.
+        :param context_parallel: CP, ranks that split the sequence. Default: 1.
+        :param scope: the construct the layout sizes (a cluster, a stack), named first in the
+            error (``[Training/Cluster] ...``). Default: none.
         :raises SizingError: ``world_size`` is not divisible by TP x CP x PP; the message
             names the nearest world sizes that are.
         """
@@ -415,7 +451,7 @@ class MegatronLayout(_Layout):
                 allowed=f"a multiple of {model}",
                 nearest=_nearest_multiples(world_size, model),
             )
-            raise SizingError(f"Megatron layout: {problem.message()}", [problem])
+            raise _at(scope, SizingError(f"Megatron layout: {problem.message()}", [problem]))
         return cls(tensor_parallel, pipeline_parallel, world_size // model, context_parallel)
 
     @property

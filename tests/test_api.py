@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import json
 import os
 import subprocess
 import sys
@@ -102,6 +103,178 @@ def test_the_cluster_interface_carries_grant() -> None:
     (statement,) = statements(data, role_id)
     assert actions(statement) == {"sagemaker:UpdateCluster"}
     assert statement_resources(statement) == [arn]
+
+
+OPERATORS = ROOT / "tests" / "apps" / "operators.py"
+"""A user's app using every API of the cluster interface (mypy --strict checks it)."""
+
+
+@pytest.fixture(scope="module")
+def operators() -> dict[str, object]:
+    """The template of :data:`OPERATORS`' stack."""
+    from aws_cdk.assertions import Template
+
+    from tests.apps.operators import build
+
+    return as_dict(Template.from_stack(build(new_app())))
+
+
+def test_the_interface_is_an_aws_cdk_lib_resource_interface() -> None:
+    from aws_cdk import IResource
+    from aws_cdk.interfaces.aws_sagemaker import IClusterRef
+
+    assert {IResource, IClusterRef} <= set(IHyperPodCluster.__mro__)
+    for name in ("apply_removal_policy", "stack", "env", "cluster_ref", "on_event"):
+        assert hasattr(IHyperPodCluster, name), name
+
+
+def test_the_users_app_is_type_checked_by_mypy() -> None:
+    """``make test``'s mypy --strict run includes the app (pyproject's ``files``)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "tests/apps" in config["tool"]["mypy"]["files"]
+    source = OPERATORS.read_text()
+    for api in (
+        "from_cluster_name(",
+        "apply_removal_policy(",
+        "cluster_ref",
+        "metric(",
+        "metric_running_count(",
+        "on_event(",
+        "grant_update(",
+        "grant_ssm_session(",
+    ):
+        assert api in source, api
+
+
+def _rules(template: dict[str, object]) -> dict[str, dict[str, object]]:
+    from tests.template_utils import resources
+
+    return {
+        logical: body["Properties"]
+        for logical, body in resources(template, "AWS::Events::Rule").items()
+        if "FastPath" not in logical
+    }
+
+
+def test_on_event_matches_this_clusters_hyperpod_events(operators: dict[str, object]) -> None:
+    rules = _rules(operators)
+    (events,) = [p for logical, p in rules.items() if logical.startswith("ClusterEvents")]
+    assert events["EventPattern"] == {
+        "source": ["aws.sagemaker"],
+        "detail-type": [
+            "SageMaker HyperPod Cluster Event",
+            "SageMaker HyperPod Cluster State Change",
+            "SageMaker HyperPod Cluster Node Health Event",
+        ],
+        "resources": [{"Fn::GetAtt": ["ClusterEB0386A7", "ClusterArn"]}],
+    }
+    assert events["Description"] == "HyperPod events"
+    # A detail-type of the user's own narrows the rule; it is not widened to all three.
+    (health,) = [p for logical, p in rules.items() if logical.startswith("ByArnNodeHealth")]
+    assert health["EventPattern"] == {
+        "source": ["aws.sagemaker"],
+        "detail-type": ["SageMaker HyperPod Cluster Node Health Event"],
+        "resources": ["arn:aws:sagemaker:us-east-1:111122223333:cluster/abcdef123456"],
+    }
+
+
+def test_operator_grants_are_scoped_to_each_cluster(operators: dict[str, object]) -> None:
+    names = list(operators["Resources"])  # type: ignore[call-overload]
+    role_id = next(k for k in names if k.startswith("Operator"))
+    execution_role = next(k for k in names if k.startswith("ClusterExecutionRole"))
+    granted: dict[str, list[object]] = {}
+    for statement in statements(operators, role_id):
+        for action in sorted(actions(statement)):
+            granted.setdefault(action, []).extend(statement_resources(statement))
+
+    def on(*arns: object) -> list[str]:
+        return sorted(json.dumps(arn) for arn in arns)
+
+    found = {action: on(*arns) for action, arns in granted.items()}
+    defined = {"Fn::GetAtt": ["ClusterEB0386A7", "ClusterArn"]}
+    imported = "arn:aws:sagemaker:us-east-1:111122223333:cluster/abcdef123456"
+    looked_up = {"Fn::GetAtt": ["ByNameArnLookupF9683680", "ClusterArn"]}
+    assert found["sagemaker:DescribeCluster"] == on(defined, imported, looked_up)
+    assert found["ssm:StartSession"] == on(defined, imported, looked_up)
+    assert found["sagemaker:UpdateCluster"] == on(defined, imported)
+    assert found["sagemaker:UpdateClusterSoftware"] == on(defined, imported)
+    (own,) = set(map(str, granted["ssm:TerminateSession"]))
+    assert "session/${aws:userid}-*" in own
+    (pass_role,) = [s for s in statements(operators, role_id) if actions(s) == {"iam:PassRole"}]
+    assert pass_role["Condition"] == {
+        "StringEquals": {"iam:PassedToService": "sagemaker.amazonaws.com"}
+    }
+    assert pass_role["Resource"] == {"Fn::GetAtt": [execution_role, "Arn"]}
+
+
+def test_from_cluster_name_reads_the_arn_once_at_deploy_time(
+    operators: dict[str, object],
+) -> None:
+    """HyperPod's ARN ends in the cluster's id: one DescribeCluster call, allowed nothing else."""
+    from tests.template_utils import only
+
+    _, lookup = only(operators, "Custom::AWS")
+    create = json.loads(lookup["Properties"]["Create"])
+    assert create["action"] == "DescribeCluster"
+    assert create["parameters"] == {"ClusterName": "research"}
+    assert create["outputPaths"] == ["ClusterArn"]
+    policies = [
+        body
+        for logical, body in operators["Resources"].items()  # type: ignore[attr-defined]
+        if logical.startswith("ByNameArnLookupCustomResourcePolicy")
+    ]
+    (statement,) = policies[0]["Properties"]["PolicyDocument"]["Statement"]
+    assert statement["Action"] == "sagemaker:DescribeCluster"
+
+
+def test_metrics_take_keyword_options(operators: dict[str, object]) -> None:
+    from tests.template_utils import only
+
+    _, alarm = only(operators, "AWS::CloudWatch::Alarm")
+    properties = alarm["Properties"]
+    assert properties["MetricName"] == "RunningCount"
+    assert (properties["Period"], properties["Statistic"]) == (300, "Minimum")
+    assert {d["Name"]: d["Value"] for d in properties["Dimensions"]}["InstanceGroup"] == "gpu"
+
+
+@pytest.mark.parametrize(
+    ("group", "why"),
+    [
+        ("cpu", "instance group 'cpu' is not gated"),
+        ("gpux", "there is no instance group 'gpux'"),
+    ],
+)
+@pytest.mark.parametrize("owner", ["cluster", "gate"])
+def test_a_metric_of_a_group_the_gate_does_not_watch_fails_the_synth(
+    group: str, why: str, owner: str
+) -> None:
+    from hyperpod_constructs import HyperPodInstanceType, InstanceGroup
+
+    cpu = HyperPodInstanceType.ML_C5_4XLARGE
+    app = new_app()
+    cluster = HyperPodSlurmCluster(
+        Stack(app, "S"),
+        "Cluster",
+        instance_groups=[
+            InstanceGroup.controller("controller", instance_type=cpu),
+            InstanceGroup.compute(
+                "gpu", instance_type=cpu, instance_count=2, min_instance_count=2, partition="g"
+            ),
+            InstanceGroup.compute("cpu", instance_type=cpu, instance_count=2, partition="c"),
+        ],
+    )
+    source = cluster if owner == "cluster" else cluster.min_count_gate
+    assert source is not None
+    source.metric_current_count(group)
+    with pytest.raises(RuntimeError, match="Validation failed") as failed:
+        app.synth()
+    (line,) = [line for line in str(failed.value).splitlines() if "metric_current_count" in line]
+    if owner == "gate":
+        why = f"the readiness gate does not wait for instance group '{group}'"
+    assert f"metric_current_count('{group}'): {why}" in line
+    assert "allowed: a gated group ('gpu')" in line
 
 
 def test_the_cluster_base_class_is_abstract() -> None:

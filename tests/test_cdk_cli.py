@@ -1,5 +1,6 @@
-"""The real ``cdk synth`` on an invalid plain app (it ends with ``app.synth()``, nothing
-wrapped): each problem printed once, concisely, exit != 0.
+"""The real ``cdk synth`` on an invalid app that opts in to the short report
+(``@report_validation_errors()`` on its ``main()``): each problem printed once, concisely,
+exit != 0.
 
 Two invalid apps (an error raised while the app is built, and cross-group errors found by
 the cluster's node validation in ``app.synth()``), each in a temporary folder with its own
@@ -26,14 +27,22 @@ os.environ.setdefault("CDK_VALIDATION", "false")
 
 from aws_cdk import App, Stack
 
-from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup
+from hyperpod_constructs import (
+    HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup, report_validation_errors
+)
 
 CPU = HyperPodInstanceType.ML_C5_4XLARGE
 
-app = App()
-stack = Stack(app, "Invalid")
-HyperPodSlurmCluster(stack, "Cluster", instance_groups=[{groups}])
-app.synth()
+
+@report_validation_errors()
+def main():
+    app = App()
+    stack = Stack(app, "Invalid")
+    HyperPodSlurmCluster(stack, "Cluster", instance_groups=[{groups}])
+    app.synth()
+
+
+main()
 '''
 
 CASES = {

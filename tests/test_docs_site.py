@@ -48,9 +48,23 @@ def _tree(tmp_path: Path, packages: list[str], pages: dict[str, str]) -> tuple[P
     return root, api
 
 
-def test_the_repository_has_one_api_page_per_public_package() -> None:
-    assert hooks.stale_api_pages() == []
+def test_the_repository_has_one_api_page_per_public_package_and_top_level_class() -> None:
+    assert hooks.stale_api_pages(classes=hooks.top_level_classes()) == []
     assert set(hooks.documented_packages()) == hooks.public_packages()
+    assert {"HyperPodSlurmCluster", "MinCountGate", "InstanceGroup", "MinCountGateOptions"} <= (
+        set(hooks.documented_classes())
+    )
+
+
+def test_a_class_without_its_page_fails(tmp_path: Path) -> None:
+    root, api = _tree(tmp_path, [], {"index.md": "hyperpod_constructs"})
+    (api / "Old.md").write_text("# Old\n\n::: hyperpod_constructs.Old\n")
+    assert hooks.stale_api_pages(root, api, classes={"Cluster"}) == [
+        "API reference: class hyperpod_constructs.Cluster has no page "
+        "(add docs/api/Cluster.md with '::: hyperpod_constructs.Cluster')",
+        "API reference: docs/api/Old.md documents hyperpod_constructs.Old, which is not a class "
+        "of the top level",
+    ]
 
 
 def test_a_package_without_a_page_and_a_page_without_a_package_fail(tmp_path: Path) -> None:
@@ -183,16 +197,7 @@ def _own(element: Element) -> Iterator[Element]:
 
 def documented_parameters(contents: Element) -> set[str]:
     """The names in the first column of the object's own "Parameters" tables."""
-    names: set[str] = set()
-    sections = list(_own(contents))
-    for index, element in enumerate(sections):
-        if "doc-section-title" in element.classes and element.text().startswith("Parameters"):
-            table = next(e for e in sections[index:] if e.tag == "table")
-            for row in table.walk():
-                cells = [c for c in row.children if isinstance(c, Element) and c.tag == "td"]
-                if row.tag == "tr" and cells:
-                    names.add(cells[0].text().strip())
-    return names
+    return set(_parameter_rows(contents))
 
 
 def signature_parameters(value: object) -> list[str]:
@@ -212,11 +217,11 @@ def signature_parameters(value: object) -> list[str]:
 
 @pytest.fixture(scope="session")
 def api_pages(site: Path) -> dict[str, Element]:
-    """Namespace -> its parsed API page."""
-    pages = hooks.documented_packages()
+    """Namespace, or top-level class name, -> its parsed API page."""
+    pages = {**hooks.documented_packages(), **hooks.documented_classes()}
     return {
-        namespace: parse_html(site / "api" / pages[namespace].replace(".md", ".html"))
-        for namespace in hooks.public_packages()
+        name: parse_html(site / "api" / page.replace(".md", ".html"))
+        for name, page in pages.items()
     }
 
 
@@ -274,6 +279,8 @@ def test_every_public_name_has_an_entry_describing_each_parameter(
     """Of every public name: its constructor's or function's parameters; of the top level's
     classes (what an app writes), each public method's too."""
     path, page = f"{namespace}.{name}", api_pages[namespace]
+    if namespace == hooks.PACKAGE and name in api_pages:
+        page = api_pages[name]  # a class of the top level: its own page
     value = getattr(importlib.import_module(namespace), name)
     contents = entry(page, path)
     if namespace == hooks.PACKAGE and is_construct_or_value_type(value):
@@ -307,3 +314,209 @@ def test_no_cross_reference_renders_as_text(site: Path) -> None:
                 for m in RAW_REFERENCE.finditer(text)
             ]
     assert raw == [], "\n".join(raw)
+
+
+# -- the API reference shaped like aws-cdk-lib's ------------------------------------------------
+
+
+def _parameter_rows(contents: Element) -> dict[str, tuple[str, str]]:
+    """Parameter name -> (description, default) of an entry's own "Parameters" tables (either
+    empty where the table has no such column)."""
+    rows: dict[str, tuple[str, str]] = {}
+    sections = list(_own(contents))
+    for index, element in enumerate(sections):
+        if "doc-section-title" in element.classes and element.text().startswith("Parameters"):
+            table = next(e for e in sections[index:] if e.tag == "table")
+            header = [e.text().strip() for e in table.walk() if e.tag == "th"]
+            for row in table.walk():
+                cells = [c for c in row.children if isinstance(c, Element) and c.tag == "td"]
+                if row.tag == "tr" and cells:
+                    text = dict(
+                        zip(header, (" ".join(c.text().split()) for c in cells), strict=True)
+                    )
+                    name = " ".join(cells[0].text().split())
+                    rows[name] = (text.get("Description", ""), text.get("Default", ""))
+    return rows
+
+
+def test_each_default_is_the_one_the_docstring_states(api_pages: dict[str, Element]) -> None:
+    """Not ``None`` where the text says "derived from the construct path" or "a new role"."""
+    path = "hyperpod_constructs.HyperPodSlurmCluster"
+    rows = _parameter_rows(entry(api_pages["HyperPodSlurmCluster"], path))
+    for name, starts in {
+        "cluster_name": "derived from the construct path",
+        "execution_role": "a new role",
+        "vpc_subnets": "the VPC's private subnets",
+        "security_groups": "a new group",
+        "readiness_gate": "on, with the defaults of MinCountGateOptions",
+    }.items():
+        assert rows[name][1].startswith(starts), (name, rows[name])
+    # Everywhere: a description that states a default is what the Default column shows.
+    griffe_defaults = _docs_module("griffe_defaults")
+    wrong = [
+        f"{page_name}: {name}: {default!r}, the text says {stated!r}"
+        for page_name, page in api_pages.items()
+        for heading in page.walk()
+        if "doc-heading" in heading.classes and heading.attrs.get("id")
+        for name, (description, default) in _parameter_rows(_contents(heading)).items()
+        if (stated := griffe_defaults.stated_default(description)) is not None and default != stated
+    ]
+    assert wrong == []
+
+
+def _docs_module(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_cluster_base_class_page_lists_its_constructor_parameters(
+    api_pages: dict[str, Element],
+) -> None:
+    path = "hyperpod_constructs.HyperPodClusterBase"
+    rows = _parameter_rows(entry(api_pages["HyperPodClusterBase"], path))
+    assert {"scope", "id", "account", "region"} <= set(rows)
+
+
+def test_a_constructs_page_names_the_cloudformation_resource_it_makes(
+    api_pages: dict[str, Element],
+) -> None:
+    """The L1 types come from a synthesized cluster, not typed in."""
+    from aws_cdk import Stack
+
+    from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup
+    from tests.conftest import new_app
+
+    cpu = HyperPodInstanceType.ML_C5_4XLARGE
+    cluster = HyperPodSlurmCluster(
+        Stack(new_app(), "S"),
+        "Cluster",
+        instance_groups=[
+            InstanceGroup.controller("controller", instance_type=cpu),
+            InstanceGroup.compute(
+                "a", instance_type=cpu, instance_count=2, min_instance_count=2, partition="a"
+            ),
+        ],
+    )
+    assert cluster.min_count_gate is not None
+    made = {
+        "HyperPodSlurmCluster": cluster.node.default_child.cfn_resource_type,  # type: ignore[union-attr]
+        "MinCountGate": cluster.min_count_gate.wait_condition.cfn_resource_type,
+    }
+    for name, resource_type in made.items():
+        assert f"CloudFormation: {resource_type}" in " ".join(api_pages[name].text().split())
+
+
+def test_the_top_level_page_links_every_class_page(site: Path) -> None:
+    index = parse_html(site / "api" / "index.html")
+    links = {e.attrs.get("href") for e in index.walk() if e.tag == "a"}
+    assert {f"{name}.html" for name in hooks.top_level_classes()} <= links
+
+
+def test_parameter_tables_fit_the_page(site: Path) -> None:
+    """mkdocstrings never breaks code in a table cell (``word-break: normal !important``), so
+    one long name in the Type, Description or Default column made a table wider than the
+    content column and Material hid the Default column behind a scroll bar at 1,400 px. The
+    site's stylesheet, loaded by every page, lets the columns after the type wrap (names and
+    rule ids stay whole). Measured with headless Chromium at 1,400 px: no table of the site
+    scrolls (CI has no browser, so this test reads the CSS)."""
+    css = (site / "stylesheets" / "extra.css").read_text()
+    rule = re.search(r"\.doc-contents td:nth-child\(n \+ 3\) code \{(?P<body>[^}]*)\}", css)
+    assert rule is not None, css
+    assert "overflow-wrap: anywhere" in rule["body"]
+    assert "word-break: normal !important" in rule["body"]  # overrides mkdocstrings' own
+    for page in sorted(site.rglob("*.html")):
+        if PUBLISHED in page.relative_to(site).parts or page.name == "404.html":
+            continue
+        sheets = [e.attrs.get("href", "") for e in parse_html(page).walk() if e.tag == "link"]
+        assert any(href.endswith("stylesheets/extra.css") for href in sheets), page
+
+
+# -- every rule id is a URL --------------------------------------------------------------------
+
+
+def test_every_rule_has_an_anchor_under_its_own_heading(site: Path) -> None:
+    from hyperpod_constructs.validation.registry import RULES, rule_anchor
+
+    page = parse_html(site / "validation.html")
+    elements = list(page.walk())
+    headings = [e for e in elements if e.tag in {"h2", "h3"}]
+    anchors = {e.attrs["id"]: e for e in elements if "id" in e.attrs}
+    for rule_id in RULES:
+        anchor = anchors.get(rule_anchor(rule_id))
+        assert anchor is not None, f"{rule_id}: no anchor #{rule_anchor(rule_id)}"
+        assert "rule-id" in anchor.classes and anchor.text() == rule_id
+        assert anchor.attrs.get("href") == f"#{rule_anchor(rule_id)}"
+        before = [h for h in headings if elements.index(h) < elements.index(anchor)]
+        assert before[-1].text().strip().rstrip("¶") == "Every rule", rule_id
+    css = (site / "stylesheets" / "extra.css").read_text()
+    assert re.search(r"\.rule-id[^{]*\{\s*white-space: nowrap;", css)
+
+
+def test_site_search_finds_a_rule_by_its_id(site: Path) -> None:
+    """The search splits the query and the pages with the site's separator: a rule id must
+    stay one word (it was four: HP, MIN, ABOVE, COUNT), found on the rules page."""
+    import json
+
+    from hyperpod_constructs.validation.registry import RULES
+
+    index = json.loads((site / "search" / "search_index.json").read_text())
+    separator = re.compile(index["config"]["separator"])
+    words = {
+        word.lower()
+        for doc in index["docs"]
+        if doc["location"].startswith("validation.html")
+        for word in separator.split(re.sub(r"<[^>]+>", " ", doc["text"]))
+    }
+    for rule_id in RULES:
+        assert separator.split(rule_id) == [rule_id]
+        assert rule_id.lower() in words, rule_id
+
+
+# -- a home page that starts -------------------------------------------------------------------
+
+
+def test_the_home_page_says_how_to_start(site: Path) -> None:
+    """What it is, the install command, a short example with a gated group and a dependant,
+    three things to read next."""
+    page = parse_html(site / "index.html")
+    blocks = [e.text() for e in page.walk() if e.tag == "pre"]
+    assert any("pip install" in block for block in blocks)
+    (example,) = [block for block in blocks if "HyperPodSlurmCluster(" in block]
+    assert "min_instance_count=" in example and ".node.add_dependency(cluster.ready)" in example
+    assert len(example.strip().splitlines()) <= 35
+    (read_next,) = [e for e in page.walk() if e.tag == "h2" and "Read next" in e.text()]
+    siblings = read_next.parent.children if read_next.parent else []
+    after = siblings[siblings.index(read_next) :]
+    (steps,) = [e for e in after if isinstance(e, Element) and e.tag == "ol"][:1]
+    assert len([e for e in steps.children if isinstance(e, Element) and e.tag == "li"]) == 3
+
+
+CONTRIBUTOR_PAGES = {"layout.md", "performance.md", "integ.md", "gate-runtime.md"}
+
+
+def test_user_guides_and_contributor_pages_are_apart_in_the_navigation() -> None:
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *_: None)
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_Loader)
+    sections = {next(iter(item)): item[next(iter(item))] for item in config["nav"]}
+    guides = {next(iter(entry.values())) for entry in sections["Guides"]}
+    contributing = {next(iter(entry.values())) for entry in sections["Contributing"]}
+    assert not guides & CONTRIBUTOR_PAGES
+    assert contributing == CONTRIBUTOR_PAGES
+
+
+def test_the_guide_starts_with_a_cluster_and_no_page_says_make_docs(site: Path) -> None:
+    guide = parse_html(site / "guide.html")
+    (first,) = [e for e in guide.walk() if e.tag == "h2"][:1]
+    assert first.text().strip().rstrip("¶") == "A cluster"
+    for page in sorted(site.rglob("*.html")):
+        if PUBLISHED in page.relative_to(site).parts or page.name == "changelog.html":
+            continue
+        assert "make docs" not in parse_html(page).text(), page

@@ -76,7 +76,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "",
             "__main__",
             "_report_text",
-            "_excepthook",
             "reporting",
             "policy",
             "blueprints",
@@ -207,10 +206,10 @@ def test_every_module_is_in_one_layer_listed_once() -> None:
 
 def test_the_reader_sees_imports_in_functions_and_under_type_checking() -> None:
     # instance_group imports LifecycleScripts for annotations only (TYPE_CHECKING), the
-    # excepthook imports the report's text when an error reaches it (in a function), and
-    # importing gate.options runs gate/__init__.py.
+    # gate imports its metrics when one is asked for (in a function), and importing
+    # gate.options runs gate/__init__.py.
     assert "lifecycle" in GRAPH["instance_group"]
-    assert "_report_text" in GRAPH["_excepthook"]
+    assert "gate.metrics" in GRAPH["gate.construct"]
     assert {"gate", "gate.options"} <= GRAPH["validation.gate_rules"]
 
 

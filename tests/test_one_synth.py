@@ -1,6 +1,7 @@
 """Six mistakes in six different stages are all reported by one synth, each once.
 
-The same plain app (it ends with ``app.synth()``, nothing wrapped) runs three ways: in
+The same app (its synth in the one-line opt-in ``with report_validation_errors():``) runs
+three ways: in
 process (``app.synth()`` fails with every error, no template is written), as ``python app.py``
 and through the real ``cdk synth``. Both subprocesses print one report: six lines, one per
 mistake (two rules broken by one value share a line), errors first and then the warning a
@@ -30,6 +31,7 @@ from hyperpod_constructs import (
     InstanceGroup,
     MinCountGateOptions,
     NodeProvisioningMode,
+    report_validation_errors,
 )
 
 CPU = HyperPodInstanceType.ML_C5_4XLARGE
@@ -65,7 +67,8 @@ def build(outdir=None):
 
 
 if __name__ == "__main__":
-    build().synth()
+    with report_validation_errors():
+        build().synth()
 '''
 
 EXPECTED = [
@@ -116,13 +119,16 @@ def app_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_one_synth_in_process_reports_all_six(app_file: Path, tmp_path: Path) -> None:
-    """In process, aws-cdk-lib's error holds the five errors (one line each)."""
+    """In process, aws-cdk-lib's error holds the report: the five errors (one line each),
+    then the warning, marked as one."""
     namespace: dict[str, object] = {"__name__": "six"}
     exec(compile(app_file.read_text(), str(app_file), "exec"), namespace)
     app = namespace["build"](str(tmp_path))  # type: ignore[operator]
     with pytest.raises(RuntimeError, match="Validation failed") as failed:
         app.synth()
-    _check_problems(str(failed.value).splitlines(), warnings=False)
+    lines = str(failed.value).splitlines()
+    _check_problems([line.replace("] warning: ", "] ", 1) for line in lines])
+    assert sum("] warning: " in line for line in lines) == 1
     assert list(tmp_path.rglob("*.template.json")) == []
 
 

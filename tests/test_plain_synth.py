@@ -1,22 +1,25 @@
-"""A plain app (no ``report_validation_errors``) run as ``python app.py``, in several shapes.
+"""An app run as ``python app.py``: what a failing synth prints, with and without the opt-in.
 
-A validation failure prints the short report (every finding once, errors first, no Python
-traceback and no jsii stack), writes no template and exits with status 1, whether the cluster
-sits in a stack of the app, of a ``Stage`` or in a ``NestedStack``, whether the error is raised
-while the app is built or relayed by jsii from an aspect. Any other error keeps Python's
-traceback, also one aws-cdk-lib raises through jsii. Each case is a real subprocess; they run
-at once. tests/test_cdk_cli.py and tests/test_one_synth.py run the same form under ``cdk synth``.
+Importing the library changes no process-wide state. A plain app's failing synth ends in
+Python's usual traceback of aws-cdk-lib's error, whose message is the library's report (every
+finding once, warnings after errors). With the opt-in (``@report_validation_errors()`` on the
+app's ``main()``) the report is printed without a traceback, whether the cluster sits in a
+stack of the app, of a ``Stage`` or in a ``NestedStack``, whether the error is raised while
+the app is built or relayed by jsii from an aspect. Any other error keeps Python's traceback,
+also one aws-cdk-lib raises through jsii, and a user's own exception (wrapping or chaining the
+validation error, in a thread, under a crash reporter installed before the import) is never
+hidden or rewritten. Each case is a real subprocess; they run at once.
+tests/test_cdk_cli.py and tests/test_one_synth.py run the opt-in form under ``cdk synth``.
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 
 import pytest
 
-from tests.support.cdk_cli import Finished, cdk_env, run_all, run_app
+from tests.support.cdk_cli import Finished, cdk_env, run_all
 
 HEAD = """\
 import os
@@ -26,7 +29,12 @@ os.environ.setdefault("CDK_VALIDATION", "false")
 import jsii
 from aws_cdk import App, Aspects, IAspect, NestedStack, Stack, Stage
 
-from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup
+from hyperpod_constructs import (
+    HyperPodInstanceType,
+    HyperPodSlurmCluster,
+    InstanceGroup,
+    report_validation_errors,
+)
 
 CPU = HyperPodInstanceType.ML_C5_4XLARGE
 GROUPS = [
@@ -84,15 +92,79 @@ Aspects.of(app).add(HyperPodPolicy(name="acme", max_instance_count=2))
     "jsii-error": 'Stack(app, "Top")\nStack(app, "Top")\n',
 }
 
-CASES = {**SHAPES, **OTHER}
+USER = {
+    # The user's own error around the validation error, inside the opt-in block: theirs.
+    "wrapped": """\
+HyperPodSlurmCluster(Stack(app, "Top"), "Cluster", instance_groups=GROUPS)
+try:
+    app.synth()
+except RuntimeError as e:
+    raise RuntimeError(f"team-x deploy failed, OPS-123: {e}") from e
+""",
+}
+"""The user's own errors, inside the opt-in block."""
+
+PLAIN = 'HyperPodSlurmCluster(Stack(app, "Top"), "Cluster", instance_groups=GROUPS)\n'
+"""No opt-in: Python's traceback of aws-cdk-lib's error, the report its message."""
+
+HOOKED = """\
+import sys
+import threading
+
+sys.excepthook = lambda kind, error, trace: print(f"REPORTER {kind.__name__}: {error}")
+before = (sys.excepthook, threading.excepthook)
+
+from aws_cdk import App, Stack
+
+from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup
+
+print("SAME HOOKS", (sys.excepthook, threading.excepthook) == before)
+CPU = HyperPodInstanceType.ML_C5_4XLARGE
+
+
+def failing_synth(name):
+    app = App()
+    HyperPodSlurmCluster(Stack(app, name), "Cluster", instance_groups=[
+        InstanceGroup.compute("a", instance_type=CPU, instance_count=1, threads_per_core=3,
+                              partition="a"),
+    ])
+    app.synth()
+
+
+thread = threading.Thread(target=failing_synth, args=("InThread",))
+thread.start()
+thread.join()
+
+
+class DeployError(Exception):
+    pass
+
+
+try:
+    failing_synth("Main")
+except RuntimeError as error:
+    raise DeployError("team-x: the synth failed") from error
+"""
+"""A crash reporter installed before the import, a thread, and the user's chained error."""
+
+CASES = {**SHAPES, **OTHER, **USER}
+
+
+def _app(case: str) -> str:
+    """The case's body in the app's ``main()``, decorated with the opt-in."""
+    body = "".join(f"    {line}\n" for line in CASES[case].splitlines())
+    main = f"@report_validation_errors()\ndef main():\n{body}    app.synth()\n"
+    return f"{HEAD}\n\n{main}\n\nmain()\n"
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Finished]:
     """Every case as ``python app.py`` in its own folder, all at once."""
-    folders = {case: tmp_path_factory.mktemp(case) for case in CASES}
-    for case, body in CASES.items():
-        (folders[case] / "app.py").write_text(f"{HEAD}{body}\napp.synth()\n")
+    folders = {case: tmp_path_factory.mktemp(case) for case in [*CASES, "plain", "hooked"]}
+    for case in CASES:
+        (folders[case] / "app.py").write_text(_app(case))
+    (folders["plain"] / "app.py").write_text(f"{HEAD}{PLAIN}app.synth()\n")
+    (folders["hooked"] / "app.py").write_text(HOOKED)
     env = cdk_env()
     env.pop("CDK_VALIDATION", None)
     return run_all(folders, [sys.executable, "app.py"], env)
@@ -169,10 +241,52 @@ def test_other_errors_keep_their_traceback(
     assert "validation failed" not in run.stderr.lower()
 
 
-def test_the_traceback_variable_restores_the_traceback(tmp_path: Path) -> None:
-    """``HYPERPOD_CONSTRUCTS_TRACEBACK=1``: the usual traceback, for debugging the library."""
-    (tmp_path / "app.py").write_text(f"{HEAD}{OTHER['eager']}")
-    result = run_app(tmp_path, HYPERPOD_CONSTRUCTS_TRACEBACK="1")
-    assert result.returncode == 1
-    assert result.stderr.startswith("Traceback (most recent call last):")
-    assert result.stderr.rstrip().splitlines()[-1].startswith("hyperpod_constructs.")
+def _last_error(run: Finished) -> list[str]:
+    """The lines of the last exception Python printed (from its ``Type: message`` line)."""
+    lines = run.stderr.rstrip().splitlines()
+    start = max(i for i, line in enumerate(lines) if re.match(r"^[\w.]+(Error|Exception):", line))
+    return lines[start:]
+
+
+def test_a_plain_app_raises_the_report_as_its_error(runs: dict[str, Finished]) -> None:
+    """No opt-in: the usual traceback; aws-cdk-lib's error carries the clean report."""
+    run = runs["plain"]
+    assert run.returncode == 1
+    assert "Traceback (most recent call last):" in run.stderr
+    error = _last_error(run)
+    assert error[0] == (
+        "RuntimeError: ValidationFailedWithErrors: Validation failed with the following errors:"
+    )
+    problems = [line.strip() for line in error[1:]]
+    assert [re.sub(r".*\[(.*)\]$", r"\1", line) for line in problems] == [
+        "HP-THREADS",
+        "HP-GROUP-UNIQUE",
+        "HP-WARN-INSTANCE-TYPE",
+    ]
+    assert problems[2].startswith("[Top/Cluster] warning: instance group 'a' (position 3)")
+    assert "validation failed (" not in run.stderr.lower()
+    assert list(run.outdir.rglob("*.template.json")) == []
+
+
+def test_the_users_own_error_is_never_rewritten(runs: dict[str, Finished]) -> None:
+    """Wrapped and chained inside the opt-in block: the user's traceback, type and text."""
+    run = runs["wrapped"]
+    assert run.returncode == 1
+    assert "The above exception was the direct cause of the following exception:" in run.stderr
+    assert _last_error(run)[0] == (
+        "RuntimeError: team-x deploy failed, OPS-123: ValidationFailedWithErrors: "
+        "Validation failed with the following errors:"
+    )
+    assert "HyperPod validation failed (" not in run.stderr
+
+
+def test_importing_changes_no_hook_and_hides_nothing(runs: dict[str, Finished]) -> None:
+    """A crash reporter installed before the import stays (so does IPython's, which sets
+    ``sys.excepthook`` the same way) and gets the user's error; ``threading.excepthook`` is
+    Python's own and prints the thread's traceback."""
+    run = runs["hooked"]
+    assert run.stdout.splitlines()[0] == "SAME HOOKS True"
+    assert run.stdout.splitlines()[-1] == "REPORTER DeployError: team-x: the synth failed"
+    assert "Exception in thread" in run.stderr
+    assert "Traceback (most recent call last):" in run.stderr
+    assert "[InThread/Cluster] instance group 'a': threads_per_core" in run.stderr

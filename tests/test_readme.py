@@ -62,14 +62,28 @@ MISTAKES = {
 """The mistakes the README's words put into its example."""
 
 
+OPT_IN = "with report_validation_errors(): app.synth()"
+"""The one line the README and the guide give for a report without a traceback."""
+
+
+def _opted_in(app: str) -> str:
+    """``app`` with its last line ``app.synth()`` in :data:`OPT_IN`."""
+    assert app.endswith("\napp.synth()\n")
+    head = app.removesuffix("app.synth()\n")
+    return f"{head}from hyperpod_constructs import report_validation_errors\n\n{OPT_IN}\n"
+
+
 def test_the_readme_error_message_is_what_a_plain_app_prints(tmp_path: Path) -> None:
-    """The example with the README's two mistakes, run as the plain ``python app.py`` a user
-    runs: stderr is exactly the block the README shows, with no traceback, status 1."""
+    """The example with the README's two mistakes, run as ``python app.py`` with the opt-in
+    line the README gives: stderr is exactly the block the README shows, with no traceback,
+    status 1."""
     example, shown = _blocks("python")[0], _blocks("text")[0]
+    assert f"`{OPT_IN}`" in README
     for right, wrong in MISTAKES.items():
         assert f"`{wrong}`" in README  # the words say which mistakes the block shows
         assert example.count(right) == 1
         example = example.replace(right, wrong)
+    example = _opted_in(example)
     (tmp_path / "lifecycle").mkdir()
     (tmp_path / "lifecycle" / "on_create.sh").write_text("#!/bin/bash\n")
     (tmp_path / "app.py").write_text(example)
@@ -120,7 +134,8 @@ def test_the_guide_report_is_what_a_plain_app_prints(tmp_path: Path) -> None:
     (shown,) = re.findall(r"```text\n(.*?)```", errors, flags=re.DOTALL)[:1]
     for words in ("STANDARD mode", "two groups named `p5`", '`"ml.p5.48xlarg"`'):
         assert words in errors
-    (tmp_path / "app.py").write_text(GUIDE_APP)
+    assert "with report_validation_errors():\n    app.synth()" in errors
+    (tmp_path / "app.py").write_text(_opted_in(GUIDE_APP))
     result = run_app(tmp_path, CDK_OUTDIR=str(tmp_path / "out"))
     assert result.returncode == 1, result.stderr
     assert result.stderr == shown

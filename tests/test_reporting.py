@@ -271,6 +271,15 @@ def test_classify_plugin_failure() -> None:
 @pytest.mark.parametrize(
     "error",
     [
+        # A user's own error around a validation failure is theirs: never reformatted.
+        RuntimeError(
+            "team-x deploy failed, OPS-123: ValidationFailedWithErrors: Validation failed with "
+            "the following errors:\n  [S/C] first [HP-A]"
+        ),
+        RuntimeError(
+            "team-x: ValidationFailed: Validation failed. A copy of this report can be found "
+            "in: /tmp/out/validation-report.json"
+        ),
         RuntimeError("Something else: [S/C] looks like a finding but no rule id"),
         RuntimeError(""),
         ValueError("Validation failed with the following errors:\n  [S/C] x"),

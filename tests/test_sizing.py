@@ -537,3 +537,21 @@ def test_megatron_suggestions_always_fit(name: str, tp: int, pp: int, cp: int, d
     if "data_parallel" in problems:
         for choice in problems["data_parallel"].nearest:
             assert (MegatronLayout(tp, pp, choice, cp).world_size % per) == 0
+
+
+def test_a_sizing_error_names_the_construct_it_sizes() -> None:
+    """Given ``scope=``, the error starts with the construct path, as the library's others."""
+    from aws_cdk import Stack
+
+    stack = Stack(new_app(), "Training")
+    with pytest.raises(SizingError) as not_divisible:
+        MegatronLayout.from_world_size(100, tensor_parallel=8, scope=stack)
+    assert str(not_divisible.value).startswith(
+        "[Training] Megatron layout: world_size=100 is not divisible by TP x CP x PP = 8"
+    )
+    assert [p.field for p in not_divisible.value.problems] == ["world_size"]
+    with pytest.raises(SizingError, match=r"^\[Training\] FSDP dp=100 does not fit ml\.p5"):
+        FsdpLayout(100).nodes_for(HyperPodInstanceType.ML_P5_48XLARGE, scope=stack)
+    # Without a scope: the message as before.
+    with pytest.raises(SizingError, match=r"^Megatron layout: world_size=100"):
+        MegatronLayout.from_world_size(100, tensor_parallel=8)

@@ -611,7 +611,9 @@ def test_bad_input_fails_with_a_precise_message(case: Bad, tmp_path: Path) -> No
     case.build(stack, tmp_path)
     with pytest.raises(RuntimeError, match="Validation failed") as failed:
         app.synth()
-    message = str(failed.value)
+    # The errors' lines (the warnings, marked "warning: ", follow them).
+    lines = str(failed.value).splitlines()
+    message = "\n".join(line for line in lines if "] warning: " not in line)
     assert set(RULE_ID.findall(message)) == {case.rule, *case.also}
     line = _line(message, case.rule)
     value, allowed = case.value.format(tmp=tmp_path), case.allowed.format(tmp=tmp_path)
@@ -997,7 +999,9 @@ def test_docs_rule_table_is_generated_from_the_registry() -> None:
         "docs/validation.md is stale: run python -m hyperpod_constructs.validation --write"
     )
     table = docs.split(TABLE_BEGIN, 1)[1].split(TABLE_END, 1)[0]
-    listed = re.findall(r"^\| `(HP-[A-Z0-9-]+)` \|", table, flags=re.MULTILINE)
+    listed = re.findall(
+        r"^\| <a id=\"[^\"]+\"[^>]*><code>(HP-[A-Z0-9-]+)</code></a> \|", table, flags=re.MULTILINE
+    )
     assert listed == list(RULES)
 
 
@@ -1027,3 +1031,29 @@ def test_gate_option_findings_name_the_parameter_given() -> None:
     stack = Stack(App(), "Test")
     built = cluster(stack, [controller(), compute(min_instance_count=2)], readiness_gate=late)
     assert [f.field for f in built.findings()] == ["readiness_gate.poll_interval"]
+
+
+@pytest.mark.parametrize(
+    ("arn", "says"),
+    [
+        (WRONG_PLAN, "the resource 'capacity/plan' is wrong: it must be 'training-plan/<name>'"),
+        (
+            "arn:aws:sagemaker:us-east-1:12345678901:training-plan/my-plan",
+            "the account '12345678901' is wrong: it must be 12 digits",
+        ),
+        (
+            "arn:aws:ec2:us-east-1:123456789012:training-plan/my-long-plan-name",
+            "the service 'ec2' is wrong: it must be 'sagemaker'",
+        ),
+        ("my-plan", "it has 1 of the 6 ':'-separated parts"),
+        (
+            "arn:aws:sagemaker::123456789012:training-plan/x",
+            "it has 47 characters; allowed: 50..2048",
+        ),
+    ],
+)
+def test_a_training_plan_arn_error_says_which_part_is_wrong(arn: str, says: str) -> None:
+    built = cluster(Stack(App(), "Test"), [controller(), compute(training_plan_arn=arn)])
+    (finding,) = [f for f in built.findings() if f.rule == "HP-TRAINING-PLAN"]
+    assert f"Fix: {says}" in finding.message()
+    assert "\n" not in finding.message()

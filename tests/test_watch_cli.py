@@ -221,6 +221,29 @@ def test_missing_credentials_or_region_exit_2_without_traceback(
     assert (result.returncode, result.stdout, result.stderr) == (2, "", message + "\n")
 
 
+def test_a_stack_not_in_cdk_out_is_named_with_the_stacks_there(tmp_path: Path) -> None:
+    """A Stage app, ``watch --stack Nope`` without a region: the stack is not in cdk.out (and
+    which are) comes first, not only the region the deployed-stack lookup would need."""
+    app = new_app(outdir=str(tmp_path / "cdk.out"))
+    FsdpTrainingStack(Stage(app, "Prod"), "Training")
+    app.synth()
+    result = subprocess.run(
+        [sys.executable, "-m", "hyperpod_constructs", "watch", "--stack", "Nope"],
+        capture_output=True,
+        text=True,
+        env=_clean_env(tmp_path, AWS_ACCESS_KEY_ID="AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY="x"),
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert (result.returncode, result.stdout) == (2, "")
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(
+        "error: stack Nope is not in cdk.out (its stacks: Prod/Training), and the deployed "
+        "stack could not be read: no AWS region"
+    ), line
+
+
 def _imported(argv: list[str], tmp_path: Path) -> set[str]:
     result = subprocess.run(
         [sys.executable, "-X", "importtime", *argv],

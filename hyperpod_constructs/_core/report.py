@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 
 WARNING_TYPE, ERROR_TYPE = "aws:cdk:warning", "aws:cdk:error"
 """The metadata types of CDK's warning and error annotations."""
+WARNING_PREFIX = "warning: "
+"""How a warning is marked among the lines of a failing node validation (aws-cdk-lib lists
+them all as errors)."""
 _ACK_TAG = re.compile(r"\s*\[ack: [^\]]*\]$")
 """The acknowledgment id aws-cdk-lib appends to a warning's text."""
 

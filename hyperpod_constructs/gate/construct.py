@@ -40,6 +40,7 @@ from .._nag import (
 from .._tokens import is_unresolved
 from ..validation.gate_rules import gate_option_findings
 from .definition import build_definition
+from .metrics import GateMetrics, MetricOptions, WatchedMetrics, gate_metric
 from .options import (
     HYPERPOD_MIN_COUNT_WINDOW,
     LOOP_BACKSTOP_MARGIN_SECONDS,
@@ -135,7 +136,7 @@ def gate_logical_id(path: Sequence[str], kind: str, fingerprint: str) -> str:
     return human + suffix
 
 
-class MinCountGate(Construct):
+class MinCountGate(Construct, GateMetrics):
     """Holds dependants until every gated instance group is in service with its minimum.
 
     Created by :class:`HyperPodSlurmCluster` when a group has a minimum (above 0, or a
@@ -644,50 +645,21 @@ class MinCountGate(Construct):
                 )
             )
 
-    def metric_current_count(
-        self, group_name: str, props: cloudwatch.MetricOptions | None = None
+    def _gate_metric(
+        self, method: str, name: str, group_name: str, options: MetricOptions
     ) -> cloudwatch.Metric:
-        """Instances in service in a gated group, as each check saw them (Maximum, 1 min).
+        def watch() -> WatchedMetrics:  # refused at synth: a group the gate does not wait for
+            check = WatchedMetrics(lambda: set(self._requirements))
+            self.node.add_validation(check)
+            return check
 
-        :param group_name: a gated instance group's name.
-        :param props: the metric's options (period, statistic, label). Default: Maximum over
-            1 minute.
-        """
-        return self._metric("CurrentCount", group_name, props)
-
-    def metric_min_count(
-        self, group_name: str, props: cloudwatch.MetricOptions | None = None
-    ) -> cloudwatch.Metric:
-        """The minimum the gate waits for in a gated group (Maximum, 1 min).
-
-        :param group_name: a gated instance group's name.
-        :param props: the metric's options (period, statistic, label). Default: Maximum over
-            1 minute.
-        """
-        return self._metric("MinimumCount", group_name, props)
-
-    def metric_target_count(
-        self, group_name: str, props: cloudwatch.MetricOptions | None = None
-    ) -> cloudwatch.Metric:
-        """The target the gate asked for in a gated group (Maximum, 1 min).
-
-        :param group_name: a gated instance group's name.
-        :param props: the metric's options (period, statistic, label). Default: Maximum over
-            1 minute.
-        """
-        return self._metric("TargetCount", group_name, props)
-
-    def _metric(
-        self, name: str, group_name: str, props: cloudwatch.MetricOptions | None
-    ) -> cloudwatch.Metric:
-        from .metrics import gate_metric  # the CloudWatch module only when asked for
-
+        self._view("WatchedMetrics", watch).ask(method, group_name)
         return gate_metric(
             name,
             namespace=self._options.metrics_namespace,
             cluster_name=self._cluster.cluster_name,
             group_name=group_name,
-            props=props,
+            **options,
         )
 
     def _fingerprint(self) -> str:

@@ -4,6 +4,7 @@ group in, findings out."""
 from __future__ import annotations
 
 import difflib
+import re
 from typing import TYPE_CHECKING
 
 from .._core import limits
@@ -111,6 +112,33 @@ def threads_per_core(group: InstanceGroup) -> list[Finding]:
     ]
 
 
+_TRAINING_PLAN_PARTS = (
+    ("the prefix", re.compile(r"arn"), "'arn'"),
+    ("the partition", re.compile(r"aws[a-z-]*"), "'aws' (or 'aws-cn', 'aws-us-gov', ...)"),
+    ("the service", re.compile(r"sagemaker"), "'sagemaker'"),
+    ("the region", re.compile(r"[a-z0-9-]*"), "a region such as 'us-east-1'"),
+    ("the account", re.compile(r"[0-9]{12}"), "12 digits"),
+    ("the resource", re.compile(r"training-plan/.*"), "'training-plan/<name>'"),
+)
+"""The parts of a training plan ARN, in order, with their pattern and what they must be."""
+
+
+def _training_plan_arn_problem(plan: object, shortest: int, longest: int) -> str:
+    """Which part of a refused training plan ARN is wrong (the first), in words."""
+    if not isinstance(plan, str):
+        return f"a training plan ARN is a str, not a {type(plan).__name__}"
+    parts = plan.split(":", len(_TRAINING_PLAN_PARTS) - 1)
+    if len(parts) < len(_TRAINING_PLAN_PARTS):
+        return (
+            f"it has {len(parts)} of the 6 ':'-separated parts "
+            "(arn:partition:sagemaker:region:account:training-plan/name)"
+        )
+    for (name, pattern, must_be), part in zip(_TRAINING_PLAN_PARTS, parts, strict=True):
+        if not pattern.fullmatch(part):
+            return f"{name} {part!r} is wrong: it must be {must_be}"
+    return f"it has {len(plan)} characters; allowed: {shortest}..{longest}"
+
+
 @reports(IMAGE_ID, TRAINING_PLAN, INSTANCE_TYPE)
 def identifiers(group: InstanceGroup) -> list[Finding]:
     """The AMI id, the training plan ARN and the instance type's shape."""
@@ -138,7 +166,8 @@ def identifiers(group: InstanceGroup) -> list[Finding]:
                     value=plan,
                     allowed="arn:<partition>:sagemaker:<region>:<account>:training-plan/<name> "
                     f"({lo}..{hi} characters)",
-                    fix="pass the ARN shown by `aws sagemaker list-training-plans`",
+                    fix=f"{_training_plan_arn_problem(plan, lo, hi)}; pass the ARN shown by "
+                    "`aws sagemaker list-training-plans`",
                     group=group.name,
                 )
             )

@@ -102,9 +102,15 @@ def severity_cell(entry: Rule, mode: NodeProvisioningMode) -> str:
     return "-" if severity is None else str(severity)
 
 
+def rule_anchor(rule_id: str) -> str:
+    """The anchor of a rule's row in docs/validation.md: ``validation.md#hp-min-above-count``."""
+    return rule_id.lower()
+
+
 def rule_table() -> str:
     """The Markdown table of every rule, as docs/validation.md shows it: its severity with
-    ``NodeProvisioningMode.STANDARD`` and with ``CONTINUOUS`` (the default)."""
+    ``NodeProvisioningMode.STANDARD`` and with ``CONTINUOUS`` (the default); each id is its own
+    link target (``rule_anchor``), never wrapped (the site's CSS class ``rule-id``)."""
     lines = [
         "| Rule | Standard | Continuous | Scope | Field "
         "| Allowed (error) / recommended (warning) | Source |",
@@ -114,9 +120,10 @@ def rule_table() -> str:
         summary = entry.summary.replace("|", "\\|")
         source = entry.source.markdown().replace("|", "\\|") if entry.source else ""
         severities = " | ".join(severity_cell(entry, mode) for mode in MODES)
+        anchor = rule_anchor(entry.id)
         lines.append(
-            f"| `{entry.id}` | {severities} | {entry.scope} | {entry.field} | {summary} "
-            f"| {source} |"
+            f'| <a id="{anchor}" class="rule-id" href="#{anchor}"><code>{entry.id}</code></a> '
+            f"| {severities} | {entry.scope} | {entry.field} | {summary} | {source} |"
         )
     return "\n".join(lines)
 

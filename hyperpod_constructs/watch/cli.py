@@ -16,7 +16,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .._sanitize import printable
-from ..summary import AssemblyError
+from ..summary import AssemblyError, find_templates
 from .target import TargetError, WatchTarget, load_targets, select_target
 
 if TYPE_CHECKING:
@@ -164,8 +164,29 @@ def _target(args: argparse.Namespace, deployed: Callable[[str], list[WatchTarget
     local = any(args.stack in (t.stack_name, t.display_name) for t in targets)
     if args.stack is not None and args.app is None and not local:
         source = f"the deployed stack {args.stack}"
-        return select_target(deployed(args.stack), stack=None, cluster=None, source=source)
+        try:
+            found = deployed(args.stack)
+        except Exception as error:
+            from .aws import FatalError  # boto3 is loaded by now: deployed() uses it
+
+            stacks = _local_stacks(app)
+            if not isinstance(error, FatalError) or not stacks:  # no region, credentials, stack
+                raise
+            raise TargetError(
+                f"stack {args.stack} is not in {app} (its stacks: {stacks}), and the deployed "
+                f"stack could not be read: {error}"
+            ) from None
+        return select_target(found, stack=None, cluster=None, source=source)
     return select_target(targets, stack=args.stack, cluster=args.cluster, source=app)
+
+
+def _local_stacks(app: str) -> str:
+    """The stacks of the cloud assembly ``app`` for a message (``Prod/Training``); empty when
+    it has none or cannot be read."""
+    try:
+        return ", ".join(stack.stack for stack in find_templates(app))
+    except AssemblyError:
+        return ""
 
 
 def _error(stderr: TextIO, message: str) -> int:
