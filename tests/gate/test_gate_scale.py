@@ -1,0 +1,127 @@
+"""The Running confirmation at HyperPod's scale (issue 26, item 2).
+
+A group may hold 6,758 nodes and a cluster 100 groups; ListClusterNodes returns 100 nodes a
+page, about 0.9 s a call at that scale. One check's time budget holds about 70 pages, so the
+confirmation keeps its progress in the execution's state from check to check (counts and a
+NextToken per group, ``hyperpod_gate/confirm.py``), and a check that spent its budget
+confirming is followed at once by the next (CONFIRMING). These worlds run the synthesized
+definition on moto's engine with the real handlers, the simulator answering real boto3
+clients, in virtual time, with that latency on every ListClusterNodes call."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import pytest
+
+from hyperpod_constructs.gate.runtime.hyperpod_gate import aws, confirm, poll
+from tests.support.hyperpod_sim import GroupSpec
+from tests.support.world import Execution, GateWorld
+
+MIN, HOUR = 60, 3600
+ARM_AT = MIN
+PAGE_SECONDS = 0.9
+"""What one ListClusterNodes page takes at scale (the issue's measurement)."""
+MAX_GROUP = 6758
+MAX_GROUPS = 100
+
+
+def controller() -> GroupSpec:
+    return GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge")
+
+
+def start(w: GateWorld) -> Execution:
+    w.clock.advance(ARM_AT)
+    response = w.arm_gate()
+    assert response["Status"] == "SUCCESS", response
+    return w.execution(response)
+
+
+def pages_per_check(check_timeout: float) -> int:
+    """Pages one check reads at least at :data:`PAGE_SECONDS` a page: it pages while a page's
+    and the signal's worst case still fit (after reading its execution, the wait condition,
+    DescribeCluster and the history, each well under a second here)."""
+    setup = 4 * PAGE_SECONDS
+    room = check_timeout - poll.SAFETY_SECONDS - aws.CALL_WORST_CASE - poll.SIGNAL_WORST_CASE
+    return math.floor((room - setup) / PAGE_SECONDS)
+
+
+def confirmation_bound(w: GateWorld, groups: int, nodes: int) -> float:
+    """Seconds from the moment every node is Running to the READY signal, at most: one poll
+    interval and one check until DescribeCluster counts them, then the checks the pages need
+    (each at most the check function's timeout), one more for the signal."""
+    check = w.gate().check_timeout
+    pages = groups * math.ceil(nodes / poll.NODE_PAGE_SIZE)
+    checks = math.ceil(pages / pages_per_check(check)) + 1
+    return w.poll_interval + check + checks * check
+
+
+def all_running_at(w: GateWorld, names: list[str]) -> float:
+    """When the last of these groups had all its nodes Running (virtual seconds)."""
+    times = [w.sim.min_running_at(name) for name in names]
+    assert all(t is not None for t in times), times
+    return max(t for t in times if t is not None)
+
+
+def test_two_groups_of_4000_open_within_minutes_of_running(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two gated groups of 4,000 nodes (80 pages at 0.9 s, more than one check holds): the gate
+    opens within the bound after every node is Running, confirmed by ListClusterNodes (no
+    "not confirmed" note). Before, each check started over and none got through 80 pages, so
+    the gate opened only at its deadline, hours later, on DescribeCluster's counts."""
+    names = ["gpu-a", "gpu-b"]
+    w = GateWorld(
+        monkeypatch,
+        [controller(), *(GroupSpec(n, 4000, 4000) for n in names)],
+        sim_options={"latency": {"ListClusterNodes": PAGE_SECONDS}},
+    )
+    execution = start(w)
+    w.run(until_elapsed=4 * HOUR)
+    assert execution.status == "SUCCEEDED", execution.cause
+    (signal,) = w.signals()
+    body = signal.json()
+    assert body["Status"] == "SUCCESS"
+    assert "not confirmed" not in body["Reason"]
+    running = all_running_at(w, names)
+    bound = confirmation_bound(w, len(names), 4000)
+    assert bound <= 15 * MIN  # the bound stated: 15 minutes
+    assert signal.time - running <= bound, (signal.time - running, bound)
+    # It took more than one check: the progress went from check to check, in the state.
+    confirming = [i for i in w.polls() if i.result.get("status") == "CONFIRMING"]
+    assert confirming
+    for invocation in confirming:
+        document = invocation.result[confirm.PROGRESS_KEY]
+        assert len(json.dumps(document)) <= confirm.MAX_PROGRESS_BYTES
+        assert set(document["groups"]) <= set(names)
+    w.assert_no_secret_leak()
+
+
+@pytest.mark.skipif(
+    not os.environ.get("HYPERPOD_GATE_MAX_SCALE"),
+    reason="HyperPod's maximum (100 groups of 6,758 nodes) takes minutes: "
+    "HYPERPOD_GATE_MAX_SCALE=1 runs it",
+)
+def test_hyperpod_maximum_is_confirmed_within_the_budget_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """100 gated groups of 6,758 nodes (6,800 pages at 0.9 s): confirmed, within the bound of
+    the budget model (docs/gate-runtime.md), every check within its time budget."""
+    names = [f"g{index:03d}" for index in range(MAX_GROUPS)]
+    w = GateWorld(
+        monkeypatch,
+        [controller(), *(GroupSpec(n, MAX_GROUP, MAX_GROUP) for n in names)],
+        timeout_seconds=6 * HOUR,
+        sim_options={"latency": {"ListClusterNodes": PAGE_SECONDS}},
+    )
+    execution = start(w)
+    w.run(until_elapsed=7 * HOUR)
+    assert execution.status == "SUCCEEDED", execution.cause
+    (signal,) = w.signals()
+    assert signal.json()["Status"] == "SUCCESS"
+    assert "not confirmed" not in signal.json()["Reason"]
+    running = all_running_at(w, names)
+    bound = confirmation_bound(w, MAX_GROUPS, MAX_GROUP)
+    assert signal.time - running <= bound, (signal.time - running, bound)
+    check_timeout = w.gate().check_timeout
+    assert all(i.duration <= check_timeout for i in w.invocations)
