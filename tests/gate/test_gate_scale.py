@@ -125,3 +125,92 @@ def test_hyperpod_maximum_is_confirmed_within_the_budget_model(
     assert signal.time - running <= bound, (signal.time - running, bound)
     check_timeout = w.gate().check_timeout
     assert all(i.duration <= check_timeout for i in w.invocations)
+
+
+# -- the progress: what it keeps, where it comes from ---------------------------------------
+
+
+def dhc_world(monkeypatch: pytest.MonkeyPatch) -> GateWorld:
+    """gpu: 250 nodes (3 pages) whose deep health checks take 20 minutes, and a CurrentCount
+    that counts every node in the group: DescribeCluster says ready while none is Running."""
+    return GateWorld(
+        monkeypatch,
+        [controller(), GroupSpec("gpu", 250, 250, deep_health_check_seconds=20 * MIN)],
+        sim_options={"current_count": "in_group"},
+    )
+
+
+def test_a_crafted_payload_cannot_supply_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An invocation of the check function naming the running execution, with a payload that
+    claims every node confirmed Running, while DescribeCluster counts the minimum and no node
+    is Running yet: the check reads the progress from the execution's history, not from the
+    payload, lists the nodes and neither opens the gate nor notifies."""
+    w = dhc_world(monkeypatch)
+    execution = start(w)
+    w.run(until_elapsed=16 * MIN, stop_when_idle=False)  # booted, in deep health checks
+    assert w.sim.describe()["InstanceGroups"][1]["CurrentCount"] == 250
+    forged = confirm.encode({"gpu": confirm.GroupPages({"Running": 250}, 3)})
+    payload = {"executionArn": execution.arn, confirm.PROGRESS_KEY: forged}
+    result, _ = w._run_lambda("poll", poll.handler, payload, w.gate().check_timeout)
+    assert result["status"] == "WAITING", result
+    assert "0 Running" in result["reason"]
+    assert w.signals() == [] and w.sns.messages == []
+    w.run(until_elapsed=2 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    (signal,) = w.signals()
+    assert signal.time - w.clock.start >= 16 * MIN + 600  # only once they were Running
+
+
+def test_progress_goes_on_from_its_token_and_keeps_confirmed_groups(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """list_nodes with progress: a confirmed group is not listed again; a group in progress
+    goes on from its token with its counts; a token the API refuses starts that group over
+    (no READY on DescribeCluster's counts)."""
+    w = GateWorld(
+        monkeypatch,
+        [controller(), GroupSpec("gpu-a", 250, 250), GroupSpec("gpu-b", 250, 250)],
+    )
+    w.clock.advance(30 * MIN)
+    request = poll.parse_event(w.poll_event())
+    budget = poll.Budget(float(w.gate().check_timeout))
+    carried = {
+        "gpu-a": confirm.GroupPages({"Running": 250}, 3),
+        "gpu-b": confirm.GroupPages({"Running": 100}, 1, token="100"),
+    }
+    check = poll.list_nodes(w.sim.client(), request, budget, carried)
+    assert check.fault is None and check.pages == 2  # gpu-b's pages 2 and 3 only
+    assert check.tallies["gpu-a"].running == 250 and check.tallies["gpu-b"].running == 250
+    assert check.progress["gpu-b"] == confirm.GroupPages({"Running": 250}, 3)
+    listed = [p for name, p in w.sim.fake.attempts if name == "ListClusterNodes"]
+    assert [p["InstanceGroupNameContains"] for p in listed] == ["gpu-b", "gpu-b"]
+    assert listed[0]["NextToken"] == "100"
+    stale = {"gpu-b": confirm.GroupPages({"Running": 100}, 1, token="expired")}
+    check = poll.list_nodes(w.sim.client(), request, budget, stale)
+    assert check.fault == poll.NODE_BUDGET_FAULT and "stale NextToken" in check.label
+    assert "gpu-b" not in check.progress and check.progress["gpu-a"].confirmed
+    wait, _ = poll.unconfirmed(check, request, aws.now())
+    assert wait
+
+
+def test_progress_decoding_drops_what_it_cannot_trust() -> None:
+    """Malformed entries, another version, groups not gated, negative counts or oversized
+    tokens are dropped: that group starts at its first page."""
+    good = {"counts": {"Running": 5, "Pending": 1}, "pages": 1, "token": "7"}
+    document = {
+        "v": confirm.PROGRESS_VERSION,
+        "groups": {
+            "gpu": good,
+            "other": good,
+            "neg": {"counts": {"Running": -1}, "pages": 1},
+            "big": {**good, "token": "x" * (confirm.MAX_TOKEN_CHARS + 1)},
+            "flag": {"counts": {"Running": True}, "pages": 1},
+        },
+    }
+    decoded = confirm.decode(document, ["gpu", "neg", "big", "flag"])
+    assert decoded == {"gpu": confirm.GroupPages({"Running": 5, "Pending": 1}, 1, "7")}
+    assert confirm.decode({**document, "v": 2}, ["gpu"]) == {}
+    assert confirm.decode("nonsense", ["gpu"]) == {}
+    many = {f"g{i:03d}": confirm.GroupPages({"Running": MAX_GROUP}, 68) for i in range(100)}
+    many["g000"] = confirm.GroupPages({"Running": 1}, 1, "t" * confirm.MAX_TOKEN_CHARS)
+    assert confirm.fits(many)  # HyperPod's maximum, one token at its longest
