@@ -2,13 +2,15 @@
 
 Per invocation: exactly one ``DescribeCluster``; ``ListClusterNodes`` only when
 DescribeCluster says every gated group reached its minimum (to confirm that many nodes
-are ``Running``: :func:`list_nodes`); ``ListClusterEvents`` only when the decision is
+are ``Running``: :func:`list_nodes`, going on from where earlier checks got, read with
+``GetExecutionHistory``: :mod:`confirm`); ``ListClusterEvents`` only when the decision is
 FAILED (to enrich the reason).  On a terminal decision the
 wait condition handle is signalled (its presigned URL is read at that moment
 with ``DescribeStackResource`` and never logged), the optional SNS topic is
 notified, and the status is returned to the state machine:
 
-``{"status": "WAITING" | "READY" | "FAILED" | "ABANDONED" | "UNSIGNALLED", "reason": str}``
+``{"status": "WAITING" | "CONFIRMING" | "READY" | "FAILED" | "ABANDONED" | ..., "reason": str}``
+(see :data:`PollStatus`)
 
 Every check fits its time budget by construction: each API call is bounded
 (:data:`aws.CALL_WORST_CASE`), and a call is only made when the invocation's remaining time
