@@ -51,12 +51,21 @@ def pages_per_check(check_timeout: float) -> int:
 
 def confirmation_bound(w: GateWorld, groups: int, nodes: int) -> float:
     """Seconds from the moment every node is Running to the READY signal, at most: one poll
-    interval and one check until DescribeCluster counts them, then the checks the pages need
-    (each at most the check function's timeout), one more for the signal."""
+    interval and one check until DescribeCluster counts them, then the checks the pages need,
+    one after the other (each pages until a page's and the signal's worst case no longer fit:
+    at most :func:`check_seconds`), and one more check to decide and signal."""
     check = w.gate().check_timeout
     pages = groups * math.ceil(nodes / poll.NODE_PAGE_SIZE)
-    checks = math.ceil(pages / pages_per_check(check)) + 1
-    return w.poll_interval + check + checks * check
+    checks = math.ceil(pages / pages_per_check(check))
+    return w.poll_interval + check + checks * check_seconds(check) + check
+
+
+def check_seconds(check_timeout: float) -> float:
+    """How long a check that keeps paging lasts at most at :data:`PAGE_SECONDS` a page: it
+    stops once less than a page's and the signal's worst case (and the safety margin) is left,
+    after at most one more page, plus its first calls."""
+    reserve = poll.SAFETY_SECONDS + aws.CALL_WORST_CASE + poll.SIGNAL_WORST_CASE
+    return check_timeout - reserve + PAGE_SECONDS + 4 * PAGE_SECONDS
 
 
 def all_running_at(w: GateWorld, names: list[str]) -> float:
@@ -86,7 +95,7 @@ def test_two_groups_of_4000_open_within_minutes_of_running(monkeypatch: pytest.M
     assert "not confirmed" not in body["Reason"]
     running = all_running_at(w, names)
     bound = confirmation_bound(w, len(names), 4000)
-    assert bound <= 15 * MIN  # the bound stated: 15 minutes
+    assert bound <= 10 * MIN  # the bound stated: 10 minutes (measured: 112 s)
     assert signal.time - running <= bound, (signal.time - running, bound)
     # It took more than one check: the progress went from check to check, in the state.
     confirming = [i for i in w.polls() if i.result.get("status") == "CONFIRMING"]
@@ -110,6 +119,9 @@ def test_hyperpod_maximum_is_confirmed_within_the_budget_model(
     confirmed, within the bound of the budget model (docs/gate-runtime.md), every check within
     its time budget."""
     names = [f"g{index:03d}" for index in range(MAX_GROUPS - 1)]
+    # A check reads ~76 pages of 100 nodes through real boto3 parsing: allow it more real time
+    # before the harness calls it a hang.
+    monkeypatch.setattr("tests.support.moto_sfn.PARK_TIMEOUT", 900.0)
     w = GateWorld(
         monkeypatch,
         [controller(), *(GroupSpec(n, MAX_GROUP, MAX_GROUP) for n in names)],
@@ -124,6 +136,7 @@ def test_hyperpod_maximum_is_confirmed_within_the_budget_model(
     assert "not confirmed" not in signal.json()["Reason"]
     running = all_running_at(w, names)
     bound = confirmation_bound(w, len(names), MAX_GROUP)
+    assert bound <= 2 * HOUR + 5 * MIN  # the bound stated: 2 h 5 min (the model: ~1 h 50 min)
     assert signal.time - running <= bound, (signal.time - running, bound)
     check_timeout = w.gate().check_timeout
     assert all(i.duration <= check_timeout for i in w.invocations)

@@ -153,7 +153,7 @@ class Outcome:
         if self.decision is not None:
             body["decision"] = self.decision
             body["summary"] = self.summary
-        if self.progress:
+        if self.progress and confirm.fits(self.progress):  # else the next check starts over
             body[confirm.PROGRESS_KEY] = confirm.encode(self.progress)
         return body
 
