@@ -17,7 +17,7 @@ import os
 import pytest
 
 from hyperpod_constructs.gate.runtime.hyperpod_gate import aws, confirm, poll
-from tests.support.hyperpod_sim import GroupSpec
+from tests.support.hyperpod_sim import GroupSpec, steps
 from tests.support.world import Execution, GateWorld
 
 MIN, HOUR = 60, 3600
@@ -229,3 +229,27 @@ def test_progress_decoding_drops_what_it_cannot_trust() -> None:
     many = {f"g{i:03d}": confirm.GroupPages({"Running": MAX_GROUP}, 68) for i in range(100)}
     many["g000"] = confirm.GroupPages({"Running": 1}, 1, "t" * confirm.MAX_TOKEN_CHARS)
     assert confirm.fits(many)  # HyperPod's maximum, one token at its longest
+
+
+def test_progress_is_kept_only_while_describe_cluster_counts_every_minimum(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The staleness rule: a check in which DescribeCluster no longer counts a gated group's
+    minimum (a node lost, a rollback) lists nothing and returns no progress, so the next
+    confirmation starts from every group's first page; while it does count them, a group an
+    earlier check confirmed is not listed again."""
+    w = GateWorld(
+        monkeypatch,
+        [controller(), GroupSpec("gpu", 250, 250, capacity=steps((0, 0), (30 * MIN, 250)))],
+    )
+    earlier = {"gpu": confirm.GroupPages({"Running": 250}, 3)}
+    monkeypatch.setattr(poll, "carried_progress", lambda request, budget: earlier)
+    w.clock.advance(20 * MIN)  # DescribeCluster: 0 of 250
+    event = w.poll_event()
+    short = w.poll_once(event)
+    assert short["status"] == "WAITING" and confirm.PROGRESS_KEY not in short
+    assert "ListClusterNodes" not in w.sim.calls
+    w.clock.advance(40 * MIN)  # all 250 Running: the earlier confirmation stands
+    ready = w.poll_once(event)
+    assert ready["status"] == "READY", ready
+    assert "ListClusterNodes" not in w.sim.calls
