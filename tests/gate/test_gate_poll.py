@@ -130,11 +130,13 @@ def test_ready_signals_success_and_notifies(monkeypatch: pytest.MonkeyPatch) -> 
         "Data": "READY gpu=16/16/16",
     }
     (message,) = w.sns.messages
-    assert message == {
-        "TopicArn": TOPIC_ARN,
-        "Subject": "HyperPod MinCount gate READY: train",
-        "Message": result["reason"],
-    }
+    body = json.loads(message.pop("Message"))
+    attributes = message.pop("MessageAttributes")
+    assert message == {"TopicArn": TOPIC_ARN, "Subject": "HyperPod MinCount gate READY: train"}
+    # The body is for machines (issue 26 item 8; schema pinned in test_gate_notify.py).
+    assert body["status"] == body["decision"] == "READY"
+    assert body["reason"] == result["reason"]
+    assert attributes["decision"] == {"DataType": "String", "StringValue": "READY"}
     w.assert_no_secret_leak()
 
 
