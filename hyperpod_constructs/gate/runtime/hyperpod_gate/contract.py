@@ -8,8 +8,9 @@ the arm handler (every scalar as a string), which reads them back with
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -53,8 +54,9 @@ ENV_STACK_ID = "HYPERPOD_GATE_STACK_ID"
 """Environment variable of both functions: the id of the stack they belong to. A check only
 acts on an execution whose input names this stack."""
 ENV_ARM_LOGICAL_ID = "HYPERPOD_GATE_ARM_LOGICAL_ID"
-"""Environment variable of the check function: the arm resource's logical id, whose physical
-id is the running execution (the fast path reads the gate's requirements from its input)."""
+"""Environment variable of both functions: the arm resource's logical id. Its physical id is
+the running execution (the fast path reads the gate's requirements from its input); the arm
+function acts only on requests for this resource, in the state CloudFormation reports for it."""
 
 _EXECUTION_ARN = re.compile(r"^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:execution:[^:]+:[^:]+$")
 
@@ -184,3 +186,145 @@ def starts_new_wait(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         old.get(Prop.WAIT_HANDLE_LOGICAL_ID) != new.get(Prop.WAIT_HANDLE_LOGICAL_ID)
         or old.get(Prop.CLUSTER_NAME) != new.get(Prop.CLUSTER_NAME)
     )
+
+
+# -- what the deployment itself declares (the wait handle's Metadata) -----------------------
+
+METADATA_KEY: Final = "HyperPodMinCountGate"
+"""The key of the wait handle's ``Metadata`` under which the construct declares the wait: the
+arm properties (:class:`Prop`), the arm resource's logical id (``Gate``) and the cluster's ARN.
+CloudFormation resolves it (parameters, references) and returns it with
+``DescribeStackResource``; only a deployment of the stack can change it, so the arm function
+reads what to wait for from there, never from its invocation's payload."""
+META_GATE: Final = "Gate"
+META_CLUSTER_ARN: Final = "ClusterArn"
+META_PROPERTIES: Final = "Properties"
+
+
+@dataclass(frozen=True)
+class DeployedWait:
+    """One wait as the template declared it (a wait handle's Metadata, resolved)."""
+
+    gate: str
+    """The arm resource's logical id: which gate of the stack declared it."""
+    cluster_arn: str
+    """The cluster's ARN: another ARN for the same gate means the cluster was replaced."""
+    properties: ArmProperties
+    """What the arm resource is sent for this wait."""
+    rendered: Mapping[str, Any]
+    """The same properties as CloudFormation renders them (strings)."""
+
+
+def parse_metadata(metadata: object) -> DeployedWait:
+    """The wait a handle's ``Metadata`` (the JSON text ``DescribeStackResource`` returns, or
+    its parsed form) declares; raise ``ValueError`` when it declares none (pure)."""
+    document: object = metadata
+    if isinstance(metadata, str):
+        try:
+            document = json.loads(metadata)
+        except ValueError:
+            raise ValueError("the handle's Metadata is not JSON") from None
+    if not isinstance(document, Mapping) or not isinstance(document.get(METADATA_KEY), Mapping):
+        raise ValueError(f"the handle's Metadata has no {METADATA_KEY}")
+    declared = document[METADATA_KEY]
+    rendered = declared.get(META_PROPERTIES)
+    if not isinstance(rendered, Mapping):
+        raise ValueError(f"the handle's Metadata has no {METADATA_KEY}.{META_PROPERTIES}")
+    return DeployedWait(
+        gate=_text(declared, META_GATE),
+        cluster_arn=_text(declared, META_CLUSTER_ARN),
+        properties=parse_properties(rendered),
+        rendered=dict(rendered),
+    )
+
+
+IGNORED_PROPERTY_KEYS = frozenset({"ServiceToken", "ServiceTimeout"})
+"""Keys CloudFormation adds to a custom resource's properties (not the gate's own)."""
+
+
+def property_differences(sent: Mapping[str, Any], declared: Mapping[str, Any]) -> list[str]:
+    """The gate properties in which an invocation's ``ResourceProperties`` differ from what the
+    template declared (pure; ``ServiceToken``/``ServiceTimeout`` aside), e.g.
+    ``["TimeoutSeconds (sent '1', deployed '12600')"]``."""
+    keys = sorted((set(sent) | set(declared)) - IGNORED_PROPERTY_KEYS)
+
+    def shown(value: object) -> str:
+        return "absent" if value is None else repr(value)[:80]
+
+    return [
+        f"{key} (sent {shown(sent.get(key))}, deployed {shown(declared.get(key))})"
+        for key in keys
+        if _as_text(sent.get(key)) != _as_text(declared.get(key))
+    ]
+
+
+def _as_text(value: object) -> object:
+    """``value`` with every scalar as the string CloudFormation would send for it."""
+    if isinstance(value, Mapping):
+        return {str(k): _as_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_text(v) for v in value]
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if value is None or isinstance(value, str) else str(value)
+
+
+# -- what an update waits for (HyperPod gates new groups and raised minimums only) ----------
+
+
+@dataclass(frozen=True)
+class UpdateScope:
+    """What one deployment of the gate waits for, and why (see :func:`update_scope`)."""
+
+    waits_for: tuple[Requirement, ...]
+    """The requirements this deployment gates, in the template's order."""
+    reasons: tuple[tuple[str, str], ...]
+    """``(group, why)`` for every group of the template, gated or not."""
+
+    def text(self) -> str:
+        """E.g. ``waits for gpu2 (new group); not for gpu (minimum unchanged: 16)``."""
+        waited = {r.group_name for r in self.waits_for}
+        yes = [f"{g} ({why})" for g, why in self.reasons if g in waited]
+        no = [f"{g} ({why})" for g, why in self.reasons if g not in waited]
+        text = "waits for " + (", ".join(yes) if yes else "no group")
+        return text + ("; not for " + ", ".join(no) if no else "")
+
+
+def update_scope(
+    old: Sequence[Requirement] | None,
+    new: Sequence[Requirement],
+    *,
+    same_cluster: bool = True,
+) -> UpdateScope:
+    """Which gated groups a deployment waits for (pure): exactly those HyperPod itself holds
+    back in it.
+
+    ``MinInstanceCount`` "only affects the initial transition to InService" (API reference,
+    ``ClusterInstanceGroupSpecification``), and HyperPod's 3-hour timer restarts when a group's
+    ``MinCount`` changes. So a creation (``old`` is ``None``), or a cluster that is not the
+    same one (``same_cluster=False``: replaced, e.g. by a new name), waits for every gated
+    group; an update waits for the groups it adds and the groups whose minimum it raises, and
+    not for a group whose minimum stays or drops (HyperPod does not hold it back), nor for a
+    group it removes. Counts are resolved numbers here (the handler's view).
+    """
+    if old is None or not same_cluster:
+        why = "creation" if old is None else "cluster replaced"
+        return UpdateScope(tuple(new), tuple((r.group_name, why) for r in new))
+    before = {r.group_name: r for r in old}
+    waits: list[Requirement] = []
+    reasons: list[tuple[str, str]] = []
+    for requirement in new:
+        previous = before.get(requirement.group_name)
+        if previous is None:
+            waits.append(requirement)
+            reasons.append((requirement.group_name, "new group"))
+            continue
+        old_min, new_min = int(previous.min_count), int(requirement.min_count)
+        if new_min > old_min:
+            waits.append(requirement)
+            reasons.append((requirement.group_name, f"minimum raised {old_min} -> {new_min}"))
+        elif new_min < old_min:
+            reasons.append((requirement.group_name, f"minimum lowered {old_min} -> {new_min}"))
+        else:
+            reasons.append((requirement.group_name, f"minimum unchanged: {new_min}"))
+    return UpdateScope(tuple(waits), tuple(reasons))
