@@ -52,13 +52,15 @@ from .runtime.hyperpod_gate.contract import (
     ARM_PROPERTY_KEYS,
     ENV_ARM_LOGICAL_ID,
     ENV_STACK_ID,
-    META_CLUSTER_ARN,
+    ENV_WAIT_OPTIONS,
     META_GATE,
     META_PROPERTIES,
     METADATA_KEY,
     RESOURCE_TYPE,
     ArmProperties,
     Requirement,
+    declare,
+    options_of,
 )
 from .runtime.hyperpod_gate.fastpath import FAST_PATH_DETAIL_TYPES, fast_path_input
 
@@ -384,7 +386,15 @@ class MinCountGate(Construct):
             "CheckFunction",
             "hyperpod_gate.poll.handler",
             "Checks whether the gated HyperPod groups reached their minimum",
-            {**stack_id, ENV_ARM_LOGICAL_ID: lazy_string(self._arm_logical_id)},
+            {
+                **stack_id,
+                ENV_ARM_LOGICAL_ID: lazy_string(self._arm_logical_id),
+                # The options that may change without a new wait (the wait handle's Metadata
+                # declares the rest): the arm function refuses a request that differs.
+                ENV_WAIT_OPTIONS: lazy_string(
+                    lambda: self._stack.to_json_string(options_of(self._arm_properties().render()))
+                ),
+            },
         )
         # The arm function acts only on requests for its own arm resource (the stack and the
         # logical id), which it reads back from CloudFormation before it starts or stops a loop.
@@ -393,7 +403,15 @@ class MinCountGate(Construct):
             "hyperpod_gate.arm.handler",
             "Arms the HyperPod MinCount gate (starts or stops its poll loop; checks when "
             "the check function cannot)",
-            {**stack_id, ENV_ARM_LOGICAL_ID: lazy_string(self._arm_logical_id)},
+            {
+                **stack_id,
+                ENV_ARM_LOGICAL_ID: lazy_string(self._arm_logical_id),
+                # The options that may change without a new wait (the wait handle's Metadata
+                # declares the rest): the arm function refuses a request that differs.
+                ENV_WAIT_OPTIONS: lazy_string(
+                    lambda: self._stack.to_json_string(options_of(self._arm_properties().render()))
+                ),
+            },
         )
         self._check_function_arn = self._check_function.attr_arn
         self._arm_function_arn = self._arm_function.attr_arn
@@ -597,8 +615,7 @@ class MinCountGate(Construct):
             METADATA_KEY,
             {
                 META_GATE: lazy_string(self._arm_logical_id),
-                META_CLUSTER_ARN: self._cluster.cluster_arn,
-                META_PROPERTIES: lazy_any(lambda: self._arm_properties().render()),
+                META_PROPERTIES: lazy_any(lambda: declare(self._arm_properties().render())),
             },
         )
         # The handle exists before the loop starts (it may signal on its first check); the

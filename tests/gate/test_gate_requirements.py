@@ -3,6 +3,7 @@ hatches and aspects included), and it works on an imported cluster given its req
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import jsii
@@ -116,6 +117,36 @@ def test_overrides_that_agree_with_the_gate_or_touch_other_fields_synthesize() -
     assert arm["Properties"]["Requirements"] == [
         {"GroupName": "gpu", "MinCount": "2", "TargetCount": "12"}
     ]
+
+
+def test_the_wait_declares_what_it_waits_for_where_only_the_deployment_can_change_it() -> None:
+    """What the arm function reads back: the wait handle's Metadata (resolved by
+    CloudFormation) declares the gate and every value of the handle's fingerprint, so it never
+    changes on an existing handle; the arm function's environment declares the options."""
+    app, _, _ = cluster_stack()
+    template = app.synth().get_stack_by_name("Train").template
+    synthesized = gate_of_template(template, topic=False)
+    declared = json.loads(synthesized.handle_metadata)["HyperPodMinCountGate"]
+    assert declared == {
+        "Gate": synthesized.arm_logical_id,
+        "Properties": {
+            "ClusterName": "train",
+            "Requirements": [{"GroupName": "gpu", "MinCount": "2", "TargetCount": "12"}],
+            "WaitConditionLogicalId": synthesized.condition_id,
+            "WaitHandleLogicalId": synthesized.handle_id,
+        },
+    }
+    assert json.loads(synthesized.arm_env["HYPERPOD_GATE_WAIT_OPTIONS"]) == {
+        "TimeoutSeconds": "12600",
+        "PollIntervalSeconds": "60",
+        "MetricsNamespace": "HyperPod/MinCountGate",
+    }
+    sent = {k: v for k, v in synthesized.properties.items() if not k.startswith("Service")}
+    assert sent == {
+        **declared["Properties"],
+        **json.loads(synthesized.arm_env["HYPERPOD_GATE_WAIT_OPTIONS"]),
+        "StateMachineArn": sent["StateMachineArn"],
+    }
 
 
 # -- item 6: an imported cluster ----------------------------------------------------------

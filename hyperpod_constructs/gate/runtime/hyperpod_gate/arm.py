@@ -20,6 +20,7 @@ from . import aws, httpput, poll
 from .contract import (
     ENV_ARM_LOGICAL_ID,
     ENV_STACK_ID,
+    ENV_WAIT_OPTIONS,
     RESOURCE_TYPE,
     ArmProperties,
     DeployedWait,
@@ -242,6 +243,18 @@ def check_in_progress(stack_id: str, arm_id: str, request_type: str) -> None:
     )
 
 
+def deployed_options() -> dict[str, Any]:
+    """The options the deployment set (timeout, poll interval, topic, namespace): this
+    function's environment; :class:`Refused` when it holds none."""
+    try:
+        options = json.loads(os.environ.get(ENV_WAIT_OPTIONS) or "")
+    except ValueError:
+        raise Refused("the function does not know its gate's options (environment)") from None
+    if not isinstance(options, dict):
+        raise Refused("the function does not know its gate's options (environment)")
+    return options
+
+
 def deployed_wait(stack_id: str, arm_id: str, handle_id: str) -> DeployedWait:
     """The wait that the template declares on this stack's handle ``handle_id`` (its Metadata,
     resolved by CloudFormation), for this gate; raise :class:`Refused` otherwise."""
@@ -266,22 +279,19 @@ def scope_of(
     readable (e.g. a gate of an earlier version) counts as unknown: every gated group waits,
     and the note says so."""
     if event.get("RequestType") != "Update":
-        return update_scope(None, new.properties.requirements), ""
+        return update_scope(None, new.requirements), ""
     old_handle = (event.get("OldResourceProperties") or {}).get(Prop.WAIT_HANDLE_LOGICAL_ID)
     try:
-        if not isinstance(old_handle, str) or old_handle == new.properties.wait_handle_logical_id:
+        if not isinstance(old_handle, str) or old_handle == new.declared.get(
+            Prop.WAIT_HANDLE_LOGICAL_ID
+        ):
             raise Refused("no earlier wait handle")
         old = deployed_wait(stack_id, arm_id, old_handle)
     except Refused as exc:
-        everything = update_scope(None, new.properties.requirements)
+        everything = update_scope(None, new.requirements)
         return everything, f" (the previous wait is unknown: {exc}; waiting for every group)"
-    same = (
-        old.cluster_arn == new.cluster_arn
-        and old.properties.cluster_name == new.properties.cluster_name
-    )
-    return update_scope(
-        old.properties.requirements, new.properties.requirements, same_cluster=same
-    ), ""
+    same = old.declared.get(Prop.CLUSTER_NAME) == new.declared.get(Prop.CLUSTER_NAME)
+    return update_scope(old.requirements, new.requirements, same_cluster=same), ""
 
 
 def wait_already_exists(event: Mapping[str, Any]) -> bool:
@@ -338,11 +348,18 @@ def _arm(
     try:
         stack_id, arm_id = check_identity(event)
         new = deployed_wait(stack_id, arm_id, sent.wait_handle_logical_id)
-        differences = property_differences(event.get("ResourceProperties") or {}, new.rendered)
+        declared = {
+            **new.declared,
+            **deployed_options(),
+            # IAM lets this function start executions of its own state machine only.
+            Prop.STATE_MACHINE_ARN: sent.state_machine_arn,
+        }
+        differences = property_differences(event.get("ResourceProperties") or {}, declared)
         if differences:
             raise Refused(
                 "properties differ from what the template declares: " + "; ".join(differences)
             )
+        props = parse_properties(declared)
         check_in_progress(stack_id, arm_id, request_type)
         scope, note = scope_of(event, stack_id, arm_id, new)
     except Refused as exc:
@@ -352,8 +369,8 @@ def _arm(
         )
     what = f"this {request_type.lower()} {scope.text()}{note}"
     if not scope.waits_for:
-        return _signal_nothing_gated(event, context, new.properties, what, fallback)
-    ok, value, detail = _start(event, replace(new.properties, requirements=scope.waits_for))
+        return _signal_nothing_gated(event, context, props, what, fallback)
+    ok, value, detail = _start(event, replace(props, requirements=scope.waits_for))
     if not ok:
         print(f"hyperpod-min-count-gate arm {request_type}: start failed ({detail})")
         return response_document(event, success=False, physical_id=fallback, reason=value)

@@ -145,6 +145,21 @@ def _optional(props: Mapping[str, Any], key: str) -> str | None:
 
 def parse_properties(props: Mapping[str, Any]) -> ArmProperties:
     """Validate ResourceProperties as CloudFormation delivers them; raise ``ValueError``."""
+    requirements = _requirements(props)
+    return ArmProperties(
+        state_machine_arn=_text(props, Prop.STATE_MACHINE_ARN),
+        cluster_name=_text(props, Prop.CLUSTER_NAME),
+        requirements=requirements,
+        wait_handle_logical_id=_text(props, Prop.WAIT_HANDLE_LOGICAL_ID),
+        wait_condition_logical_id=_text(props, Prop.WAIT_CONDITION_LOGICAL_ID),
+        timeout_seconds=_number(props, Prop.TIMEOUT_SECONDS, minimum=1),
+        poll_interval_seconds=_number(props, Prop.POLL_INTERVAL_SECONDS, minimum=1),
+        topic_arn=_optional(props, Prop.TOPIC_ARN),
+        metrics_namespace=_optional(props, Prop.METRICS_NAMESPACE) or DEFAULT_METRICS_NAMESPACE,
+    )
+
+
+def _requirements(props: Mapping[str, Any]) -> tuple[Requirement, ...]:
     raw = props.get(Prop.REQUIREMENTS)
     if not isinstance(raw, list) or not raw:
         raise ValueError(f"property {Prop.REQUIREMENTS} must be a non-empty list")
@@ -160,17 +175,7 @@ def parse_properties(props: Mapping[str, Any]) -> ArmProperties:
         if minimum > target:
             raise ValueError(f"group {name}: MinCount {minimum} > TargetCount {target}")
         requirements.append(Requirement(name, minimum, target))
-    return ArmProperties(
-        state_machine_arn=_text(props, Prop.STATE_MACHINE_ARN),
-        cluster_name=_text(props, Prop.CLUSTER_NAME),
-        requirements=tuple(requirements),
-        wait_handle_logical_id=_text(props, Prop.WAIT_HANDLE_LOGICAL_ID),
-        wait_condition_logical_id=_text(props, Prop.WAIT_CONDITION_LOGICAL_ID),
-        timeout_seconds=_number(props, Prop.TIMEOUT_SECONDS, minimum=1),
-        poll_interval_seconds=_number(props, Prop.POLL_INTERVAL_SECONDS, minimum=1),
-        topic_arn=_optional(props, Prop.TOPIC_ARN),
-        metrics_namespace=_optional(props, Prop.METRICS_NAMESPACE) or DEFAULT_METRICS_NAMESPACE,
-    )
+    return tuple(requirements)
 
 
 def starts_new_wait(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
@@ -188,17 +193,35 @@ def starts_new_wait(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     )
 
 
-# -- what the deployment itself declares (the wait handle's Metadata) -----------------------
+# -- what the deployment itself declares ----------------------------------------------------
 
 METADATA_KEY: Final = "HyperPodMinCountGate"
-"""The key of the wait handle's ``Metadata`` under which the construct declares the wait: the
-arm properties (:class:`Prop`), the arm resource's logical id (``Gate``) and the cluster's ARN.
-CloudFormation resolves it (parameters, references) and returns it with
-``DescribeStackResource``; only a deployment of the stack can change it, so the arm function
-reads what to wait for from there, never from its invocation's payload."""
+"""The key of the wait handle's ``Metadata`` under which the construct declares what the wait
+waits for: the gate (``Gate``, the arm resource's logical id) and the properties
+:data:`DECLARED_KEYS`. CloudFormation resolves it (parameters, references) and returns it
+with ``DescribeStackResource``; only a deployment of the stack can change it, so the arm
+function reads it from there, never from its invocation's payload. Every declared value also
+determines the handle's logical id (the fingerprint), so a handle's Metadata never changes
+(CloudFormation does not update a wait condition handle)."""
 META_GATE: Final = "Gate"
-META_CLUSTER_ARN: Final = "ClusterArn"
 META_PROPERTIES: Final = "Properties"
+DECLARED_KEYS = (
+    Prop.CLUSTER_NAME,
+    Prop.REQUIREMENTS,
+    Prop.WAIT_HANDLE_LOGICAL_ID,
+    Prop.WAIT_CONDITION_LOGICAL_ID,
+)
+"""The arm properties a wait handle's Metadata declares."""
+OPTION_KEYS = (
+    Prop.TIMEOUT_SECONDS,
+    Prop.POLL_INTERVAL_SECONDS,
+    Prop.TOPIC_ARN,
+    Prop.METRICS_NAMESPACE,
+)
+"""The arm properties that may change without a new wait: the arm function's environment
+(:data:`ENV_WAIT_OPTIONS`, JSON) declares them, as deployed."""
+ENV_WAIT_OPTIONS = "HYPERPOD_GATE_WAIT_OPTIONS"
+"""Environment variable of the arm function: :data:`OPTION_KEYS` as deployed (JSON)."""
 
 
 @dataclass(frozen=True)
@@ -207,12 +230,10 @@ class DeployedWait:
 
     gate: str
     """The arm resource's logical id: which gate of the stack declared it."""
-    cluster_arn: str
-    """The cluster's ARN: another ARN for the same gate means the cluster was replaced."""
-    properties: ArmProperties
-    """What the arm resource is sent for this wait."""
-    rendered: Mapping[str, Any]
-    """The same properties as CloudFormation renders them (strings)."""
+    declared: Mapping[str, Any]
+    """The properties :data:`DECLARED_KEYS`, as CloudFormation renders them."""
+    requirements: tuple[Requirement, ...]
+    """The declared requirements, parsed."""
 
 
 def parse_metadata(metadata: object) -> DeployedWait:
@@ -226,16 +247,26 @@ def parse_metadata(metadata: object) -> DeployedWait:
             raise ValueError("the handle's Metadata is not JSON") from None
     if not isinstance(document, Mapping) or not isinstance(document.get(METADATA_KEY), Mapping):
         raise ValueError(f"the handle's Metadata has no {METADATA_KEY}")
-    declared = document[METADATA_KEY]
-    rendered = declared.get(META_PROPERTIES)
-    if not isinstance(rendered, Mapping):
+    entry = document[METADATA_KEY]
+    declared = entry.get(META_PROPERTIES)
+    if not isinstance(declared, Mapping):
         raise ValueError(f"the handle's Metadata has no {METADATA_KEY}.{META_PROPERTIES}")
+    _text(declared, Prop.CLUSTER_NAME)
     return DeployedWait(
-        gate=_text(declared, META_GATE),
-        cluster_arn=_text(declared, META_CLUSTER_ARN),
-        properties=parse_properties(rendered),
-        rendered=dict(rendered),
+        gate=_text(entry, META_GATE),
+        declared={k: declared[k] for k in DECLARED_KEYS if k in declared},
+        requirements=_requirements(declared),
     )
+
+
+def declare(properties: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of rendered arm ``properties`` a wait handle's Metadata declares (pure)."""
+    return {k: properties[k] for k in DECLARED_KEYS if k in properties}
+
+
+def options_of(properties: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of rendered arm ``properties`` the arm function's environment declares."""
+    return {k: properties[k] for k in OPTION_KEYS if k in properties}
 
 
 IGNORED_PROPERTY_KEYS = frozenset({"ServiceToken", "ServiceTimeout"})
