@@ -1,9 +1,16 @@
 """Arm Lambda: a raw CloudFormation custom resource that starts the poll loop.
 
 Create/Update start a Step Functions Standard execution (its ARN becomes the
-PhysicalResourceId); Delete stops the execution named by the PhysicalResourceId
-and always succeeds.  The handler answers CloudFormation itself with an HTTP
-PUT to ``ResponseURL``; it never logs that URL or the event.
+PhysicalResourceId) for the groups this deployment gates (:func:`~.contract.update_scope`), or
+signal the wait at once when it gates none; Delete stops the execution named by the
+PhysicalResourceId and always succeeds.  The handler answers CloudFormation itself with an
+HTTP PUT to ``ResponseURL``; it never logs that URL or the event.
+
+Anyone allowed to invoke the function can send it a made-up request, so it starts or stops a
+loop only for its own stack's deployment: the request must name this function's stack and arm
+resource, CloudFormation must report that resource in progress for the request, and what to
+wait for is read from the template's declaration (the wait handles' Metadata and this
+function's environment), never from the payload (see docs/gate.md, "Only the stack decides").
 """
 
 from __future__ import annotations
