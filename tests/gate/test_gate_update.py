@@ -145,6 +145,58 @@ def test_an_update_adding_a_group_waits_for_it_not_for_a_group_that_lost_nodes(
     assert gpu["CurrentCount"] == 14  # still short: HyperPod never held it back
 
 
+def test_an_update_removing_a_gated_group_does_not_judge_the_others_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """gpu and gpu2 opened; gpu then lost 2 nodes for good. Removing gpu2 gates nothing: the
+    new wait completes at once (today it waits for gpu again and fails at its deadline, and
+    the rollback re-creates gpu2)."""
+    w = GateWorld(
+        monkeypatch,
+        [
+            GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge"),
+            GroupSpec("gpu", 16, 16, capacity=steps((0, 16), (HOUR + 5 * MIN, 14))),
+            GroupSpec("gpu2", 4, 4),
+        ],
+        poll_interval=5 * MIN,
+    )
+    w.clock.advance(MIN)
+    first = w.execution(w.arm_gate(BOTH))
+    w.run(until_elapsed=HOUR, stop_when_idle=False)
+    assert first.status == "SUCCEEDED"
+    w.clock.advance(5 * MIN)
+    w.sim.lose_nodes("gpu", 2)
+    w.run(until_elapsed=w.clock.elapsed + 30 * MIN, stop_when_idle=False)
+    w.sim.remove_group("gpu2")
+    response = w.arm_gate(GPU, "Update", physical_id=first.arn, old_properties=w.properties(BOTH))
+    w.run(until_elapsed=w.clock.elapsed + 8 * HOUR)
+    assert [s.json()["Status"] for s in w.signals(GPU)] == ["SUCCESS"]
+    assert response["Status"] == "SUCCESS" and response["PhysicalResourceId"] == arm.NOTHING_GATED
+    assert "waits for no group; not for gpu (minimum unchanged: 16)" in response["Reason"]
+
+
+def test_an_update_from_a_gate_that_declared_nothing_waits_for_every_group(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first update after upgrading from a gate whose handle declares no wait: the
+    previous values are unknown, so it waits for every gated group, as before, and says so."""
+    w = world(monkeypatch)
+    first = opened(w)
+    old_handle = w.gate(GPU).handle_id
+    w.cfn.resources[old_handle].pop("metadata")
+    response = w.arm_gate(BOTH, "Update", physical_id=first.arn, old_properties=w.properties(GPU))
+    assert response["Status"] == "SUCCESS"
+    assert (
+        "waits for gpu (previous values unknown), gpu2 (previous values unknown)"
+        in response["Reason"]
+    )
+    assert "the previous wait is unknown" in response["Reason"]
+    assert [r["groupName"] for r in w.execution(response).input["requirements"]] == [
+        "gpu",
+        "gpu2",
+    ]
+
+
 def test_an_update_that_gates_nothing_completes_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Scale-out without a new minimum: HyperPod holds nothing back, so the new wait is
     signalled READY by the arm itself, with the reason, and no loop starts."""

@@ -295,8 +295,11 @@ def scope_of(
             raise Refused("no earlier wait handle")
         old = deployed_wait(stack_id, arm_id, old_handle)
     except Refused as exc:
-        everything = update_scope(None, new.requirements)
-        return everything, f" (the previous wait is unknown: {exc}; waiting for every group)"
+        everything = UpdateScope(
+            new.requirements,
+            tuple((r.group_name, "previous values unknown") for r in new.requirements),
+        )
+        return everything, f" (the previous wait is unknown: {exc})"
     same = old.declared.get(Prop.CLUSTER_NAME) == new.declared.get(Prop.CLUSTER_NAME)
     return update_scope(old.requirements, new.requirements, same_cluster=same), ""
 
