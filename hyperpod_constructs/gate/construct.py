@@ -386,15 +386,7 @@ class MinCountGate(Construct):
             "CheckFunction",
             "hyperpod_gate.poll.handler",
             "Checks whether the gated HyperPod groups reached their minimum",
-            {
-                **stack_id,
-                ENV_ARM_LOGICAL_ID: lazy_string(self._arm_logical_id),
-                # The options that may change without a new wait (the wait handle's Metadata
-                # declares the rest): the arm function refuses a request that differs.
-                ENV_WAIT_OPTIONS: lazy_string(
-                    lambda: self._stack.to_json_string(options_of(self._arm_properties().render()))
-                ),
-            },
+            {**stack_id, ENV_ARM_LOGICAL_ID: lazy_string(self._arm_logical_id)},
         )
         # The arm function acts only on requests for its own arm resource (the stack and the
         # logical id), which it reads back from CloudFormation before it starts or stops a loop.
