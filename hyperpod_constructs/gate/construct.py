@@ -310,6 +310,10 @@ class MinCountGate(Construct):
         self._stack = Stack.of(self)
 
         self._arm_properties_value: ArmProperties | None = None
+        self._arm_id_value: str | None = None
+        self._arm_id = lazy_string(self._arm_logical_id)
+        """The arm resource's logical id, one token for the values that name it."""
+        self._wait_options_value: str | None = None
         self._views: dict[str, object] = {}
         self._code: LambdaCode | None = None
         self._add_functions()
@@ -386,7 +390,7 @@ class MinCountGate(Construct):
             "CheckFunction",
             "hyperpod_gate.poll.handler",
             "Checks whether the gated HyperPod groups reached their minimum",
-            {**stack_id, ENV_ARM_LOGICAL_ID: lazy_string(self._arm_logical_id)},
+            {**stack_id, ENV_ARM_LOGICAL_ID: self._arm_id},
         )
         # The arm function acts only on requests for its own arm resource (the stack and the
         # logical id), which it reads back from CloudFormation before it starts or stops a loop.
@@ -397,12 +401,10 @@ class MinCountGate(Construct):
             "the check function cannot)",
             {
                 **stack_id,
-                ENV_ARM_LOGICAL_ID: lazy_string(self._arm_logical_id),
+                ENV_ARM_LOGICAL_ID: self._arm_id,
                 # The options that may change without a new wait (the wait handle's Metadata
                 # declares the rest): the arm function refuses a request that differs.
-                ENV_WAIT_OPTIONS: lazy_string(
-                    lambda: self._stack.to_json_string(options_of(self._arm_properties().render()))
-                ),
+                ENV_WAIT_OPTIONS: lazy_string(self._wait_options),
             },
         )
         self._check_function_arn = self._check_function.attr_arn
@@ -578,10 +580,10 @@ class MinCountGate(Construct):
             service_timeout=Duration.minutes(5),
         )
         """The custom resource that arms the gate (starts its poll loop)."""
-        self.arm.node.add_dependency(self._arm_policy, self._check_policy)
+        # An imported cluster has no resource here: it exists already.
         cluster_resource = self._cluster.node.default_child
-        if cluster_resource is not None:  # an imported cluster has none: it exists already
-            self.arm.node.add_dependency(cluster_resource)
+        existing = [] if cluster_resource is None else [cluster_resource]
+        self.arm.node.add_dependency(*existing, self._arm_policy, self._check_policy)
         self.node.add_validation(_GateRequirements(self))
 
     def _add_wait(self) -> None:
@@ -606,7 +608,7 @@ class MinCountGate(Construct):
         self._handle.add_metadata(
             METADATA_KEY,
             {
-                META_GATE: lazy_string(self._arm_logical_id),
+                META_GATE: self._arm_id,
                 META_PROPERTIES: lazy_any(lambda: declare(self._arm_properties().render())),
             },
         )
@@ -668,9 +670,21 @@ class MinCountGate(Construct):
         )
 
     def _arm_logical_id(self) -> str:
-        default_child = self.arm.node.default_child
-        assert isinstance(default_child, CfnElement)
-        return self._stack.get_logical_id(default_child)
+        """The arm resource's logical id, read once, when the template is written (three
+        values name it, and aws-cdk-lib resolves each more than once)."""
+        if self._arm_id_value is None:
+            default_child = self.arm.node.default_child
+            assert isinstance(default_child, CfnElement)
+            self._arm_id_value = self._stack.get_logical_id(default_child)
+        return self._arm_id_value
+
+    def _wait_options(self) -> str:
+        """The arm function's ``HYPERPOD_GATE_WAIT_OPTIONS`` (JSON, tokens resolved by
+        CloudFormation), computed once when the template is written."""
+        if self._wait_options_value is None:
+            options = options_of(self._arm_properties().render())
+            self._wait_options_value = self._stack.to_json_string(options)
+        return self._wait_options_value
 
     # -- the gate's resources as aws-cdk-lib interfaces (built on first use) ----------------
     @property
