@@ -81,8 +81,9 @@ class FakeCloudFormation:
         ]
         return urls + signatures
 
-    def add_wait_handle(self, logical_id: str) -> str:
-        """Create an AWS::CloudFormation::WaitConditionHandle; return its URL."""
+    def add_wait_handle(self, logical_id: str, metadata: str | None = None) -> str:
+        """Create an AWS::CloudFormation::WaitConditionHandle (with the template's Metadata,
+        resolved, as JSON text); return its URL."""
         path = urllib.parse.quote(f"{self.stack_id}/{logical_id}", safe="")
         url = (
             f"https://cloudformation-waitcondition-{REGION}.s3.amazonaws.com/{path}"
@@ -96,6 +97,8 @@ class FakeCloudFormation:
             "physical": url,
             "status": "CREATE_COMPLETE",
         }
+        if metadata is not None:
+            self.resources[logical_id]["metadata"] = metadata
         self.handle_urls[logical_id] = url
         self.signals.setdefault(logical_id, [])
         return url
@@ -107,6 +110,14 @@ class FakeCloudFormation:
         ``logical_id`` it is also a stack resource (DescribeStackResource shows its status)."""
         condition = WaitCondition(handle, self.clock.time() + timeout_seconds)
         self.wait_conditions[handle] = condition
+        for early in self.signals.get(handle, [])[:1]:
+            # A signal the handle received before its condition existed counts (the gate may
+            # signal on its first check, or at once when an update gates nothing).
+            document = early.json()
+            success = document["Status"] == "SUCCESS"
+            condition.status = "CREATE_COMPLETE" if success else "CREATE_FAILED"
+            condition.reason = document["Reason"]
+            condition.completed_at = self.clock.time()
         if logical_id is not None:
             self.resources[logical_id] = {
                 "type": "AWS::CloudFormation::WaitCondition",
@@ -206,17 +217,19 @@ class FakeCloudFormation:
         status = resource["status"]
         if "handle" in resource:
             status = self.condition(resource["handle"]).status
-        return {
-            "StackResourceDetail": {
-                "StackName": self.stack_name,
-                "StackId": self.stack_id,
-                "LogicalResourceId": logical_id,
-                "PhysicalResourceId": resource["physical"],
-                "ResourceType": resource["type"],
-                "LastUpdatedTimestamp": datetime.fromtimestamp(self.clock.time(), UTC),
-                "ResourceStatus": status,
-            }
+        detail: dict[str, Any] = {
+            "StackName": self.stack_name,
+            "StackId": self.stack_id,
+            "LogicalResourceId": logical_id,
+            "ResourceType": resource["type"],
+            "LastUpdatedTimestamp": datetime.fromtimestamp(self.clock.time(), UTC),
+            "ResourceStatus": status,
         }
+        if resource["physical"]:  # none yet while a resource is being created
+            detail["PhysicalResourceId"] = resource["physical"]
+        if "metadata" in resource:
+            detail["Metadata"] = resource["metadata"]
+        return {"StackResourceDetail": detail}
 
 
 class FakeSns:

@@ -86,6 +86,8 @@ class SynthesizedGate:
     fast_path_pattern: dict[str, Any]
     check_env: dict[str, str]
     """The check function's environment variables, resolved."""
+    handle_metadata: str
+    """The wait handle's Metadata, resolved, as DescribeStackResource returns it (JSON)."""
     arm_env: dict[str, str]
     """The arm function's environment variables, resolved."""
 
@@ -254,7 +256,7 @@ def gate_of_template(
         return found
 
     _, gate = one(RESOURCE_TYPE)
-    handle_id, _ = one("AWS::CloudFormation::WaitConditionHandle")
+    handle_id, handle = one("AWS::CloudFormation::WaitConditionHandle")
     condition_id, condition = one("AWS::CloudFormation::WaitCondition")
     _, machine = one("AWS::StepFunctions::StateMachine")
     _, rule = one("AWS::Events::Rule")
@@ -283,6 +285,7 @@ def gate_of_template(
         fast_path_pattern=resolve(rule["Properties"]["EventPattern"]),
         check_env=env["hyperpod_gate.poll.handler"],
         arm_env=env["hyperpod_gate.arm.handler"],
+        handle_metadata=json.dumps(_as_sent(resolve(handle.get("Metadata", {})))),
     )
 
 
@@ -678,13 +681,14 @@ class GateWorld:
     ) -> dict[str, Any]:
         """Send one custom resource request to the arm handler; return its response."""
         request_id = f"5f0c4a8e-1b2d-4c3e-9f40-{next(self._request_ids):012d}"
+        arm_id = self.gate().arm_logical_id
         event: dict[str, Any] = {
             "RequestType": request_type,
             "ServiceToken": ARM_ARN,
-            "ResponseURL": self.cfn.response_url(request_id, "ClusterMinCountGateArm"),
+            "ResponseURL": self.cfn.response_url(request_id, arm_id),
             "StackId": self.cfn.stack_id,
             "RequestId": request_id,
-            "LogicalResourceId": "ClusterMinCountGateArm",
+            "LogicalResourceId": arm_id,
             "ResourceType": RESOURCE_TYPE,
             "ResourceProperties": dict(properties or {"ServiceToken": ARM_ARN}),
         }
@@ -692,16 +696,35 @@ class GateWorld:
             event["PhysicalResourceId"] = physical_id
         if old_properties is not None:
             event["OldResourceProperties"] = dict(old_properties)
+        # CloudFormation marks the resource in progress before it sends the request (a Delete
+        # of an earlier physical id, in an update's cleanup, leaves the resource as it is).
+        current = self.cfn.resources.get(arm_id)
+        cleanup = request_type == "Delete" and (
+            current is None or current["physical"] != (physical_id or "")
+        )
+        if not cleanup:
+            self.cfn.resources[arm_id] = {
+                "type": RESOURCE_TYPE,
+                "physical": "" if current is None else current["physical"],
+                "status": f"{request_type.upper()}_IN_PROGRESS",
+            }
         self._run_lambda("arm", arm.handler, event, self.gate().arm_timeout)
         answers = self.cfn.responses[request_id]
         assert len(answers) == 1, f"expected exactly one response, got {len(answers)}"
         document: dict[str, Any] = answers[0].json()
-        if document["Status"] == "SUCCESS" and request_type != "Delete":
-            self.cfn.resources[self.gate().arm_logical_id] = {
+        if request_type == "Delete":
+            if not cleanup:
+                self.cfn.remove_resource(arm_id)
+        elif document["Status"] == "SUCCESS":
+            self.cfn.resources[arm_id] = {
                 "type": RESOURCE_TYPE,
                 "physical": str(document["PhysicalResourceId"]),
                 "status": f"{request_type.upper()}_COMPLETE",
             }
+        elif current is None:
+            self.cfn.remove_resource(arm_id)  # a failed creation leaves nothing to describe
+        else:
+            self.cfn.resources[arm_id] = {**current, "status": f"{request_type.upper()}_FAILED"}
         return document
 
     def arm_gate(
@@ -715,7 +738,7 @@ class GateWorld:
         resource, then create the wait condition (both named as the template names them)."""
         gate = self.gate(requirements)
         if gate.handle_id not in self.cfn.resources:
-            self.cfn.add_wait_handle(gate.handle_id)
+            self.cfn.add_wait_handle(gate.handle_id, gate.handle_metadata)
         response = self.custom_resource(
             request_type,
             gate.properties,
@@ -738,7 +761,7 @@ class GateWorld:
         the gate had been armed ``armed_ago`` seconds ago (default: past the settle window)."""
         gate = self.gate(requirements)
         if gate.handle_id not in self.cfn.resources:
-            self.cfn.add_wait_handle(gate.handle_id)
+            self.cfn.add_wait_handle(gate.handle_id, gate.handle_metadata)
         props = arm.parse_properties(gate.properties)
         armed = datetime.fromtimestamp(self.clock.time() - armed_ago, UTC)
         event = arm.execution_input(props, stack_id=self.cfn.stack_id, now=armed)
