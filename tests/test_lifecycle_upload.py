@@ -415,3 +415,42 @@ def test_a_dangling_link_is_a_finding_naming_it(tmp_path: Path) -> None:
     with pytest.raises(LifecycleFileError) as raised:
         select_files(str(folder))
     assert raised.value.value == "gone.sh" and "exists" in raised.value.allowed
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "_netrc",
+        "cert.crt",
+        "key.gpg",
+        "priv.asc",
+        "secrets.yaml",
+        "Secret.json",
+        "tls.key.bak",
+        "deploy.pem~",
+        "id_ed25519.old",
+        "key.pem\r",
+        "key.pem ",
+        "key.pem\t \x7f",
+        "prod.env.orig",
+        "TLS.KEY.BAK ",
+    ],
+)
+def test_secret_names_in_disguise_are_left_out(tmp_path: Path, name: str) -> None:
+    """Windows spellings, certificates and signed keys, secrets files, and a secret's name
+    followed by a backup suffix or trailing white space or control characters."""
+    folder = write(
+        tmp_path / "lc", {"on_create.sh": SCRIPT, "notes.pem.txt": "kept\n", name: "k\n"}
+    )
+    scripts = LifecycleScripts.from_directory(str(folder))
+    assert name in scripts.select().left_out
+    assert assert_selection_is_the_upload(tmp_path, scripts) == {"on_create.sh", "notes.pem.txt"}
+
+
+def test_a_disguise_is_seen_through_by_the_apps_own_excludes_too(tmp_path: Path) -> None:
+    folder = write(
+        tmp_path / "lc", {"on_create.sh": SCRIPT, "site.conf.bak": "x\n", "site.confx": "y\n"}
+    )
+    selection = select_files(str(folder), exclude=["site.conf"])
+    assert selection.left_out == ("site.conf.bak",)
+    assert set(selection.files) == {"on_create.sh", "site.confx"}
