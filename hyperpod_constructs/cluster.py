@@ -8,13 +8,24 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import jsii
-from aws_cdk import Acknowledgment, Annotations, Names, RemovalPolicy, Resource, Tags, Validations
+from aws_cdk import (
+    Acknowledgment,
+    Annotations,
+    CfnDeletionPolicy,
+    Names,
+    RemovalPolicy,
+    Resource,
+    TagManager,
+    Tags,
+    Validations,
+)
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_sagemaker as sagemaker
 from constructs import Construct, DependencyGroup, IConstruct, IDependable, IValidation
 
 from ._cluster_interface import IHyperPodCluster as IHyperPodCluster
+from ._core.arguments import RULE as ARGUMENT_RULE
 from ._core.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
 from ._core.finding import merge_findings
 from ._core.report import record_findings
@@ -191,6 +202,34 @@ def _is_removal_policy(value: object) -> bool:
     return isinstance(value, RemovalPolicy) and value is not RemovalPolicy.SNAPSHOT
 
 
+_REMOVAL_POLICIES = (
+    "RemovalPolicy.DESTROY, RETAIN or RETAIN_ON_UPDATE_OR_DELETE (a cluster has no snapshot)"
+)
+
+
+def _rendered_findings(resource: sagemaker.CfnCluster) -> list[Finding]:
+    """The props' checks on what the ``AWS::SageMaker::Cluster`` holds once every aspect and
+    mutator ran, so that aws-cdk-lib's own calls (``apply_removal_policy``, ``Tags.of``,
+    ``cfn_options``) cannot go around them. The props' values that failed are never
+    applied, so a mistake is reported once."""
+    options = resource.cfn_options
+    policies = (
+        ("DeletionPolicy", options.deletion_policy),
+        ("UpdateReplacePolicy", options.update_replace_policy),
+    )
+    return [
+        Finding(
+            rule=ARGUMENT_RULE,
+            field=f"removal_policy ({attribute})",
+            value="Snapshot",
+            allowed=_REMOVAL_POLICIES,
+            fix="apply RemovalPolicy.RETAIN (or DESTROY) instead of SNAPSHOT",
+        )
+        for attribute, policy in policies
+        if policy == CfnDeletionPolicy.SNAPSHOT
+    ] + tag_findings(TagManager.of(resource).tag_values())  # type: ignore[union-attr]
+
+
 @dataclass(frozen=True)
 class _Parameter:
     """A constructor parameter checked by its value alone: its findings, and the value used
@@ -268,8 +307,7 @@ _PARAMETERS: tuple[_Parameter, ...] = (
     _typed(
         "removal_policy",
         _is_removal_policy,
-        "RemovalPolicy.DESTROY, RETAIN or RETAIN_ON_UPDATE_OR_DELETE (a cluster has no "
-        "snapshot), or None",
+        f"{_REMOVAL_POLICIES}, or None",
         None,
         optional=True,
     ),
@@ -519,7 +557,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             (``Orchestrator`` only when ``slurm_config_strategy`` or ``accounting_database``
             is set). Replacement on change (``Orchestrator`` is create-only).
         :param accounting_database: Slurm accounting database (CONTINUOUS only). Default: none.
-        :param tags: tags for the cluster and the resources the construct creates.
+        :param tags: tags for the cluster and the resources the construct creates. The
+            cluster's final tags (these and any ``Tags.of(...)``) are checked at synth.
         :param readiness_gate: options of the readiness gate. Default: on, with the defaults
             of :class:`MinCountGateOptions`, whenever a group has a minimum
             (``min_instance_count > 0``, or a token).
@@ -530,7 +569,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             replacement. ``RemovalPolicy.RETAIN`` keeps it running (and its training job)
             when it is removed or replaced, outside any stack and billing until deleted by
             hand; ``RETAIN_ON_UPDATE_OR_DELETE`` likewise, except when the creation fails.
-            ``SNAPSHOT`` is refused (a cluster has no snapshot). ``python -m
+            ``SNAPSHOT`` is refused (a cluster has no snapshot), also when it reaches the
+            resource another way (``apply_removal_policy``, ``cfn_options``). ``python -m
             hyperpod_constructs plan`` shows which one applies before a deployment.
         """
         _check_scope_and_id(scope, id)
@@ -868,7 +908,11 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
             replace(f, positions=f.positions or shared[f.group])
             if f.group in shared
             else replace(f, positions=())
-            for f in (*self._found, *self._cross_group_findings())
+            for f in (
+                *self._found,
+                *self._cross_group_findings(),
+                *_rendered_findings(self._resource),
+            )
         ]
         return sorted(found, key=lambda finding: not finding.is_error)
 
