@@ -29,7 +29,7 @@ from ._core.arguments import RULE as ARGUMENT_RULE
 from ._core.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
 from ._core.finding import merge_findings
 from ._core.report import record_findings
-from ._dependable import LazyDependable
+from ._dependable import LazyDependable, drop_implied_dependencies
 from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance
 from ._roles import statements_land
@@ -891,6 +891,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
         if props.vpc is not None:
             self._teardown.add(props.vpc)
         resource.node.add_dependency(self._teardown)
+        drop_implied_dependencies(resource)
         return resource
 
     def _record(self, findings: Sequence[Finding], *, position: int | None = None) -> None:

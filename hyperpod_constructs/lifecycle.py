@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from aws_cdk import Aws, Fn, IgnoreMode, RemovalPolicy, SymlinkFollowMode
+from aws_cdk import Aws, CfnResource, Fn, IgnoreMode, RemovalPolicy, SymlinkFollowMode
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IDependable
 
 from ._core.finding import Finding, HyperPodValidationError
 from ._core.limits import REQUIRED_BUCKET_PREFIX
+from ._dependable import drop_implied_dependencies
 from ._lazy import lazy_any
 from ._nag import acknowledge, acknowledge_compliance, arn_placeholder
 from ._roles import statements_land
@@ -413,6 +414,9 @@ def _acknowledge_upload_handler(upload: s3deploy.BucketDeployment, bucket: s3.Bu
     )
     function = role.node.scope
     if function is not None:
+        handler = function.node.default_child
+        if isinstance(handler, CfnResource):
+            drop_implied_dependencies(handler)
         acknowledge(
             function,
             "The runtime of CDK's BucketDeployment handler is chosen by aws-cdk-lib",

@@ -39,7 +39,7 @@ from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import RESOURCE_TYP
 from tests.conftest import CDK_CONTEXT, ROOT, new_app
 from tests.support.cdk_cli import SYNTH, cdk_env
 from tests.template_utils import depends_on, describe_matches, resources
-from tests.test_lint import unaccepted
+from tests.test_lint import lint_findings
 
 ACCOUNT, REGION = "111111111111", "us-east-1"
 ENV = cdk.Environment(account=ACCOUNT, region=REGION)
@@ -224,7 +224,7 @@ def _env_specific_zone(match: Any, template: dict[str, Any]) -> bool:
 def assert_lint_clean(template: dict[str, Any]) -> None:
     found = [
         match
-        for match in unaccepted(template)
+        for match in lint_findings(template)
         if not (_legacy_hash_parameter(match, template) or _env_specific_zone(match, template))
     ]
     assert not found, describe_matches(found)

@@ -29,7 +29,7 @@ from constructs import Construct, Dependable
 
 from .._cluster_interface import IHyperPodCluster
 from .._core.finding import Finding, HyperPodValidationError
-from .._dependable import DependencyRoots
+from .._dependable import DependencyRoots, drop_implied_dependencies
 from .._lazy import lazy_any, lazy_string
 from .._nag import (
     acknowledge,
@@ -396,6 +396,7 @@ class MinCountGate(Construct):
         )
         self._state_machine.apply_removal_policy(RemovalPolicy.DESTROY)
         self._state_machine.node.add_dependency(role)
+        drop_implied_dependencies(self._state_machine)
         self._state_machine_arn = self._state_machine.ref
         # The arm function's rights on the loop are a policy of their own: in its role's
         # default policy they would close a cycle (the loop's definition names the arm
@@ -764,6 +765,7 @@ class MinCountGate(Construct):
         )
         code.bind(resource)
         resource.node.add_dependency(role)
+        drop_implied_dependencies(resource)
         return role, resource
 
     def _arm_property(self, key: str) -> Callable[[], object]:
