@@ -5,16 +5,18 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import jsii
 from aws_cdk import (
     Acknowledgment,
     Annotations,
+    Aspects,
     CfnDeletionPolicy,
     Names,
     RemovalPolicy,
     Resource,
+    Stage,
     TagManager,
     Tags,
     Validations,
@@ -441,13 +443,38 @@ def _check_scope_and_id(scope: object, id: object) -> None:
     )
 
 
+@runtime_checkable
+class OuterStagePolicy(Protocol):
+    """An aspect that checks clusters (``HyperPodPolicy``) also where aws-cdk-lib does not
+    carry it: into a ``Stage`` below the scope it was added to. A cluster's validation calls
+    it for every such aspect of the scopes above the cluster's own Stage."""
+
+    def check_across_stage(self, cluster: HyperPodSlurmCluster) -> list[str]:
+        """Check ``cluster`` (once) and return the errors that fail its Stage's synth."""
+        ...
+
+
+def _outer_stage_errors(cluster: HyperPodSlurmCluster) -> list[str]:
+    """The errors of the policies added above the cluster's own Stage (an App's, or an outer
+    Stage's): aws-cdk-lib runs a Stage's aspects only, so they would check nothing here."""
+    scopes = cluster.node.scopes
+    own_stage = max(index for index, scope in enumerate(scopes) if Stage.is_stage(scope))
+    return [
+        error
+        for scope in scopes[:own_stage]
+        for aspect in Aspects.of(scope).all
+        if isinstance(aspect, OuterStagePolicy)
+        for error in aspect.check_across_stage(cluster)
+    ]
+
+
 @jsii.implements(IValidation)
 class _ClusterRules:
     def __init__(self, cluster: HyperPodSlurmCluster) -> None:
         self._cluster = cluster
 
     def validate(self) -> list[str]:
-        return self._cluster._report()
+        return [*self._cluster._report(), *_outer_stage_errors(self._cluster)]
 
 
 @jsii.implements(ec2.IConnectable)

@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import jsii
-from aws_cdk import Annotations, IAspect
+from aws_cdk import Annotations, IAspect, Stage
 from constructs import Construct, IConstruct, IValidation
 
 from .._core.arguments import (
@@ -138,10 +138,46 @@ class _DeferredCheck:
         self._cluster = cluster
         self._errors: list[str] | None = None
 
+    @property
+    def path(self) -> str:
+        """The checked cluster's construct path."""
+        return self._cluster.node.path
+
     def validate(self) -> list[str]:
         if self._errors is None:
             self._errors = self._policy._report(self._cluster)
         return list(self._errors)
+
+
+@jsii.implements(IValidation)
+class _LateCheck:
+    """The policy's checks of clusters in Stages below its scope that were synthesized
+    before the policy was added (``pipelines.CodePipeline.add_stage`` synthesizes its Stage
+    at once): run at the synth of the policy's own scope, which they fail on an error. The
+    Stage's templates are already written then; the report says so."""
+
+    def __init__(self, name: str, checks: Sequence[_DeferredCheck]) -> None:
+        self._name = name
+        self._checks = checks
+
+    def validate(self) -> list[str]:
+        return [
+            f"[{check.path}] {error} (checked after its Stage was synthesized: its template "
+            f"is in the output; add the policy before the Stage is synthesized, e.g. before "
+            f"pipeline.add_stage)"
+            for check in self._checks
+            for error in check.validate()
+        ]
+
+
+def _clusters_in_stages_below(stage: IConstruct) -> list[HyperPodSlurmCluster]:
+    """The clusters in the Stages nested (at any depth) in ``stage``, not in ``stage``'s own
+    tree."""
+    return [
+        cluster
+        for cluster in stage.node.find_all()
+        if isinstance(cluster, HyperPodSlurmCluster) and Stage.of(cluster) is not stage
+    ]
 
 
 @jsii.implements(IAspect)
@@ -266,6 +302,7 @@ class HyperPodPolicy:
         self._rules: tuple[PolicyRule, ...] = (*built, *rules)
         # Keyed by id(); the values keep the clusters alive so an id is never reused.
         self._seen: dict[int, HyperPodSlurmCluster] = {}
+        self._across: dict[int, _DeferredCheck] = {}
         self._violations: list[Finding] = []
 
     @property
@@ -297,10 +334,37 @@ class HyperPodPolicy:
         ]
 
     def visit(self, node: IConstruct) -> None:
-        """Aspect entry point: schedule the check of each HyperPod cluster (once)."""
-        if isinstance(node, HyperPodSlurmCluster) and id(node) not in self._seen:
-            self._seen[id(node)] = node
-            node.node.add_validation(_DeferredCheck(self, node))
+        """Aspect entry point: schedule the check of each HyperPod cluster (once); at a
+        Stage (the App included), check the clusters of the Stages below that were
+        synthesized without this policy."""
+        if isinstance(node, HyperPodSlurmCluster):
+            if id(node) not in self._seen:
+                self._seen[id(node)] = node
+                node.node.add_validation(_DeferredCheck(self, node))
+        elif Stage.is_stage(node):
+            late = [
+                _DeferredCheck(self, cluster)
+                for cluster in _clusters_in_stages_below(node)
+                if self._seen.setdefault(id(cluster), cluster) is cluster
+                and not self._checked_across(cluster)
+            ]
+            if late:
+                node.node.add_validation(_LateCheck(self._name, late))
+
+    def check_across_stage(self, cluster: HyperPodSlurmCluster) -> list[str]:
+        """Check ``cluster``, in a Stage below the scope this policy was added to (aws-cdk-lib
+        runs only a Stage's own aspects when it synthesizes): its cluster validation calls
+        this, so the Stage's synth fails on an error and writes no template. Once per
+        cluster."""
+        if id(cluster) in self._seen:
+            return []
+        self._seen[id(cluster)] = cluster
+        check = _DeferredCheck(self, cluster)
+        self._across[id(cluster)] = check
+        return check.validate()
+
+    def _checked_across(self, cluster: HyperPodSlurmCluster) -> bool:
+        return id(cluster) in self._across
 
     @staticmethod
     def exempt(scope: Construct, rule_id: str, *, reason: str, group: str | None = None) -> None:
