@@ -206,7 +206,8 @@ class LifecycleScripts:
         :param use_default_excludes: leave out dotfiles, VCS folders and key material.
             Default: True. Set False only for a folder you have checked file by file.
         :param bucket_options: the bucket's encryption key, versioning, access log and
-            lifecycle rules, and the upload's VPC (:class:`LifecycleBucketOptions`), for an
+            lifecycle rules, and the upload's VPC (``LifecycleBucketOptions`` of
+            ``hyperpod_constructs.lifecycle``), for an
             organisation's guardrails. Default: none of them.
         """
         # Resolved now: the jsii runtime that stages the asset keeps the working directory the

@@ -237,3 +237,29 @@ def test_the_guard_rules_see_a_broken_library_resource(tmp_path: Path) -> None:
     found = violations(guard_report(app, app.synth), library_paths(app))
     assert {rule for rule, _ in found} == {"cloudwatch_log_group_retention_period_check"}
     assert re.search(r"MinCountGate/PollLoopLogs", " ".join(path for _, path in found))
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("log_retention", 365),
+        ("encryption_key", "alias/mine"),
+        ("vpc", "vpc-123"),
+        ("security_groups", []),
+    ],
+)
+def test_a_guardrail_option_of_the_wrong_type_is_a_finding(option: str, value: object) -> None:
+    """Never silently ignored (a guardrail option that does nothing fails open)."""
+    from hyperpod_constructs.validation import gate_option_findings
+
+    options = MinCountGateOptions(**{option: value})  # type: ignore[arg-type]
+    found = gate_option_findings(options, parameter="readiness_gate")
+    assert {(f.rule, f.field) for f in found} >= {("HP-ARG-TYPE", f"readiness_gate.{option}")}
+
+
+def test_subnets_without_a_vpc_are_a_finding() -> None:
+    from hyperpod_constructs.validation import gate_option_findings
+
+    options = MinCountGateOptions(vpc_subnets=ec2.SubnetSelection())
+    (finding,) = gate_option_findings(options, parameter="readiness_gate")
+    assert finding.field == "readiness_gate.vpc" and "pass vpc= too" in finding.fix
