@@ -847,6 +847,19 @@ def test_no_shape_here_reaches_a_synthesizer_from_python() -> None:
 # -- an App-level organisation policy reaches every cluster, whatever the shape -------------
 
 
+def delivery_pipeline(app: cdk.App) -> pipelines.CodePipeline:
+    """A CDK Pipelines pipeline in its own stack of ``app``, to add stages to."""
+    delivery = cdk.Stack(app, "Delivery", env=ENV)
+    source = pipelines.CodePipelineSource.connection(
+        "org/training",
+        "main",
+        connection_arn=f"arn:aws:codeconnections:{REGION}:{ACCOUNT}:connection/0123abcd",
+    )
+    return pipelines.CodePipeline(
+        delivery, "Pipeline", synth=pipelines.ShellStep("Synth", input=source, commands=["x"])
+    )
+
+
 def _policy_shape(shape: str, outdir: Path) -> cdk.App:
     """The example cluster (a 16-node gpu group) in ``shape``, under an App-level policy
     allowing 8 instances per group."""
@@ -855,16 +868,7 @@ def _policy_shape(shape: str, outdir: Path) -> cdk.App:
     app = cdk.App(context={**CDK_CONTEXT, **AZ_CONTEXT}, outdir=str(outdir))
     policy = HyperPodPolicy(name="org", max_instance_count=8)
     if shape == "pipeline-late":  # the policy added after add_stage synthesized the stage
-        delivery = cdk.Stack(app, "Delivery", env=ENV)
-        source = pipelines.CodePipelineSource.connection(
-            "org/training",
-            "main",
-            connection_arn=f"arn:aws:codeconnections:{REGION}:{ACCOUNT}:connection/0123abcd",
-        )
-        pipeline = pipelines.CodePipeline(
-            delivery, "Pipeline", synth=pipelines.ShellStep("Synth", input=source, commands=["x"])
-        )
-        pipeline.add_stage(TrainingStage(app, "Prod", env=ENV))
+        delivery_pipeline(app).add_stage(TrainingStage(app, "Prod", env=ENV))
         cdk.Aspects.of(app).add(policy)
         return app
     cdk.Aspects.of(app).add(policy)
@@ -877,16 +881,7 @@ def _policy_shape(shape: str, outdir: Path) -> cdk.App:
     elif shape == "nested-stack":
         add_fsdp_cluster(cdk.NestedStack(cdk.Stack(app, "Parent"), "Training"))
     elif shape == "pipeline":
-        delivery = cdk.Stack(app, "Delivery", env=ENV)
-        source = pipelines.CodePipelineSource.connection(
-            "org/training",
-            "main",
-            connection_arn=f"arn:aws:codeconnections:{REGION}:{ACCOUNT}:connection/0123abcd",
-        )
-        pipeline = pipelines.CodePipeline(
-            delivery, "Pipeline", synth=pipelines.ShellStep("Synth", input=source, commands=["x"])
-        )
-        pipeline.add_stage(TrainingStage(app, "Prod", env=ENV))
+        delivery_pipeline(app).add_stage(TrainingStage(app, "Prod", env=ENV))
     return app
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import aws_cdk as cdk
 import pytest
-from aws_cdk import Duration, Stack, Validations, pipelines
+from aws_cdk import Duration, Stack, Validations
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
@@ -39,11 +39,9 @@ from hyperpod_constructs import (
 from hyperpod_constructs._nag import GUARD_PLUGIN
 from hyperpod_constructs.lifecycle import LifecycleBucketOptions
 from tests.conftest import CDK_CONTEXT, ROOT, new_app
+from tests.test_app_shapes import AZ_CONTEXT, ENV, delivery_pipeline
 
 DOCS = ROOT / "docs" / "guardrails.md"
-ACCOUNT, REGION = "111111111111", "us-east-1"
-ENV = cdk.Environment(account=ACCOUNT, region=REGION)
-AZ_CONTEXT = {f"availability-zones:account={ACCOUNT}:region={REGION}": ["us-east-1a"]}
 
 MET_BY_OPTION = {
     "cloudwatch_log_group_retention_period_check": "log_retention",
@@ -194,16 +192,7 @@ def shape(name: str, app: cdk.App) -> None:
     elif name == "nested-stage":
         GuardedStage(cdk.Stage(app, "Org"), "Prod")
     elif name == "pipeline":
-        delivery = Stack(app, "Delivery", env=ENV)
-        source = pipelines.CodePipelineSource.connection(
-            "org/training",
-            "main",
-            connection_arn=f"arn:aws:codeconnections:{REGION}:{ACCOUNT}:connection/0123abcd",
-        )
-        pipeline = pipelines.CodePipeline(
-            delivery, "Pipeline", synth=pipelines.ShellStep("Synth", input=source, commands=["x"])
-        )
-        pipeline.add_stage(GuardedStage(app, "Prod", env=ENV))
+        delivery_pipeline(app).add_stage(GuardedStage(app, "Prod", env=ENV))
 
 
 @pytest.mark.parametrize("name", ["app", "stage", "nested-stage", "pipeline"])
