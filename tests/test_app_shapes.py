@@ -910,3 +910,19 @@ def test_an_app_level_policy_reaches_every_shape(shape: str, path: str, tmp_path
     assert all(f"{path}: instance group 'gpu'" in m for m in violations), violations
     late = shape == "pipeline-late"  # the stage was synthesized before the policy came
     assert all(("checked after its Stage was synthesized" in m) is late for m in violations)
+
+
+def test_a_policy_on_the_app_and_on_a_stage_checks_a_cluster_once(tmp_path: Path) -> None:
+    from hyperpod_constructs.policy import HyperPodPolicy
+    from hyperpod_constructs.reporting import validation_messages
+
+    app = cdk.App(context={**CDK_CONTEXT, **AZ_CONTEXT}, outdir=str(tmp_path))
+    policy = HyperPodPolicy(name="org", max_instance_count=8)
+    stage = TrainingStage(app, "Prod")
+    cdk.Aspects.of(app).add(policy)
+    cdk.Aspects.of(stage).add(policy)
+    with pytest.raises(RuntimeError) as raised:
+        app.synth()
+    messages = validation_messages(raised.value) or []
+    assert len([m for m in messages if "HPP-MAX-COUNT" in m]) == 1, messages
+    assert len(policy.violations) == 1

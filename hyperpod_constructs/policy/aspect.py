@@ -139,9 +139,9 @@ class _DeferredCheck:
         self._errors: list[str] | None = None
 
     @property
-    def path(self) -> str:
-        """The checked cluster's construct path."""
-        return self._cluster.node.path
+    def cluster(self) -> HyperPodSlurmCluster:
+        """The checked cluster."""
+        return self._cluster
 
     def validate(self) -> list[str]:
         if self._errors is None:
@@ -156,15 +156,14 @@ class _LateCheck:
     at once): run at the synth of the policy's own scope, which they fail on an error. The
     Stage's templates are already written then; the report says so."""
 
-    def __init__(self, name: str, checks: Sequence[_DeferredCheck]) -> None:
-        self._name = name
+    def __init__(self, checks: Sequence[_DeferredCheck]) -> None:
         self._checks = checks
 
     def validate(self) -> list[str]:
         return [
-            f"[{check.path}] {error} (checked after its Stage was synthesized: its template "
-            f"is in the output; add the policy before the Stage is synthesized, e.g. before "
-            f"pipeline.add_stage)"
+            f"[{check.cluster.node.path}] {error} (checked after its Stage was synthesized: "
+            "its template is in the output; add the policy before the Stage is synthesized, "
+            "e.g. before pipeline.add_stage)"
             for check in self._checks
             for error in check.validate()
         ]
@@ -302,7 +301,6 @@ class HyperPodPolicy:
         self._rules: tuple[PolicyRule, ...] = (*built, *rules)
         # Keyed by id(); the values keep the clusters alive so an id is never reused.
         self._seen: dict[int, HyperPodSlurmCluster] = {}
-        self._across: dict[int, _DeferredCheck] = {}
         self._violations: list[Finding] = []
 
     @property
@@ -345,11 +343,12 @@ class HyperPodPolicy:
             late = [
                 _DeferredCheck(self, cluster)
                 for cluster in _clusters_in_stages_below(node)
-                if self._seen.setdefault(id(cluster), cluster) is cluster
-                and not self._checked_across(cluster)
+                if id(cluster) not in self._seen
             ]
+            for check in late:
+                self._seen[id(check.cluster)] = check.cluster
             if late:
-                node.node.add_validation(_LateCheck(self._name, late))
+                node.node.add_validation(_LateCheck(late))
 
     def check_across_stage(self, cluster: HyperPodSlurmCluster) -> list[str]:
         """Check ``cluster``, in a Stage below the scope this policy was added to (aws-cdk-lib
@@ -359,12 +358,7 @@ class HyperPodPolicy:
         if id(cluster) in self._seen:
             return []
         self._seen[id(cluster)] = cluster
-        check = _DeferredCheck(self, cluster)
-        self._across[id(cluster)] = check
-        return check.validate()
-
-    def _checked_across(self, cluster: HyperPodSlurmCluster) -> bool:
-        return id(cluster) in self._across
+        return _DeferredCheck(self, cluster).validate()
 
     @staticmethod
     def exempt(scope: Construct, rule_id: str, *, reason: str, group: str | None = None) -> None:
