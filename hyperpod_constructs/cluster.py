@@ -458,7 +458,7 @@ def _outer_stage_errors(cluster: HyperPodSlurmCluster) -> list[str]:
     """The errors of the policies added above the cluster's own Stage (an App's, or an outer
     Stage's): aws-cdk-lib runs a Stage's aspects only, so they would check nothing here."""
     scopes = cluster.node.scopes
-    own_stage = max(index for index, scope in enumerate(scopes) if Stage.is_stage(scope))
+    own_stage = max((i for i, scope in enumerate(scopes) if Stage.is_stage(scope)), default=0)
     return [
         error
         for scope in scopes[:own_stage]
