@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 import jsii
 from aws_cdk import CfnResource, IAspect, Stack
@@ -60,18 +60,25 @@ def drop_implied_dependencies(resource: CfnResource) -> None:
     before it is replaced, and a property override that removes a reference is not seen.
     """
     stack = Stack.of(resource)
+    computed: list[list[str] | None] = []  # once: the dependencies are final at synth
 
     def depends_on() -> list[str] | None:
-        named = _referenced(stack.resolve(resource._cfn_properties), set())
-        # In aws-cdk-lib's order (by construct path), each once.
-        targets = sorted(
-            (t for t in resource.obtain_dependencies() if isinstance(t, CfnResource)),
-            key=lambda target: target.node.path,
-        )
-        ids = dict.fromkeys(str(stack.resolve(target.logical_id)) for target in targets)
-        return [logical_id for logical_id in ids if logical_id not in named] or None
+        if not computed:
+            computed.append(_unreferenced(stack, resource))
+        return computed[0]
 
     resource.add_override("DependsOn", lazy_any(depends_on))
+
+
+def _unreferenced(stack: Stack, resource: CfnResource) -> list[str] | None:
+    targets = [t for t in resource.obtain_dependencies() if isinstance(t, CfnResource)]
+    if not targets:  # most resources: no properties to resolve (each costs ~5 ms)
+        return None
+    named = _referenced(stack.resolve(resource._cfn_properties), set())
+    # In aws-cdk-lib's order (by construct path), each once.
+    targets.sort(key=lambda target: target.node.path)
+    ids = dict.fromkeys(str(stack.resolve(target.logical_id)) for target in targets)
+    return [logical_id for logical_id in ids if logical_id not in named] or None
 
 
 @jsii.implements(IAspect)
@@ -82,11 +89,23 @@ class DropImpliedDependsOn:
     role): ``Aspects.of(stack).add(DropImpliedDependsOn())``. The library's own resources
     need no aspect. A resource with its own ``DependsOn`` override should not be below it."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, resource_types: Collection[str] | None = None) -> None:
+        """:param resource_types: only resources of these types (e.g.
+        ``["AWS::Lambda::Function"]``, where aws-cdk-lib's functions repeat their role),
+        which saves the look at every other resource. Default: every resource."""
         self._done: set[str] = set()
+        self._types = None if resource_types is None else frozenset(resource_types)
 
     def visit(self, node: IConstruct) -> None:
         """Aspect entry point."""
-        if isinstance(node, CfnResource) and node.node.path not in self._done:
+        # Only a resource with a dependency by now (the construct's or the resource's own)
+        # can repeat a reference: the others cost no override.
+        if not isinstance(node, CfnResource):
+            return
+        if self._types is not None and node.cfn_resource_type not in self._types:
+            return
+        if not (node.node.dependencies or node.obtain_dependencies()):
+            return
+        if node.node.path not in self._done:
             self._done.add(node.node.path)
             drop_implied_dependencies(node)

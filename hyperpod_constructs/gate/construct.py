@@ -29,7 +29,7 @@ from constructs import Construct, Dependable
 
 from .._cluster_interface import IHyperPodCluster
 from .._core.finding import Finding, HyperPodValidationError
-from .._dependable import DependencyRoots, drop_implied_dependencies
+from .._dependable import DependencyRoots
 from .._lazy import lazy_any, lazy_string
 from .._nag import (
     acknowledge,
@@ -394,8 +394,8 @@ class MinCountGate(Construct):
             tracing_configuration=state_machine.TracingConfigurationProperty(enabled=True),
         )
         self._state_machine.apply_removal_policy(RemovalPolicy.DESTROY)
-        self._state_machine.node.add_dependency(role)
-        drop_implied_dependencies(self._state_machine)
+        # Its role's policy (the role itself is ordered by RoleArn: cfn-lint W3005).
+        self._state_machine.node.add_dependency(role.node.find_child("DefaultPolicy"))
         self._state_machine_arn = self._state_machine.ref
         # The arm function's rights on the loop are a policy of their own: in its role's
         # default policy they would close a cycle (the loop's definition names the arm
@@ -765,8 +765,8 @@ class MinCountGate(Construct):
             vpc_config=function_vpc_config(self, self._options, role),
         )
         code.bind(resource)
-        resource.node.add_dependency(role)
-        drop_implied_dependencies(resource)
+        # Its role's policy (the role itself is ordered by Role: cfn-lint W3005).
+        resource.node.add_dependency(role.node.find_child("DefaultPolicy"))
         return role, resource
 
     def _arm_property(self, key: str) -> Callable[[], object]:
