@@ -252,3 +252,36 @@ def test_subnets_without_a_vpc_are_a_finding() -> None:
     options = MinCountGateOptions(vpc_subnets=ec2.SubnetSelection())
     (finding,) = gate_option_findings(options, parameter="readiness_gate")
     assert finding.field == "readiness_gate.vpc" and "pass vpc= too" in finding.fix
+
+
+def test_gate_options_reach_the_log_groups_functions_and_topic() -> None:
+    from tests.conftest import synth_template
+    from tests.template_utils import resources
+
+    def define(stack: Stack) -> None:
+        guarded_cluster(stack)
+
+    template = synth_template(define).to_json()
+    (key_id,) = resources(template, "AWS::KMS::Key")
+    gate_logs = {
+        logical_id: group
+        for logical_id, group in resources(template, "AWS::Logs::LogGroup").items()
+        if "MinCountGate" in logical_id
+    }
+    assert len(gate_logs) == 3
+    for group in gate_logs.values():
+        assert group["Properties"]["RetentionInDays"] == 365
+        assert group["Properties"]["KmsKeyId"] == {"Fn::GetAtt": [key_id, "Arn"]}
+    key_policy = json.dumps(resources(template, "AWS::KMS::Key")[key_id]["Properties"])
+    assert "CloudWatchLogsUseOfTheKey" in key_policy and "logs.us-east-1" not in key_policy
+    gate_functions = [
+        f
+        for logical_id, f in resources(template, "AWS::Lambda::Function").items()
+        if "MinCountGate" in logical_id
+    ]
+    assert len(gate_functions) == 2
+    for function in gate_functions:
+        config = function["Properties"]["VpcConfig"]
+        assert config["SubnetIds"] and config["SecurityGroupIds"]
+    (topic,) = resources(template, "AWS::SNS::Topic").values()
+    assert topic["Properties"]["KmsMasterKeyId"] == {"Fn::GetAtt": [key_id, "Arn"]}
