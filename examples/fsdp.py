@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from aws_cdk import Size, Stack
+from aws_cdk import Aspects, Size, Stack
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
@@ -19,6 +19,7 @@ from hyperpod_constructs import (
     LifecycleScripts,
     MinCountGateOptions,
 )
+from hyperpod_constructs.policy import DropImpliedDependsOn
 
 LIFECYCLE_DIR = os.path.join(os.path.dirname(__file__), "lifecycle")
 
@@ -76,6 +77,11 @@ def add_fsdp_cluster(
     if vpc is None:
         vpc = ec2.Vpc(scope, "Vpc", max_azs=1, nat_gateways=1)
         vpc.add_flow_log("FlowLog")
+        # The Vpc's default-security-group handler (aws-cdk-lib's) repeats a reference in its
+        # DependsOn, which cfn-lint warns about (W3005); the library's own resources never do.
+        Aspects.of(Stack.of(vpc)).add(
+            DropImpliedDependsOn(resource_types=["AWS::Lambda::Function"])
+        )
     cluster = HyperPodSlurmCluster(
         scope,
         "Cluster",

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 
+import jsii
+from aws_cdk import CfnResource, IAspect, Stack
 from constructs import Construct, Dependable, IConstruct
+
+from ._lazy import lazy_any
 
 
 class DependencyRoots(Dependable):
@@ -26,3 +30,82 @@ class LazyDependable(Construct):
     def __init__(self, scope: Construct, id: str, *, roots: Callable[[], list[IConstruct]]) -> None:
         super().__init__(scope, id)
         Dependable.implement(self, DependencyRoots(roots))
+
+
+def _referenced(value: object, found: set[str]) -> set[str]:
+    """The logical ids a resolved value names in a ``Ref`` or an ``Fn::GetAtt``."""
+    if isinstance(value, Mapping):
+        if len(value) == 1 and isinstance(value.get("Ref"), str):
+            found.add(value["Ref"])
+        attribute = value.get("Fn::GetAtt") if len(value) == 1 else None
+        if isinstance(attribute, list) and attribute and isinstance(attribute[0], str):
+            found.add(attribute[0])
+        for item in value.values():
+            _referenced(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _referenced(item, found)
+    return found
+
+
+def drop_implied_dependencies(resource: CfnResource) -> None:
+    """Write ``resource``'s ``DependsOn`` without the resources its own properties already
+    name in a ``Ref`` or an ``Fn::GetAtt``: CloudFormation orders those by the reference (at
+    creation and, in reverse, at deletion), and cfn-lint warns about the repetition (W3005).
+    The rest is kept: a role's policies, the network a teardown must outlive.
+
+    Computed when the template is written, from every dependency the resource has by then
+    (aws-cdk-lib's own included, e.g. a Lambda function's on its role). It is written as
+    the resource's ``DependsOn`` override: an escape-hatch override of ``DependsOn`` made
+    before it is replaced, and a property override that removes a reference is not seen.
+    """
+    stack = Stack.of(resource)
+    computed: list[list[str] | None] = []  # once: the dependencies are final at synth
+
+    def depends_on() -> list[str] | None:
+        if not computed:
+            computed.append(_unreferenced(stack, resource))
+        return computed[0]
+
+    resource.add_override("DependsOn", lazy_any(depends_on))
+
+
+def _unreferenced(stack: Stack, resource: CfnResource) -> list[str] | None:
+    targets = [t for t in resource.obtain_dependencies() if isinstance(t, CfnResource)]
+    if not targets:  # most resources: no properties to resolve (each costs ~5 ms)
+        return None
+    named = _referenced(stack.resolve(resource._cfn_properties), set())
+    # In aws-cdk-lib's order (by construct path), each once.
+    targets.sort(key=lambda target: target.node.path)
+    ids = dict.fromkeys(str(stack.resolve(target.logical_id)) for target in targets)
+    return [logical_id for logical_id in ids if logical_id not in named] or None
+
+
+@jsii.implements(IAspect)
+class DropImpliedDependsOn:
+    """An aspect that writes every resource's ``DependsOn`` without what the resource's own
+    ``Ref`` / ``Fn::GetAtt`` already order (cfn-lint W3005), for constructs the library does
+    not write (aws-cdk-lib's ``Vpc`` default-security-group handler, a Lambda function's
+    role): ``Aspects.of(stack).add(DropImpliedDependsOn())``. The library's own resources
+    need no aspect. A resource with its own ``DependsOn`` override should not be below it."""
+
+    def __init__(self, *, resource_types: Collection[str] | None = None) -> None:
+        """:param resource_types: only resources of these types (e.g.
+        ``["AWS::Lambda::Function"]``, where aws-cdk-lib's functions repeat their role),
+        which saves the look at every other resource. Default: every resource."""
+        self._done: set[str] = set()
+        self._types = None if resource_types is None else frozenset(resource_types)
+
+    def visit(self, node: IConstruct) -> None:
+        """Aspect entry point."""
+        # Only a resource with a dependency by now (the construct's or the resource's own)
+        # can repeat a reference: the others cost no override.
+        if not isinstance(node, CfnResource):
+            return
+        if self._types is not None and node.cfn_resource_type not in self._types:
+            return
+        if not (node.node.dependencies or node.obtain_dependencies()):
+            return
+        if node.node.path not in self._done:
+            self._done.add(node.node.path)
+            drop_implied_dependencies(node)

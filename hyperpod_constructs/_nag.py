@@ -78,3 +78,18 @@ def ref_placeholder(resource: IConstruct) -> str:
     element = resource.node.default_child if not isinstance(resource, CfnElement) else resource
     assert isinstance(element, CfnElement)
     return str(Stack.of(resource).resolve(element.logical_id))
+
+
+GUARD_PLUGIN = "cdk-validator-cfnguard"
+"""The name of AWS's Control Tower guard rules as a CDK policy-validation plugin (PyPI
+``cdklabs.cdk-validator-cfnguard``), which prefixes the rule names it reports."""
+
+
+def acknowledge_guard(scope: IConstruct, *reasons: tuple[str, str]) -> None:
+    """Acknowledge each ``(reason, rule)`` of the Control Tower guard rules (a rule name such
+    as ``"s3_bucket_object_lock_enabled_check"``) on ``scope``: the synth-time check only. A
+    proactive control enabled in the account still refuses the resource at deployment, so
+    each one is listed in docs/guardrails.md with the way around it."""
+    Validations.of(scope).acknowledge(
+        *(Acknowledgment(id=f"{GUARD_PLUGIN}::{rule}", reason=reason) for reason, rule in reasons)
+    )

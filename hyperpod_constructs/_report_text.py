@@ -5,13 +5,15 @@ text a user changed (wrapped in their own message, say) is theirs and never refo
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TextIO
 
-from ._core.finding import HyperPodValidationError
-from ._core.report import WARNING_PREFIX, forget, reported_in
+from ._core.finding import HyperPodValidationError, merge_findings
+from ._core.report import LOADED, WARNING_PREFIX, Reported, forget, reported_in
 from .sizing import SizingError
 
 _CONSTRUCT_HEADER = "Validation failed with the following errors:"
@@ -48,6 +50,9 @@ class ValidationFailure:
     warnings: tuple[str, ...] = ()
     """For ``construct``: one line per warning the failing synth would not show otherwise
     (HyperPod's, not acknowledged), after the errors."""
+    progress: StageProgress | None = None
+    """For ``construct`` in an app with Stages: which Stage failed, which templates were
+    written before it, which clusters were not checked."""
 
     def lines(self) -> list[str]:
         """The report as printed: a header line with the counts, then one indented line per
@@ -68,8 +73,33 @@ class ValidationFailure:
             counts.append(_count(len(self.warnings), "warning"))
         hyperpod = (self.kind == "hyperpod" or self.hyperpod) and self.messages
         what = "HyperPod validation failed" if hyperpod else "Validation failed"
-        header = f"{what} ({', '.join(counts)}); no template was written:"
-        return [header, *(f"  {line}" for line in (*self.messages, *self.warnings))]
+        problems = [f"  {line}" for line in (*self.messages, *self.warnings)]
+        progress = self.progress
+        if progress is None:
+            return [f"{what} ({', '.join(counts)}); no template was written:", *problems]
+        failed = ", ".join(map(StageProgress.describe, progress.failed)) or "a Stage"
+        written = (
+            "Templates already written (aws-cdk-lib synthesizes each Stage on its own and "
+            f"stops at the first that fails): {', '.join(progress.written)}"
+            if progress.written
+            else "No template was written."
+        )
+        unchecked = [
+            "Not checked yet (fix the errors above and synthesize again): "
+            + ", ".join(map(StageProgress.describe, progress.unchecked))
+        ]
+        also = [
+            "Also wrong in those Stages (the library's own rules; their aspects and "
+            "policies run when they are synthesized):",
+            *(f"  {line}" for line in progress.also),
+        ]
+        return [
+            f"{what} ({', '.join(counts)}) in {failed}; its templates were not written:",
+            *problems,
+            written,
+            *(unchecked if progress.unchecked else []),
+            *(also if progress.also else []),
+        ]
 
 
 def _count(number: int, noun: str) -> str:
@@ -101,7 +131,8 @@ def _construct_failure(text: str) -> ValidationFailure:
     """HyperPod's findings as the clusters recorded them, then any other construct's
     messages from aws-cdk-lib's text (each once), then HyperPod's warnings."""
     # Only the app that failed: other apps of the process may have recorded findings.
-    reports = [record.report_lines() for record in reported_in(text)]
+    records = reported_in(text)
+    reports = [record.report_lines() for record in records]
     ours = [line for errors, _ in reports for line in errors]
     known = set(ours)
     listed, listed_warnings = _construct_messages(text)
@@ -110,7 +141,11 @@ def _construct_failure(text: str) -> ValidationFailure:
     recorded = [line for _, warnings in reports for line in warnings]
     warnings = _unique([*recorded, *listed_warnings])
     return ValidationFailure(
-        "construct", messages, hyperpod=bool(ours) and not others, warnings=warnings
+        "construct",
+        messages,
+        hyperpod=bool(ours) and not others,
+        warnings=warnings,
+        progress=stage_progress(records),
     )
 
 
@@ -172,3 +207,76 @@ def print_report(error: BaseException, stream: TextIO | None = None) -> bool:
     out.write("\n".join(failure.lines()) + "\n")
     out.flush()
     return True
+
+
+@dataclass(frozen=True)
+class StageProgress:
+    """How far aws-cdk-lib got when a Stage failed: it synthesizes each Stage on its own
+    (nested Stages first, in the order they were added, the App last) and stops at the first
+    whose validation fails, so the templates of the Stages before it are already written."""
+
+    failed: tuple[str, ...]
+    """The Stages whose clusters reported errors (``""`` for the App itself)."""
+    written: tuple[str, ...]
+    """The template files this process wrote, relative to the app's output folder."""
+    unchecked: tuple[str, ...]
+    """The Stages holding a cluster whose validation never ran (``""``: the App's own)."""
+    also: tuple[str, ...] = ()
+    """The errors the library's own rules find in those clusters now (their Stage's aspects,
+    a policy's or ``Tags.of``, have not run: they are checked when the Stage is)."""
+
+    @staticmethod
+    def describe(stage: str) -> str:
+        return "the App's own stacks" if stage == "" else f"Stage {stage}"
+
+
+def stage_progress(records: Sequence[Reported]) -> StageProgress | None:
+    """The Stages of the app that ``records`` belong to: which failed, which templates were
+    written, which clusters were not checked. ``None`` when no template was written and
+    every cluster was checked (the short report's "no template was written" holds)."""
+    from aws_cdk import Stage
+
+    from .cluster import HyperPodSlurmCluster  # loaded by then: a cluster reported
+
+    if not records:
+        return None
+    try:
+        root = records[0].annotated[0].node.root
+        outdir = str(getattr(root, "outdir", ""))
+        reported = {record.path for record in records}
+        failed = {
+            Stage.of(record.annotated[0]).node.path  # type: ignore[union-attr]
+            for record in records
+            if record.report_lines()[0]
+        }
+        clusters = [
+            construct
+            for construct in root.node.find_all()
+            if isinstance(construct, HyperPodSlurmCluster)
+        ]
+        waiting = [c for c in clusters if c.node.path not in reported]
+        unchecked = {Stage.of(c).node.path for c in waiting}  # type: ignore[union-attr]
+        also = [
+            f"[{c.node.path}] {finding.message()}"
+            for c in waiting
+            for finding in merge_findings(c._all_findings())
+            if finding.is_error
+        ]
+    except Exception:  # the construct tree is gone: the usual report
+        return None
+    written = _fresh_templates(outdir) if outdir else []
+    if not written and not unchecked:  # the short report says it all
+        return None
+    return StageProgress(
+        tuple(sorted(failed)), tuple(written), tuple(sorted(unchecked)), tuple(also)
+    )
+
+
+def _fresh_templates(outdir: str) -> list[str]:
+    found: list[str] = []
+    for folder, _, files in os.walk(outdir):
+        for name in files:
+            path = os.path.join(folder, name)
+            if name.endswith(".template.json") and os.path.getmtime(path) >= LOADED:
+                found.append(os.path.relpath(path, outdir))
+    return sorted(found)

@@ -5,15 +5,19 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import jsii
 from aws_cdk import (
     Acknowledgment,
     Annotations,
+    Aspects,
+    CfnDeletionPolicy,
     Names,
     RemovalPolicy,
     Resource,
+    Stage,
+    TagManager,
     Tags,
     Validations,
 )
@@ -26,10 +30,11 @@ from constructs import Construct, DependencyGroup, IConstruct, IDependable, IVal
 from ._cluster_interface import EVENT_DETAIL_TYPES, EVENT_SOURCE
 from ._cluster_interface import IHyperPodCluster as IHyperPodCluster
 from ._cluster_interface import OnEventOptions as OnEventOptions
+from ._core.arguments import RULE as ARGUMENT_RULE
 from ._core.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
 from ._core.finding import merge_findings
 from ._core.report import WARNING_PREFIX, annotation_texts, record_findings
-from ._dependable import LazyDependable
+from ._dependable import LazyDependable, drop_implied_dependencies
 from ._lazy import lazy_any, lazy_list
 from ._nag import acknowledge, acknowledge_compliance
 from ._roles import statements_land
@@ -351,6 +356,34 @@ def _is_removal_policy(value: object) -> bool:
     return isinstance(value, RemovalPolicy) and value is not RemovalPolicy.SNAPSHOT
 
 
+_REMOVAL_POLICIES = (
+    "RemovalPolicy.DESTROY, RETAIN or RETAIN_ON_UPDATE_OR_DELETE (a cluster has no snapshot)"
+)
+
+
+def _rendered_findings(resource: sagemaker.CfnCluster) -> list[Finding]:
+    """The props' checks on what the ``AWS::SageMaker::Cluster`` holds once every aspect and
+    mutator ran, so that aws-cdk-lib's own calls (``apply_removal_policy``, ``Tags.of``,
+    ``cfn_options``) cannot go around them. The props' values that failed are never
+    applied, so a mistake is reported once."""
+    options = resource.cfn_options
+    policies = (
+        ("DeletionPolicy", options.deletion_policy),
+        ("UpdateReplacePolicy", options.update_replace_policy),
+    )
+    return [
+        Finding(
+            rule=ARGUMENT_RULE,
+            field=f"removal_policy ({attribute})",
+            value="Snapshot",
+            allowed=_REMOVAL_POLICIES,
+            fix="apply RemovalPolicy.RETAIN (or DESTROY) instead of SNAPSHOT",
+        )
+        for attribute, policy in policies
+        if policy == CfnDeletionPolicy.SNAPSHOT
+    ] + tag_findings(TagManager.of(resource).tag_values())  # type: ignore[union-attr]
+
+
 @dataclass(frozen=True)
 class _Parameter:
     """A constructor parameter checked by its value alone: its findings, and the value used
@@ -428,8 +461,7 @@ _PARAMETERS: tuple[_Parameter, ...] = (
     _typed(
         "removal_policy",
         _is_removal_policy,
-        "RemovalPolicy.DESTROY, RETAIN or RETAIN_ON_UPDATE_OR_DELETE (a cluster has no "
-        "snapshot), or None",
+        f"{_REMOVAL_POLICIES}, or None",
         None,
         optional=True,
     ),
@@ -592,13 +624,38 @@ class _CfnCluster(sagemaker.CfnCluster):
         return None if final is None else dict(final.get("Properties") or {})
 
 
+@runtime_checkable
+class OuterStagePolicy(Protocol):
+    """An aspect that checks clusters (``HyperPodPolicy``) also where aws-cdk-lib does not
+    carry it: into a ``Stage`` below the scope it was added to. A cluster's validation calls
+    it for every such aspect of the scopes above the cluster's own Stage."""
+
+    def check_across_stage(self, cluster: HyperPodSlurmCluster) -> list[str]:
+        """Check ``cluster`` (once) and return the errors that fail its Stage's synth."""
+        ...
+
+
+def _outer_stage_errors(cluster: HyperPodSlurmCluster) -> list[str]:
+    """The errors of the policies added above the cluster's own Stage (an App's, or an outer
+    Stage's): aws-cdk-lib runs a Stage's aspects only, so they would check nothing here."""
+    scopes = cluster.node.scopes
+    own_stage = max((i for i, scope in enumerate(scopes) if Stage.is_stage(scope)), default=0)
+    return [
+        error
+        for scope in scopes[:own_stage]
+        for aspect in Aspects.of(scope).all
+        if isinstance(aspect, OuterStagePolicy)
+        for error in aspect.check_across_stage(cluster)
+    ]
+
+
 @jsii.implements(IValidation)
 class _ClusterRules:
     def __init__(self, cluster: HyperPodSlurmCluster) -> None:
         self._cluster = cluster
 
     def validate(self) -> list[str]:
-        return self._cluster._report()
+        return [*self._cluster._report(), *_outer_stage_errors(self._cluster)]
 
 
 @jsii.implements(ec2.IConnectable)
@@ -708,7 +765,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             (``Orchestrator`` only when ``slurm_config_strategy`` or ``accounting_database``
             is set). Replacement on change (``Orchestrator`` is create-only).
         :param accounting_database: Slurm accounting database (CONTINUOUS only). Default: none.
-        :param tags: tags for the cluster and the resources the construct creates.
+        :param tags: tags for the cluster and the resources the construct creates. The
+            cluster's final tags (these and any ``Tags.of(...)``) are checked at synth.
         :param readiness_gate: options of the readiness gate. Default: on, with the defaults
             of :class:`MinCountGateOptions`, whenever a group has a minimum
             (``min_instance_count > 0``, or a token).
@@ -719,7 +777,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             replacement. ``RemovalPolicy.RETAIN`` keeps it running (and its training job)
             when it is removed or replaced, outside any stack and billing until deleted by
             hand; ``RETAIN_ON_UPDATE_OR_DELETE`` likewise, except when the creation fails.
-            ``SNAPSHOT`` is refused (a cluster has no snapshot). ``python -m
+            ``SNAPSHOT`` is refused (a cluster has no snapshot), also when it reaches the
+            resource another way (``apply_removal_policy``, ``cfn_options``). ``python -m
             hyperpod_constructs plan`` shows which one applies before a deployment.
         """
         _check_scope_and_id(scope, id)
@@ -1044,6 +1103,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         if props.vpc is not None:
             self._teardown.add(props.vpc)
         resource.node.add_dependency(self._teardown)
+        drop_implied_dependencies(resource)
         return resource
 
     def _record(self, findings: Sequence[Finding], *, position: int | None = None) -> None:
@@ -1061,7 +1121,11 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             replace(f, positions=f.positions or shared[f.group])
             if f.group in shared
             else replace(f, positions=())
-            for f in (*self._found, *self._cross_group_findings())
+            for f in (
+                *self._found,
+                *self._cross_group_findings(),
+                *_rendered_findings(self._resource),
+            )
         ]
         return sorted(found, key=lambda finding: not finding.is_error)
 

@@ -8,22 +8,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from aws_cdk import Aws, Fn, IgnoreMode, RemovalPolicy, SymlinkFollowMode
+from aws_cdk import Aws, CfnResource, Fn, IgnoreMode, RemovalPolicy, SymlinkFollowMode
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IDependable
 
 from ._core.finding import Finding, HyperPodValidationError
 from ._core.limits import REQUIRED_BUCKET_PREFIX
+from ._dependable import drop_implied_dependencies
 from ._lazy import lazy_any
-from ._nag import acknowledge, acknowledge_compliance, arn_placeholder
+from ._nag import acknowledge, acknowledge_compliance, acknowledge_guard, arn_placeholder
 from ._roles import statements_land
 from .lifecycle_files import LifecycleFileError, Selection, ignore_lines, select_files
 
 if TYPE_CHECKING:  # imported where scripts are bound: a cluster without them loads neither
+    from aws_cdk import aws_ec2 as ec2
+    from aws_cdk import aws_kms as kms
+    from aws_cdk import aws_logs as logs
     from aws_cdk import aws_s3 as s3
     from aws_cdk import aws_s3_deployment as s3deploy
 
-__all__ = ["REQUIRED_BUCKET_PREFIX", "BoundLifecycle", "LifecycleScripts"]
+__all__ = ["REQUIRED_BUCKET_PREFIX", "BoundLifecycle", "LifecycleBucketOptions", "LifecycleScripts"]
 
 FILES_RULE = "HP-LIFECYCLE-FILES"
 """The rule of the files a local folder uploads (:func:`selection_findings`); its metadata is
@@ -48,6 +52,52 @@ class BoundLifecycle:
     entry_field: str = "OnCreate"
     """``OnCreate`` (the scripts set the node up) or ``OnInitComplete`` (they run after
     HyperPod's own set-up, the API's Extended mode)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LifecycleBucketOptions:
+    """What an organisation's guardrails ask of the bucket :meth:`LifecycleScripts.from_directory`
+    creates and of its upload (docs/guardrails.md). Every field is optional; the defaults
+    write the bucket as before (SSE-S3, no versioning, no access log, no lifecycle rule).
+
+    Example:
+
+    ```python
+    LifecycleScripts.from_directory(
+        "lifecycle",
+        bucket_options=LifecycleBucketOptions(
+            encryption_key=key, versioned=True, server_access_logs_bucket=logs_bucket,
+            lifecycle_rules=[s3.LifecycleRule(noncurrent_version_expiration=Duration.days(30))],
+            upload_vpc=vpc,
+        ),
+    )
+    ```
+    """
+
+    encryption_key: kms.IKey | None = None
+    """Encrypt the bucket with this customer managed key (SSE-KMS). The cluster's execution
+    roles get ``kms:Decrypt`` on it (HyperPod's managed policy grants none) and the upload
+    ``kms:GenerateDataKey``. Default: S3 managed keys (SSE-S3). Control Tower: CT.S3.PR.10."""
+    versioned: bool = False
+    """Keep every version of the scripts. Default: False. Control Tower: CT.S3.PR.4 (pair it
+    with a ``noncurrent_version_expiration`` rule)."""
+    server_access_logs_bucket: s3.IBucket | None = None
+    """Write S3 server access logs to this bucket. Default: none (CloudTrail data events
+    log reads if the account enables them). Control Tower: CT.S3.PR.2."""
+    server_access_logs_prefix: str | None = None
+    """The key prefix of those logs. Default: the bucket root."""
+    lifecycle_rules: Sequence[s3.LifecycleRule] = ()
+    """Lifecycle rules of the bucket. Default: none. Control Tower: CT.S3.PR.9."""
+    upload_vpc: ec2.IVpc | None = None
+    """Run the upload (aws-cdk-lib's BucketDeployment handler) in this VPC; its subnets need
+    a route to S3 (a gateway endpoint or NAT). Default: outside any VPC. Control Tower:
+    CT.LAMBDA.PR.3."""
+    upload_vpc_subnets: ec2.SubnetSelection | None = None
+    """The subnets of ``upload_vpc``. Default: its private subnets."""
+    upload_log_group: logs.ILogGroup | None = None
+    """The upload's log group, e.g. ``logs.LogGroup(..., encryption_key=key,
+    retention=RetentionDays.ONE_YEAR)``. Default: the one aws-cdk-lib creates (kept two
+    years, not encrypted with a key of yours). Control Tower: CT.CLOUDWATCH.PR.2/PR.3."""
 
 
 class LifecycleScripts:
@@ -77,6 +127,7 @@ class LifecycleScripts:
         use_default_excludes: bool = True,
         source_s3_uri: str | None = None,
         entry_field: str = "OnCreate",
+        bucket_options: LifecycleBucketOptions | None = None,
     ) -> None:
         """Prefer the factories, :meth:`from_directory`, :meth:`from_s3` and
         :meth:`from_s3_uri`, which set these consistently.
@@ -95,6 +146,8 @@ class LifecycleScripts:
             Default: none.
         :param entry_field: which field names the entry script: ``OnCreate`` (default) or
             ``OnInitComplete``.
+        :param bucket_options: of the bucket created for ``directory`` and its upload.
+            Default: ``LifecycleBucketOptions()``.
         """
         self.on_create = on_create
         self.source_s3_uri = source_s3_uri
@@ -111,6 +164,7 @@ class LifecycleScripts:
             include if include is None or isinstance(include, str) else tuple(include)
         )
         self.use_default_excludes = use_default_excludes
+        self.bucket_options = bucket_options or LifecycleBucketOptions()
         self.source: str | None = None
         """``"directory"`` when built by :meth:`from_directory` (its ``path`` is then
         ``directory``, checked with the scripts)."""
@@ -129,6 +183,7 @@ class LifecycleScripts:
         exclude: Sequence[str] = (),
         include: Sequence[str] | None = None,
         use_default_excludes: bool = True,
+        bucket_options: LifecycleBucketOptions | None = None,
     ) -> LifecycleScripts:
         """Upload a local folder to a new bucket ``sagemaker-lc-<path hash>-<stack uuid>``.
 
@@ -150,6 +205,10 @@ class LifecycleScripts:
             that is not excluded.
         :param use_default_excludes: leave out dotfiles, VCS folders and key material.
             Default: True. Set False only for a folder you have checked file by file.
+        :param bucket_options: the bucket's encryption key, versioning, access log and
+            lifecycle rules, and the upload's VPC (``LifecycleBucketOptions`` of
+            ``hyperpod_constructs.lifecycle``), for an
+            organisation's guardrails. Default: none of them.
         """
         # Resolved now: the jsii runtime that stages the asset keeps the working directory the
         # process started with, which need not be the one the path is relative to.
@@ -161,6 +220,7 @@ class LifecycleScripts:
             exclude=exclude,
             include=include,
             use_default_excludes=use_default_excludes,
+            bucket_options=bucket_options,
         )
         scripts.source = "directory"
         return scripts
@@ -264,6 +324,7 @@ class LifecycleScripts:
             return bound, self.bucket, self.prefix
         assert self.directory is not None
         selection = self._checked_selection(scope)
+        options = self.bucket_options
         holder = Construct(scope, _free_id(scope, "LifecycleScripts"))
         path_hash = hashlib.sha256(holder.node.path.encode()).hexdigest()[:8]
         stack_uuid = Fn.select(2, Fn.split("/", Aws.STACK_ID))
@@ -274,9 +335,16 @@ class LifecycleScripts:
             # stack instance, so a re-created stack never collides with a retained bucket.
             bucket_name=Fn.join("", [REQUIRED_BUCKET_PREFIX, f"lc-{path_hash}-", stack_uuid]),
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            encryption=s3.BucketEncryption.S3_MANAGED,
+            encryption=s3.BucketEncryption.S3_MANAGED
+            if options.encryption_key is None
+            else s3.BucketEncryption.KMS,
+            encryption_key=options.encryption_key,
+            bucket_key_enabled=options.encryption_key is not None or None,
             enforce_ssl=True,
-            versioned=False,
+            versioned=options.versioned,
+            server_access_logs_bucket=options.server_access_logs_bucket,
+            server_access_logs_prefix=options.server_access_logs_prefix,
+            lifecycle_rules=list(options.lifecycle_rules) or None,
             removal_policy=self.removal_policy,
             auto_delete_objects=self.removal_policy == RemovalPolicy.DESTROY,
         )
@@ -296,35 +364,50 @@ class LifecycleScripts:
             destination_bucket=bucket,
             destination_key_prefix="lifecycle",
             retain_on_delete=self.removal_policy != RemovalPolicy.DESTROY,
+            vpc=options.upload_vpc,
+            vpc_subnets=options.upload_vpc_subnets,
+            log_group=options.upload_log_group,
         )
-        acknowledge(
-            bucket,
-            "The bucket only holds lifecycle scripts uploaded by this stack; access is logged "
-            "by CloudTrail data events if the account enables them",
-            "AwsSolutions-S1",
-        )
+        if options.server_access_logs_bucket is None:
+            acknowledge(
+                bucket,
+                "The bucket only holds lifecycle scripts uploaded by this stack; access is "
+                "logged by CloudTrail data events if the account enables them",
+                "AwsSolutions-S1",
+            )
         acknowledge_compliance(
             bucket,
             "The bucket holds a copy of the app's lifecycle-scripts folder that every "
             "deployment uploads again: the folder in the app's repository is the versioned, "
             "replicated source of truth, and access is logged by CloudTrail data events",
-            "S3BucketLoggingEnabled",
             "S3BucketReplicationEnabled",
-            "S3BucketVersioningEnabled",
+            *(() if options.server_access_logs_bucket else ("S3BucketLoggingEnabled",)),
+            *(() if options.versioned else ("S3BucketVersioningEnabled",)),
         )
-        acknowledge_compliance(
-            bucket,
+        lock_reason = (
             "Every deployment replaces the scripts with the app's folder (the upload prunes "
             "the files it no longer has), and a DESTROY removal policy empties the bucket; "
-            "object lock would refuse both, while the app's repository keeps the history",
-            "S3BucketDefaultLockEnabled",
+            "object lock would refuse both, while the app's repository keeps the history"
         )
-        acknowledge_compliance(
+        acknowledge_compliance(bucket, lock_reason, "S3BucketDefaultLockEnabled")
+        acknowledge_guard(
             bucket,
-            "Encrypted with S3 managed keys (SSE-S3): every HyperPod node reads the scripts "
-            "through AmazonSageMakerClusterInstanceRolePolicy, which grants no kms:Decrypt",
-            "S3DefaultEncryptionKMS",
+            (lock_reason, "s3_bucket_object_lock_enabled_check"),
+            (
+                "Nothing reacts to a change of the scripts: only the stack's own upload "
+                "writes them, during a deployment that CloudFormation records, and HyperPod "
+                "reads them when it launches a node",
+                "s3_event_notifications_enabled_check",
+            ),
         )
+        if options.encryption_key is None:
+            acknowledge_compliance(
+                bucket,
+                "Encrypted with S3 managed keys (SSE-S3): every HyperPod node reads the "
+                "scripts through AmazonSageMakerClusterInstanceRolePolicy, which grants no "
+                "kms:Decrypt",
+                "S3DefaultEncryptionKMS",
+            )
         readers = self._readers.setdefault(scope.node.path, [upload.handler_role.role_arn])
         bucket.add_to_resource_policy(_deny_other_readers(bucket, readers))
         _acknowledge_upload_handler(upload, bucket)
@@ -368,6 +451,8 @@ def _grant_scripts_read(bucket: s3.IBucket, prefix: str, role: iam.IRole) -> boo
             sid="ListLifecycleScripts", actions=["s3:ListBucket"], resources=[bucket.bucket_arn]
         )
     )
+    if bucket.encryption_key is not None:
+        bucket.encryption_key.grant_decrypt(role)
     return bool(added.statement_added) and statements_land(role)
 
 
@@ -413,6 +498,9 @@ def _acknowledge_upload_handler(upload: s3deploy.BucketDeployment, bucket: s3.Bu
     )
     function = role.node.scope
     if function is not None:
+        handler = function.node.default_child
+        if isinstance(handler, CfnResource):
+            drop_implied_dependencies(handler)
         acknowledge(
             function,
             "The runtime of CDK's BucketDeployment handler is chosen by aws-cdk-lib",

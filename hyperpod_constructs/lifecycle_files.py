@@ -30,6 +30,9 @@ from ._sanitize import printable
 DEFAULT_EXCLUDES: tuple[str, ...] = (
     # Dotfiles and dot-folders: .env, .git/, .hg/, .svn/, .aws/, .ssh/, .npmrc, .netrc ...
     ".*",
+    # Their Windows spellings (curl, git and ftp read _netrc where .netrc is not allowed).
+    "_netrc",
+    "_pgpass",
     # Version control folders without a leading dot.
     "CVS/",
     "_darcs/",
@@ -42,6 +45,13 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     "*.keystore",
     "*.ppk",
     "*.kdbx",
+    "*.crt",
+    "*.cer",
+    "*.der",
+    "*.csr",
+    "*.gpg",
+    "*.pgp",
+    "*.asc",
     "id_rsa*",
     "id_dsa*",
     "id_ecdsa*",
@@ -55,13 +65,21 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     "*.tfvars",
     "*.secret",
     "*.secrets",
+    "secret.*",
+    "secrets.*",
     # Build residue that also makes the asset hash unstable.
     "__pycache__/",
     "*.pyc",
 )
 """Left out of every upload unless ``use_default_excludes=False``. The ``id_*`` key names
-(``id_rsa``, ``id_rsa.bak``, ``id_rsa_old``) leave public keys (``*.pub``) in."""
+(``id_rsa``, ``id_rsa.bak``, ``id_rsa_old``) leave public keys (``*.pub``) in. Every exclude
+(these and ``exclude=``) also matches a name that differs from it only by a backup suffix
+or by trailing white space or control characters (:data:`_DISGUISE`)."""
 _PRIVATE_KEY_NAMES = frozenset({"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*"})
+_DISGUISE = re.compile(r"(?:[\s\x00-\x1f\x7f]|~|\.(?:bak|backup|old|orig|save|swp|tmp))+\Z", re.I)
+"""What an exclude looks past at the end of a name: trailing white space and control
+characters (``key.pem\r``, ``key.pem ``) and backup suffixes (``tls.key.bak``,
+``key.pem~``, ``id_rsa.old``), in any number and order."""
 _UNEXPRESSIBLE = re.compile(r"[\x00-\x1f\x7f]")
 """Characters a ``.gitignore`` line cannot hold (aws-cdk-lib splits patterns at line breaks
 and trims trailing whitespace): written as ``?`` in :func:`ignore_lines`."""
@@ -154,7 +172,11 @@ def _matches(pattern: _Pattern, relative: str, *, is_dir: bool) -> bool:
     subject = relative if pattern.anchored else relative.rsplit("/", 1)[-1]
     if pattern.keeps_public_keys and subject.lower().endswith(".pub"):
         return False
-    return pattern.regex.match(subject) is not None
+    if pattern.regex.match(subject) is not None:
+        return True
+    # An exclude (case-insensitive) also sees past a disguise at the end of the name.
+    undisguised = _DISGUISE.sub("", subject) if pattern.regex.flags & re.IGNORECASE else subject
+    return undisguised != subject and pattern.regex.match(undisguised) is not None
 
 
 def _stageable(relative: str) -> None:

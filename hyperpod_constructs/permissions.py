@@ -184,3 +184,23 @@ def volume_key_statements(key_arn: str) -> list[iam.PolicyStatement]:
             conditions={"StringEquals": via_sagemaker},
         ),
     ]
+
+
+def grants_only_for_aws_resources() -> iam.PolicyStatement:
+    """The key-policy statement that lets nobody create a grant on a key except for an AWS
+    resource or as an AWS service (Control Tower's CT.KMS.PR.3): HyperPod's grants on a
+    volume key are for the instances' EBS volumes (:func:`volume_key_statements` lets the
+    execution role create no other)."""
+    return iam.PolicyStatement(
+        sid="GrantsOnlyForAwsResources",
+        effect=iam.Effect.DENY,
+        principals=[iam.AnyPrincipal()],
+        actions=["kms:CreateGrant"],
+        resources=["*"],
+        conditions={
+            "BoolIfExists": {
+                "kms:GrantIsForAWSResource": "false",
+                "aws:PrincipalIsAWSService": "false",
+            }
+        },
+    )

@@ -38,7 +38,11 @@ stack:
    the report is part of the error and is printed once. Under ``cdk synth`` aws-cdk-lib does
    not raise for plugin failures at all: the CLI prints the report and exits with status 1.
 
-No template is written in any of them.
+No template is written in any of them, with one exception aws-cdk-lib imposes: it
+synthesizes each ``Stage`` on its own (its aspects, validations and templates) and stops at
+the first that fails, so the Stages before it have written theirs. The report then names the
+Stage that failed, the templates already written, the Stages not checked yet, and the errors
+the library's own rules find in those now (docs/guardrails.md).
 """
 
 from __future__ import annotations

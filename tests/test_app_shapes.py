@@ -39,7 +39,7 @@ from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import RESOURCE_TYP
 from tests.conftest import CDK_CONTEXT, ROOT, new_app
 from tests.support.cdk_cli import SYNTH, cdk_env
 from tests.template_utils import depends_on, describe_matches, resources
-from tests.test_lint import unaccepted
+from tests.test_lint import lint_findings
 
 ACCOUNT, REGION = "111111111111", "us-east-1"
 ENV = cdk.Environment(account=ACCOUNT, region=REGION)
@@ -224,7 +224,7 @@ def _env_specific_zone(match: Any, template: dict[str, Any]) -> bool:
 def assert_lint_clean(template: dict[str, Any]) -> None:
     found = [
         match
-        for match in unaccepted(template)
+        for match in lint_findings(template)
         if not (_legacy_hash_parameter(match, template) or _env_specific_zone(match, template))
     ]
     assert not found, describe_matches(found)
@@ -842,3 +842,87 @@ def test_no_shape_here_reaches_a_synthesizer_from_python() -> None:
     for the user's object, so a Python call reaches an unbound synthesizer)."""
     sources = "\n".join(path.read_text() for path in (ROOT / "hyperpod_constructs").rglob("*.py"))
     assert not re.search(r"\.add_file_asset\(", sources)
+
+
+# -- an App-level organisation policy reaches every cluster, whatever the shape -------------
+
+
+def delivery_pipeline(app: cdk.App) -> pipelines.CodePipeline:
+    """A CDK Pipelines pipeline in its own stack of ``app``, to add stages to."""
+    delivery = cdk.Stack(app, "Delivery", env=ENV)
+    source = pipelines.CodePipelineSource.connection(
+        "org/training",
+        "main",
+        connection_arn=f"arn:aws:codeconnections:{REGION}:{ACCOUNT}:connection/0123abcd",
+    )
+    return pipelines.CodePipeline(
+        delivery, "Pipeline", synth=pipelines.ShellStep("Synth", input=source, commands=["x"])
+    )
+
+
+def _policy_shape(shape: str, outdir: Path) -> cdk.App:
+    """The example cluster (a 16-node gpu group) in ``shape``, under an App-level policy
+    allowing 8 instances per group."""
+    from hyperpod_constructs.policy import HyperPodPolicy
+
+    app = cdk.App(context={**CDK_CONTEXT, **AZ_CONTEXT}, outdir=str(outdir))
+    policy = HyperPodPolicy(name="org", max_instance_count=8)
+    if shape == "pipeline-late":  # the policy added after add_stage synthesized the stage
+        delivery_pipeline(app).add_stage(TrainingStage(app, "Prod", env=ENV))
+        cdk.Aspects.of(app).add(policy)
+        return app
+    cdk.Aspects.of(app).add(policy)
+    if shape == "app":
+        FsdpTrainingStack(app, "Training")
+    elif shape == "stage":
+        TrainingStage(app, "Prod")
+    elif shape == "nested-stage":
+        TrainingStage(cdk.Stage(app, "Org"), "Prod")
+    elif shape == "nested-stack":
+        add_fsdp_cluster(cdk.NestedStack(cdk.Stack(app, "Parent"), "Training"))
+    elif shape == "pipeline":
+        delivery_pipeline(app).add_stage(TrainingStage(app, "Prod", env=ENV))
+    return app
+
+
+@pytest.mark.parametrize(
+    ("shape", "path"),
+    [
+        ("app", "Training/Cluster"),
+        ("stage", "Prod/Training/Cluster"),
+        ("nested-stage", "Org/Prod/Training/Cluster"),
+        ("nested-stack", "Parent/Training/Cluster"),
+        ("pipeline", "Prod/Training/Cluster"),
+        ("pipeline-late", "Prod/Training/Cluster"),
+    ],
+)
+def test_an_app_level_policy_reaches_every_shape(shape: str, path: str, tmp_path: Path) -> None:
+    """``Aspects.of(app).add(HyperPodPolicy(...))`` checks the cluster in every shape; a
+    violation fails the synth (aws-cdk-lib runs an App's aspects in no Stage)."""
+    from hyperpod_constructs.reporting import validation_messages
+
+    with pytest.raises(RuntimeError) as raised:
+        app = _policy_shape(shape, tmp_path)
+        app.synth()
+    messages = validation_messages(raised.value) or [str(raised.value)[:3000]]
+    violations = [m for m in messages if "HPP-MAX-COUNT" in m]
+    assert violations, messages
+    assert all(f"{path}: instance group 'gpu'" in m for m in violations), violations
+    late = shape == "pipeline-late"  # the stage was synthesized before the policy came
+    assert all(("checked after its Stage was synthesized" in m) is late for m in violations)
+
+
+def test_a_policy_on_the_app_and_on_a_stage_checks_a_cluster_once(tmp_path: Path) -> None:
+    from hyperpod_constructs.policy import HyperPodPolicy
+    from hyperpod_constructs.reporting import validation_messages
+
+    app = cdk.App(context={**CDK_CONTEXT, **AZ_CONTEXT}, outdir=str(tmp_path))
+    policy = HyperPodPolicy(name="org", max_instance_count=8)
+    stage = TrainingStage(app, "Prod")
+    cdk.Aspects.of(app).add(policy)
+    cdk.Aspects.of(stage).add(policy)
+    with pytest.raises(RuntimeError) as raised:
+        app.synth()
+    messages = validation_messages(raised.value) or []
+    assert len([m for m in messages if "HPP-MAX-COUNT" in m]) == 1, messages
+    assert len(policy.violations) == 1

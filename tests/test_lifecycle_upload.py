@@ -415,3 +415,108 @@ def test_a_dangling_link_is_a_finding_naming_it(tmp_path: Path) -> None:
     with pytest.raises(LifecycleFileError) as raised:
         select_files(str(folder))
     assert raised.value.value == "gone.sh" and "exists" in raised.value.allowed
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "_netrc",
+        "cert.crt",
+        "key.gpg",
+        "priv.asc",
+        "secrets.yaml",
+        "Secret.json",
+        "tls.key.bak",
+        "deploy.pem~",
+        "id_ed25519.old",
+        "key.pem\r",
+        "key.pem ",
+        "key.pem\t \x7f",
+        "prod.env.orig",
+        "TLS.KEY.BAK ",
+    ],
+)
+def test_secret_names_in_disguise_are_left_out(tmp_path: Path, name: str) -> None:
+    """Windows spellings, certificates and signed keys, secrets files, and a secret's name
+    followed by a backup suffix or trailing white space or control characters."""
+    folder = write(
+        tmp_path / "lc", {"on_create.sh": SCRIPT, "notes.pem.txt": "kept\n", name: "k\n"}
+    )
+    scripts = LifecycleScripts.from_directory(str(folder))
+    assert name in scripts.select().left_out
+    assert assert_selection_is_the_upload(tmp_path, scripts) == {"on_create.sh", "notes.pem.txt"}
+
+
+def test_a_disguise_is_seen_through_by_the_apps_own_excludes_too(tmp_path: Path) -> None:
+    folder = write(
+        tmp_path / "lc", {"on_create.sh": SCRIPT, "site.conf.bak": "x\n", "site.confx": "y\n"}
+    )
+    selection = select_files(str(folder), exclude=["site.conf"])
+    assert selection.left_out == ("site.conf.bak",)
+    assert set(selection.files) == {"on_create.sh", "site.confx"}
+
+
+def test_bucket_options_reach_the_bucket_the_roles_and_the_upload(tmp_path: Path) -> None:
+    """``LifecycleBucketOptions``: the key encrypts the bucket and every execution role may
+    decrypt with it; versioning, the access log and the rules are the bucket's; the upload
+    runs in the VPC."""
+    from aws_cdk import Duration
+    from aws_cdk import aws_ec2 as ec2
+    from aws_cdk import aws_kms as kms
+    from aws_cdk import aws_s3 as s3
+
+    from hyperpod_constructs.lifecycle import LifecycleBucketOptions
+
+    folder = write(tmp_path / "lc", {"on_create.sh": SCRIPT})
+
+    def define(stack: Stack) -> None:
+        vpc = ec2.Vpc(stack, "Vpc", max_azs=1)
+        key = kms.Key(stack, "Key")
+        HyperPodSlurmCluster(
+            stack,
+            "Cluster",
+            vpc=vpc,
+            lifecycle_scripts=LifecycleScripts.from_directory(
+                str(folder),
+                bucket_options=LifecycleBucketOptions(
+                    encryption_key=key,
+                    versioned=True,
+                    server_access_logs_bucket=s3.Bucket(stack, "AccessLogs"),
+                    server_access_logs_prefix="lc/",
+                    lifecycle_rules=[
+                        s3.LifecycleRule(noncurrent_version_expiration=Duration.days(30))
+                    ],
+                    upload_vpc=vpc,
+                ),
+            ),
+            instance_groups=[
+                InstanceGroup.controller(
+                    "controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE
+                )
+            ],
+        )
+
+    template = synth_template(define).to_json()
+    key_id = only(template, "AWS::KMS::Key")[0]
+    buckets = resources(template, "AWS::S3::Bucket")
+    (bucket,) = [b for logical_id, b in buckets.items() if "LifecycleScripts" in logical_id]
+    properties = bucket["Properties"]
+    (rule,) = properties["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+    assert rule["ServerSideEncryptionByDefault"] == {
+        "KMSMasterKeyID": {"Fn::GetAtt": [key_id, "Arn"]},
+        "SSEAlgorithm": "aws:kms",
+    }
+    assert properties["VersioningConfiguration"] == {"Status": "Enabled"}
+    assert properties["LoggingConfiguration"]["LogFilePrefix"] == "lc/"
+    assert properties["LifecycleConfiguration"]["Rules"][0]["NoncurrentVersionExpiration"]
+    decrypting = [
+        policy
+        for policy in resources(template, "AWS::IAM::Policy").values()
+        if "ExecutionRole" in json.dumps(policy["Properties"]["Roles"])
+        and "kms:Decrypt" in json.dumps(policy)
+        and key_id in json.dumps(policy)
+    ]
+    assert decrypting, "the execution role decrypts the scripts"
+    functions = resources(template, "AWS::Lambda::Function")
+    (upload,) = [f for logical_id, f in functions.items() if "BucketDeployment" in logical_id]
+    assert upload["Properties"]["VpcConfig"]["SubnetIds"]

@@ -399,3 +399,68 @@ def test_a_policy_error_is_in_the_report_of_a_failing_synth(tmp_path: Path) -> N
     threads, policy = problem_lines(report)
     assert threads.endswith("[HP-THREADS]")
     assert policy.startswith("[Bad/Cluster] [HPP-VPC] acme: ")
+
+
+# -- Stages: aws-cdk-lib synthesizes each on its own and stops at the first that fails -------
+
+
+def test_a_failing_stage_is_reported_exactly(tmp_path: Path) -> None:
+    """Dev is written before Prod fails; Qa and the App's own stack are never checked by
+    aws-cdk-lib. The report names the failing Stage, the templates already written, the
+    Stages not checked, and the library's own errors in those (one report where it can)."""
+    from aws_cdk import Stage
+
+    def cluster(scope: Stage | App, minimum: int) -> None:
+        HyperPodSlurmCluster(
+            Stack(scope, "Training"),
+            "Cluster",
+            instance_groups=[controller(), compute("gpu", min_instance_count=minimum)],
+        )
+
+    def build() -> None:
+        app = App(outdir=str(tmp_path))
+        cluster(Stage(app, "Dev"), 2)
+        cluster(Stage(app, "Prod"), 3)
+        cluster(Stage(app, "Qa"), 4)
+        cluster(app, 5)
+        app.synth()
+
+    report, code = reported(build)
+
+    assert code == 1
+    lines = report.splitlines()
+    assert (
+        lines[0]
+        == "HyperPod validation failed (1 error) in Stage Prod; its templates were not written:"
+    )
+    assert "no template was written" not in report
+    written = [str(path.relative_to(tmp_path)) for path in templates(tmp_path)]
+    assert written and all(path.startswith("assembly-Dev/") for path in written)
+    assert f"stops at the first that fails): {', '.join(written)}" in report
+    assert (
+        "Not checked yet (fix the errors above and synthesize again): "
+        "the App's own stacks, Stage Qa" in report
+    )
+    also = lines[lines.index(next(line for line in lines if line.startswith("Also wrong"))) + 1 :]
+    assert [line.split("]")[0] for line in also] == [
+        "  [Qa/Training/Cluster",
+        "  [Training/Cluster",
+    ]
+    assert all("min_instance_count (MinInstanceCount)" in line for line in also)
+
+
+def test_a_single_stack_app_keeps_the_short_header(tmp_path: Path) -> None:
+    def build() -> None:
+        app = App(outdir=str(tmp_path))
+        HyperPodSlurmCluster(
+            Stack(app, "Training"),
+            "Cluster",
+            instance_groups=[controller(), compute("gpu", min_instance_count=3)],
+        )
+        app.synth()
+
+    report, _ = reported(build)
+    assert (
+        report.splitlines()[0] == "HyperPod validation failed (1 error); no template was written:"
+    )
+    assert len(report.splitlines()) == 2

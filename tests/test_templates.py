@@ -402,7 +402,10 @@ def test_a_given_security_group_and_its_rules_outlive_the_cluster() -> None:
     _, cluster = cluster_of(data)
     (rule_id,) = resources(data, "AWS::EC2::SecurityGroupIngress")
     (group_id,) = resources(data, "AWS::EC2::SecurityGroup")
-    assert {rule_id, group_id} <= set(depends_on(cluster))
+    # The group is ordered by the cluster's reference to it (a DependsOn would repeat it:
+    # cfn-lint W3005); its rule, which the cluster does not name, by DependsOn.
+    assert rule_id in depends_on(cluster)
+    assert group_id in references(cluster["Properties"]["VpcConfig"])
 
 
 def test_no_vpc_config_without_a_vpc(standard_template: dict[str, Any]) -> None:
@@ -461,7 +464,7 @@ def test_a_group_can_bring_its_own_execution_role(
         "Fn::GetAtt": [gpu_role_id, "Arn"]
     }
     _, cluster = cluster_of(full_template)
-    assert gpu_role_id in depends_on(cluster)
+    assert gpu_role_id in references(cluster["Properties"])  # ordered by the reference
 
 
 def test_a_group_role_in_a_vpc_gets_the_eni_policy_too(
@@ -534,7 +537,8 @@ def test_cluster_depends_on_everything_it_needs_while_being_deleted(
         if {"Ref": role_id} in policy["Properties"]["Roles"]
     }
     assert len(role_policies) == 2  # lifecycle read + VPC network interfaces
-    assert {role_id} | role_policies <= depends_on(cluster)
+    assert role_policies <= depends_on(cluster)
+    assert role_id in references(cluster["Properties"])  # ordered by the reference (W3005)
     vpc_resources = subtree_logical_ids(full_template, "Vpc")
     assert len(vpc_resources) > 10, "the VPC, its subnets, routes, gateways..."
     assert vpc_resources <= needed, sorted(vpc_resources - needed)
@@ -554,7 +558,9 @@ def test_cluster_waits_for_the_efa_ingress_rule(full_template: dict[str, Any]) -
 
 def test_cluster_depends_on_its_role_without_a_vpc(standard_template: dict[str, Any]) -> None:
     _, cluster = cluster_of(standard_template)
-    assert _role_with_managed_policy(standard_template) in depends_on(cluster)
+    role_id = _role_with_managed_policy(standard_template)
+    assert role_id in references(cluster["Properties"])  # ordered by the reference (W3005)
+    assert role_id not in depends_on(cluster)
 
 
 # -- tags -------------------------------------------------------------------------------------

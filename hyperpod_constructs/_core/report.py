@@ -6,6 +6,7 @@ back."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -65,6 +66,10 @@ class Reported:
     def _line(self, message: str) -> str:
         return f"[{self.path}] {message}"
 
+
+LOADED = time.time()
+"""When the library was loaded: before any synth of an app that has a cluster, so a template
+file written later was written by this process (not left by an earlier run)."""
 
 _REPORTED: dict[int, tuple[object, dict[str, Reported]]] = {}
 """By app (the ``id`` of its root, kept alive with it), then by construct path."""

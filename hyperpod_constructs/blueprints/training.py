@@ -14,7 +14,11 @@ from .._core.finding import Finding, HyperPodArgumentError, HyperPodValidationEr
 from ..cluster import HyperPodSlurmCluster
 from ..instance_group import InstanceGroup
 from ..instance_type import HyperPodInstanceType
-from ..permissions import VOLUME_KEY_GRANT_ACTIONS, volume_key_statements
+from ..permissions import (
+    VOLUME_KEY_GRANT_ACTIONS,
+    grants_only_for_aws_resources,
+    volume_key_statements,
+)
 from ..sizing import FsdpLayout, MegatronLayout, ParallelLayout, SizingError
 from ..storage import InstanceStorage
 from .defaults import BlueprintDefaults
@@ -161,6 +165,7 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
             )
             for statement in volume_key_statements(self._volume_key.key_arn):
                 self.role.add_to_principal_policy(statement)
+            self._volume_key.add_to_resource_policy(grants_only_for_aws_resources())
         key_arn = self._volume_key.key_arn if self._volume_key is not None else None
 
         def volume(size: Size) -> tuple[InstanceStorage, ...]:

@@ -48,7 +48,7 @@ from .options import (
     MAX_GATE_TIMEOUT,
     MinCountGateOptions,
 )
-from .resources import LambdaCode
+from .resources import LambdaCode, function_vpc_config, log_group_properties
 from .runtime.hyperpod_gate.contract import (
     ARM_PROPERTY_KEYS,
     ENV_ARM_LOGICAL_ID,
@@ -106,8 +106,6 @@ XRAY_ACTIONS = (
     "xray:GetSamplingTargets",
 )
 """What a state machine's role needs for X-Ray tracing (as ``sfn.StateMachine`` grants)."""
-LOG_RETENTION_DAYS = 30
-"""How long the gate's log groups keep its progress lines (``logs.RetentionDays.ONE_MONTH``)."""
 _View = TypeVar("_View")
 
 
@@ -440,7 +438,8 @@ class MinCountGate(Construct, GateMetrics):
                 "Topic",
                 display_name="HyperPod MinCount gate",
                 enforce_ssl=True,
-                master_key=kms.Alias.from_alias_name(self, "SnsKey", "alias/aws/sns"),
+                master_key=options.encryption_key
+                or kms.Alias.from_alias_name(self, "SnsKey", "alias/aws/sns"),
             )
         if self.topic is None:
             return
@@ -451,7 +450,7 @@ class MinCountGate(Construct, GateMetrics):
         Aspects.of(Stack.of(self)).add(SubscriptionAfterReady(self.topic, lambda: self._condition))
         for role in (self._check_role, self._arm_role):
             self.topic.grant_publish(role)
-            if options.notification_topic is None:
+            if options.notification_topic is None and options.encryption_key is None:
                 acknowledge(
                     role,
                     "The topic is encrypted with the AWS managed key alias/aws/sns, whose key "
@@ -516,7 +515,8 @@ class MinCountGate(Construct, GateMetrics):
             tracing_configuration=state_machine.TracingConfigurationProperty(enabled=True),
         )
         self._state_machine.apply_removal_policy(RemovalPolicy.DESTROY)
-        self._state_machine.node.add_dependency(role)
+        # Its role's policy (the role itself is ordered by RoleArn: cfn-lint W3005).
+        self._state_machine.node.add_dependency(role.node.find_child("DefaultPolicy"))
         self._state_machine_arn = self._state_machine.ref
         # The arm function's rights on the loop are a policy of their own: in its role's
         # default policy they would close a cycle (the loop's definition names the arm
@@ -845,10 +845,11 @@ class MinCountGate(Construct, GateMetrics):
         return self._fingerprint_value
 
     def _log_group(self, id: str) -> logs.CfnLogGroup:
-        """A log group kept a month and deleted with the stack (what ``logs.LogGroup`` with
-        ``retention=ONE_MONTH, removal_policy=DESTROY`` writes)."""
+        """A log group deleted with the stack, kept a month unless ``log_retention`` says
+        otherwise, encrypted with ``encryption_key`` if given (what ``logs.LogGroup`` with
+        ``retention=..., encryption_key=..., removal_policy=DESTROY`` writes)."""
         log_group = logs.CfnLogGroup(
-            Construct(self, id), "Resource", retention_in_days=LOG_RETENTION_DAYS
+            Construct(self, id), "Resource", **log_group_properties(self, self._options)
         )
         log_group.apply_removal_policy(RemovalPolicy.DESTROY)
         return log_group
@@ -891,9 +892,11 @@ class MinCountGate(Construct, GateMetrics):
             role=role.role_arn,
             runtime=RUNTIME,
             timeout=FUNCTION_TIMEOUT_SECONDS,
+            vpc_config=function_vpc_config(self, self._options, role),
         )
         code.bind(resource)
-        resource.node.add_dependency(role)
+        # Its role's policy (the role itself is ordered by Role: cfn-lint W3005).
+        resource.node.add_dependency(role.node.find_child("DefaultPolicy"))
         return role, resource
 
     def _arm_property(self, key: str) -> Callable[[], object]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -10,6 +11,9 @@ from aws_cdk import Duration
 from .runtime.hyperpod_gate.decision import DEFAULT_METRICS_NAMESPACE
 
 if TYPE_CHECKING:  # annotations only: a gate without a topic does not load the module
+    from aws_cdk import aws_ec2 as ec2
+    from aws_cdk import aws_kms as kms
+    from aws_cdk import aws_logs as logs
     from aws_cdk import aws_sns as sns
 
 HYPERPOD_MIN_COUNT_WINDOW = Duration.hours(3)
@@ -72,3 +76,22 @@ class MinCountGateOptions:
     ``HyperPodSlurmCluster.metric_current_count``)."""
     metrics_namespace: str = DEFAULT_METRICS_NAMESPACE
     """CloudWatch namespace of the progress metrics. Default: ``HyperPod/MinCountGate``."""
+    log_retention: logs.RetentionDays | None = None
+    """How long the gate's log groups (its two functions' and its poll loop's) keep events.
+    Default: one month. Control Tower's CT.CLOUDWATCH.PR.2 asks for at least a year
+    (``RetentionDays.ONE_YEAR``) or ``RetentionDays.INFINITE`` (docs/guardrails.md)."""
+    encryption_key: kms.IKey | None = None
+    """A customer managed KMS key for the gate's log groups and for the topic it creates
+    (``create_notification_topic``). Default: none (CloudWatch Logs' own encryption; the topic
+    with alias/aws/sns). The gate lets its functions use the key for the topic; the key's
+    policy must let CloudWatch Logs use it (the gate adds that statement to a ``kms.Key`` of
+    the app; an imported key needs it already). Control Tower: CT.CLOUDWATCH.PR.3."""
+    vpc: ec2.IVpc | None = None
+    """Run the gate's two functions in this VPC. Default: outside any VPC. They call the
+    SageMaker, CloudFormation, Step Functions, SNS and CloudWatch APIs, so the subnets need a
+    route to them (a NAT gateway or interface VPC endpoints). Control Tower: CT.LAMBDA.PR.3."""
+    vpc_subnets: ec2.SubnetSelection | None = None
+    """The subnets of ``vpc`` for the functions. Default: the VPC's private subnets."""
+    security_groups: Sequence[ec2.ISecurityGroup] | None = None
+    """The functions' security groups (with ``vpc``). Default: one the gate creates, with
+    outbound traffic only."""

@@ -14,14 +14,23 @@ from Python reaches an unbound synthesizer and fails (``StackSynthesizerBoundSta
 
 from __future__ import annotations
 
-from aws_cdk import CfnResource
+from typing import TYPE_CHECKING, Any
+
+from aws_cdk import ArnFormat, CfnResource, Stack
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3_assets as s3_assets
 from constructs import Construct
 
 from .._core.finding import Finding
+from .._nag import acknowledge
 from .._synthesizer import refusing_synthesizer
 from ..validation.cluster_rules import synthesizer_asset_findings
+from .options import MinCountGateOptions
+
+if TYPE_CHECKING:
+    from aws_cdk import aws_ec2 as ec2
+    from aws_cdk import aws_kms as kms
 
 
 class LambdaCode:
@@ -60,3 +69,157 @@ class LambdaCode:
         does when the ``aws:cdk:enable-asset-metadata`` context is set."""
         if self._asset is not None:
             self._asset.add_resource_metadata(function, "Code")
+
+
+# -- what an organisation's guardrails ask of the gate's resources (docs/guardrails.md) ------
+
+LOG_RETENTION_DAYS = 30
+"""How long the gate's log groups keep its progress lines by default
+(``logs.RetentionDays.ONE_MONTH``); ``MinCountGateOptions.log_retention`` changes it."""
+RETENTION_DAYS: dict[str, int | None] = {
+    "ONE_DAY": 1,
+    "THREE_DAYS": 3,
+    "FIVE_DAYS": 5,
+    "ONE_WEEK": 7,
+    "TWO_WEEKS": 14,
+    "ONE_MONTH": 30,
+    "TWO_MONTHS": 60,
+    "THREE_MONTHS": 90,
+    "FOUR_MONTHS": 120,
+    "FIVE_MONTHS": 150,
+    "SIX_MONTHS": 180,
+    "ONE_YEAR": 365,
+    "THIRTEEN_MONTHS": 400,
+    "EIGHTEEN_MONTHS": 545,
+    "TWO_YEARS": 731,
+    "THREE_YEARS": 1096,
+    "FIVE_YEARS": 1827,
+    "SIX_YEARS": 2192,
+    "SEVEN_YEARS": 2557,
+    "EIGHT_YEARS": 2922,
+    "NINE_YEARS": 3288,
+    "TEN_YEARS": 3653,
+    "INFINITE": None,
+}
+"""``logs.RetentionDays`` (whose Python values are its names) as ``RetentionInDays``, as
+``logs.LogGroup`` writes it (``INFINITE``: no retention, events never expire)."""
+_LAMBDA_ENI_ACTIONS = (
+    "ec2:CreateNetworkInterface",
+    "ec2:DescribeNetworkInterfaces",
+    "ec2:DeleteNetworkInterface",
+    "ec2:AssignPrivateIpAddresses",
+    "ec2:UnassignPrivateIpAddresses",
+)
+"""What a function in a VPC needs (AWSLambdaVPCAccessExecutionRole's EC2 actions)."""
+
+
+def log_group_properties(scope: Construct, options: MinCountGateOptions) -> dict[str, Any]:
+    """``retention_in_days`` and ``kms_key_id`` of a gate log group, from ``options``; a
+    ``kms.Key`` of the app lets CloudWatch Logs use it (once per key)."""
+    from aws_cdk import aws_logs as logs
+
+    retention = options.log_retention
+    key = options.encryption_key
+    if key is not None:
+        _let_logs_use(scope, key)
+    return {
+        "retention_in_days": LOG_RETENTION_DAYS
+        if retention is None
+        else RETENTION_DAYS[logs.RetentionDays(retention).name],
+        "kms_key_id": None if key is None else key.key_arn,
+    }
+
+
+def _let_logs_use(scope: Construct, key: kms.IKey) -> None:
+    from aws_cdk import aws_kms as kms
+
+    if not isinstance(key, kms.Key) or key.node.try_find_child(_LOGS_GRANT) is not None:
+        return
+    Construct(key, _LOGS_GRANT)  # the marker that the statement is there
+    stack = Stack.of(scope)
+    key.add_to_resource_policy(
+        iam.PolicyStatement(
+            sid="CloudWatchLogsUseOfTheKey",
+            principals=[iam.ServicePrincipal(f"logs.{stack.region}.amazonaws.com")],
+            actions=[
+                "kms:Encrypt*",
+                "kms:Decrypt*",
+                "kms:ReEncrypt*",
+                "kms:GenerateDataKey*",
+                "kms:Describe*",
+            ],
+            resources=["*"],
+            conditions={
+                "ArnLike": {
+                    "kms:EncryptionContext:aws:logs:arn": stack.format_arn(
+                        service="logs",
+                        resource="log-group",
+                        resource_name="*",
+                        arn_format=ArnFormat.COLON_RESOURCE_NAME,
+                    )
+                }
+            },
+        )
+    )
+
+
+_LOGS_GRANT = "CloudWatchLogsGrant"
+
+
+def function_vpc_config(
+    scope: Construct, options: MinCountGateOptions, role: iam.Role
+) -> lambda_.CfnFunction.VpcConfigProperty | None:
+    """The ``VpcConfig`` of a gate function (``None`` without ``options.vpc``); ``role`` gets
+    the network-interface actions, and ``scope`` the security group when none is given."""
+    vpc = options.vpc
+    if vpc is None:
+        return None
+    from aws_cdk import aws_ec2 as ec2
+
+    groups = list(options.security_groups or ())
+    if not groups:
+        found = scope.node.try_find_child("FunctionSecurityGroup")
+        groups = [
+            found
+            if isinstance(found, ec2.SecurityGroup)
+            else ec2.SecurityGroup(
+                scope,
+                "FunctionSecurityGroup",
+                vpc=vpc,
+                description="HyperPod readiness gate functions (outbound only)",
+                allow_all_outbound=True,
+            )
+        ]
+    role.add_to_policy(
+        iam.PolicyStatement(
+            sid="NetworkInterfacesInTheVpc", actions=list(_LAMBDA_ENI_ACTIONS), resources=["*"]
+        )
+    )
+    acknowledge(
+        role,
+        "A Lambda function in a VPC manages its network interfaces, whose ids are not known "
+        "before they exist (the actions of AWSLambdaVPCAccessExecutionRole)",
+        "AwsSolutions-IAM5[Resource::*]",
+    )
+    subnets = vpc.select_subnets(**_selection(options.vpc_subnets))
+    return lambda_.CfnFunction.VpcConfigProperty(
+        security_group_ids=[group.security_group_id for group in groups],
+        subnet_ids=subnets.subnet_ids,
+    )
+
+
+def _selection(selection: ec2.SubnetSelection | None) -> dict[str, Any]:
+    if selection is None:
+        return {}
+    return {
+        key: value
+        for key, value in {
+            "availability_zones": selection.availability_zones,
+            "one_per_az": selection.one_per_az,
+            "subnet_filters": selection.subnet_filters,
+            "subnet_group_name": selection.subnet_group_name,
+            "subnets": selection.subnets,
+            "subnet_type": selection.subnet_type,
+        }.items()
+        if value is not None
+    }

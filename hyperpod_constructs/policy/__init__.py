@@ -4,6 +4,7 @@
 synth; see ``docs/policies.md``.
 """
 
+from .._dependable import DropImpliedDependsOn
 from .aspect import EXEMPTION_METADATA, WARNING_ID_PREFIX, HyperPodPolicy, PolicyExemption
 from .rules import (
     AllowedInstanceTypes,
@@ -24,6 +25,7 @@ __all__ = [
     "WARNING_ID_PREFIX",
     "AllowedInstanceTypes",
     "ClusterFacts",
+    "DropImpliedDependsOn",
     "EbsCustomerManagedKey",
     "HyperPodPolicy",
     "MaxInstanceCount",

@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import jsii
-from aws_cdk import Annotations, IAspect
+from aws_cdk import Annotations, IAspect, Stage
 from constructs import Construct, IConstruct, IValidation
 
 from .._core.arguments import (
@@ -138,10 +138,45 @@ class _DeferredCheck:
         self._cluster = cluster
         self._errors: list[str] | None = None
 
+    @property
+    def cluster(self) -> HyperPodSlurmCluster:
+        """The checked cluster."""
+        return self._cluster
+
     def validate(self) -> list[str]:
         if self._errors is None:
             self._errors = self._policy._report(self._cluster)
         return list(self._errors)
+
+
+@jsii.implements(IValidation)
+class _LateCheck:
+    """The policy's checks of clusters in Stages below its scope that were synthesized
+    before the policy was added (``pipelines.CodePipeline.add_stage`` synthesizes its Stage
+    at once): run at the synth of the policy's own scope, which they fail on an error. The
+    Stage's templates are already written then; the report says so."""
+
+    def __init__(self, checks: Sequence[_DeferredCheck]) -> None:
+        self._checks = checks
+
+    def validate(self) -> list[str]:
+        return [
+            f"[{check.cluster.node.path}] {error} (checked after its Stage was synthesized: "
+            "its template is in the output; add the policy before the Stage is synthesized, "
+            "e.g. before pipeline.add_stage)"
+            for check in self._checks
+            for error in check.validate()
+        ]
+
+
+def _clusters_in_stages_below(stage: IConstruct) -> list[HyperPodSlurmCluster]:
+    """The clusters in the Stages nested (at any depth) in ``stage``, not in ``stage``'s own
+    tree."""
+    return [
+        cluster
+        for cluster in stage.node.find_all()
+        if isinstance(cluster, HyperPodSlurmCluster) and Stage.of(cluster) is not stage
+    ]
 
 
 @jsii.implements(IAspect)
@@ -297,10 +332,33 @@ class HyperPodPolicy:
         ]
 
     def visit(self, node: IConstruct) -> None:
-        """Aspect entry point: schedule the check of each HyperPod cluster (once)."""
-        if isinstance(node, HyperPodSlurmCluster) and id(node) not in self._seen:
-            self._seen[id(node)] = node
-            node.node.add_validation(_DeferredCheck(self, node))
+        """Aspect entry point: schedule the check of each HyperPod cluster (once); at a
+        Stage (the App included), check the clusters of the Stages below that were
+        synthesized without this policy."""
+        if isinstance(node, HyperPodSlurmCluster):
+            if id(node) not in self._seen:
+                self._seen[id(node)] = node
+                node.node.add_validation(_DeferredCheck(self, node))
+        elif Stage.is_stage(node):
+            late = [
+                _DeferredCheck(self, cluster)
+                for cluster in _clusters_in_stages_below(node)
+                if id(cluster) not in self._seen
+            ]
+            for check in late:
+                self._seen[id(check.cluster)] = check.cluster
+            if late:
+                node.node.add_validation(_LateCheck(late))
+
+    def check_across_stage(self, cluster: HyperPodSlurmCluster) -> list[str]:
+        """Check ``cluster``, in a Stage below the scope this policy was added to (aws-cdk-lib
+        runs only a Stage's own aspects when it synthesizes): its cluster validation calls
+        this, so the Stage's synth fails on an error and writes no template. Once per
+        cluster."""
+        if id(cluster) in self._seen:
+            return []
+        self._seen[id(cluster)] = cluster
+        return _DeferredCheck(self, cluster).validate()
 
     @staticmethod
     def exempt(scope: Construct, rule_id: str, *, reason: str, group: str | None = None) -> None:

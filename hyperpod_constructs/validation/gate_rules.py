@@ -280,6 +280,67 @@ def gate_option_findings(options: object, *, parameter: str = "min_count_gate") 
             "an sns.ITopic, e.g. sns.Topic(...) or sns.Topic.from_topic_arn(...)",
             optional=True,
         ),
+        *_guardrail_options(options, parameter),
+    ]
+
+
+def _guardrail_options(options: MinCountGateOptions, parameter: str) -> list[Finding]:
+    """The types of the options an organisation's guardrails ask for (docs/guardrails.md)."""
+    from aws_cdk import aws_ec2 as ec2
+    from aws_cdk import aws_logs as logs
+
+    groups = options.security_groups
+    return [
+        *check(
+            f"{parameter}.log_retention",
+            options.log_retention,
+            instance_of(logs.RetentionDays),
+            "a logs.RetentionDays, e.g. RetentionDays.ONE_YEAR",
+            optional=True,
+        ),
+        *check(
+            f"{parameter}.encryption_key",
+            options.encryption_key,
+            lambda value: hasattr(value, "key_arn") and hasattr(value, "grant_encrypt_decrypt"),
+            "a kms.IKey",
+            optional=True,
+        ),
+        *check(
+            f"{parameter}.vpc",
+            options.vpc,
+            lambda v: hasattr(v, "vpc_id"),
+            "an ec2.IVpc",
+            optional=True,
+        ),
+        *check(
+            f"{parameter}.vpc_subnets",
+            options.vpc_subnets,
+            instance_of(ec2.SubnetSelection),
+            "an ec2.SubnetSelection",
+            optional=True,
+        ),
+        *check(
+            f"{parameter}.security_groups",
+            groups,
+            lambda v: (
+                isinstance(v, list | tuple)
+                and bool(v)
+                and all(hasattr(g, "security_group_id") for g in v)
+            ),
+            "a non-empty list of ec2.ISecurityGroup",
+            optional=True,
+        ),
+        *(
+            check(
+                f"{parameter}.vpc",
+                None,
+                lambda v: False,
+                "an ec2.IVpc when vpc_subnets or security_groups is given",
+                fix="pass vpc= too",
+            )
+            if options.vpc is None and (options.vpc_subnets is not None or groups is not None)
+            else []
+        ),
     ]
 
 
