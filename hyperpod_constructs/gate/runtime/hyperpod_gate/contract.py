@@ -75,8 +75,13 @@ class Requirement:
     """
 
     group_name: str
+    """The instance group's name (``InstanceGroupName``), exactly as the cluster has it."""
     min_count: int | str
+    """The group's requested ``MinInstanceCount``: the gate waits until this many of its
+    nodes are Running."""
     target_count: int | str
+    """The group's requested ``InstanceCount``: a rollback shows as a target that no longer
+    equals it."""
 
 
 @dataclass(frozen=True)
