@@ -12,7 +12,9 @@ from aws_cdk import (
     Annotations,
     ArnFormat,
     Aws,
+    CfnCreationPolicy,
     CfnElement,
+    CfnResourceSignal,
     CustomResource,
     Duration,
     Names,
@@ -103,6 +105,12 @@ LOG_RETENTION_DAYS = 30
 _View = TypeVar("_View")
 
 
+SIGNAL_CHANNEL = "SignalResource"
+"""How the wait condition is signalled; part of the fingerprint, so a stack whose wait
+condition had a handle (before the ``CreationPolicy``) gets a new one instead of an update
+of a create-only resource."""
+
+
 def gate_fingerprint(cluster_name: str, requirements: Sequence[Requirement]) -> str:
     """A short hash of what the gate waits for; the wait condition's logical id embeds it,
     so changing a gated minimum or target creates a new wait condition (they are
@@ -111,6 +119,7 @@ def gate_fingerprint(cluster_name: str, requirements: Sequence[Requirement]) -> 
     parameter it names re-arms, changing only the parameter's value cannot."""
     canonical = json.dumps(
         [
+            SIGNAL_CHANNEL,
             cluster_name,
             sorted([r.group_name, r.min_count, r.target_count] for r in requirements),
         ]
@@ -118,12 +127,15 @@ def gate_fingerprint(cluster_name: str, requirements: Sequence[Requirement]) -> 
     return hashlib.sha256(canonical.encode()).hexdigest()[:8]
 
 
+SIGNAL_STATEMENT_SID = "SignalWaitConditionOfThisStack"
+"""The statement of both functions' policies that reads and signals the wait condition."""
+
 MAX_LOGICAL_ID = 255
 """CloudFormation's limit on a logical id."""
 
 
 def gate_logical_id(path: Sequence[str], kind: str, fingerprint: str) -> str:
-    """Logical id of the gate's wait handle or condition: the construct path's ASCII letters
+    """Logical id of the gate's wait condition: the construct path's ASCII letters
     and digits, then ``kind`` and the fingerprint. A path too long for CloudFormation's 255
     characters is cut and gets a hash of the full path, as CDK does for its own ids."""
     human = "".join(c for part in path for c in part if c.isascii() and c.isalnum())
@@ -244,8 +256,8 @@ class MinCountGate(Construct):
             ),
             (
                 "The functions call only AWS APIs (SageMaker, CloudFormation, Step Functions, "
-                "the wait condition's S3 URL) and no resource inside a VPC; a VPC would need "
-                "NAT or endpoints for each and protect nothing",
+                "the custom resource's S3 response URL) and no resource inside a VPC; a VPC "
+                "would need NAT or endpoints for each and protect nothing",
                 "LambdaInsideVPC",
             ),
             (
@@ -255,8 +267,9 @@ class MinCountGate(Construct):
                 "CloudWatchLogGroupEncrypted",
             ),
             (
-                "Each policy names only this gate's own cluster, state machine and wait "
-                "handle; inline, it cannot be attached to any other principal",
+                "Each policy names only this gate's own cluster, state machine and stack (whose "
+                "wait condition it signals); inline, it cannot be attached to any other "
+                "principal",
                 "IAMNoInlinePolicy",
             ),
             (
@@ -274,8 +287,8 @@ class MinCountGate(Construct):
         )
 
     def _add_functions(self) -> None:
-        """The check function (reads the cluster, signals the handle) and the arm function
-        (starts and stops the loop; signals the handle when the check function cannot)."""
+        """The check function (reads the cluster, signals the wait condition) and the arm
+        function (starts and stops the loop; signals when the check function cannot)."""
         # Both functions only act for this stack; the check function finds the running
         # execution (whose input holds the requirements) through the arm resource.
         stack_id = {ENV_STACK_ID: Aws.STACK_ID}
@@ -298,14 +311,16 @@ class MinCountGate(Construct):
             # The arm function runs the same check when the check function cannot;
             # ListClusterNodes confirms that the minimum of nodes is Running.
             self._cluster.grant(role, *CHECK_ACTIONS)
-        for role, sid in (
-            (self._check_role, "ReadWaitHandleOfThisStack"),
-            (self._arm_role, "ReadWaitConditionOfThisStack"),
-        ):
+        for role in (self._check_role, self._arm_role):
+            # Reads the wait condition's (and the arm resource's) state, and signals the wait
+            # condition (its CreationPolicy): this stack only, no presigned URL.
             role.add_to_policy(
                 iam.PolicyStatement(
-                    sid=sid,
-                    actions=["cloudformation:DescribeStackResource"],
+                    sid=SIGNAL_STATEMENT_SID,
+                    actions=[
+                        "cloudformation:DescribeStackResource",
+                        "cloudformation:SignalResource",
+                    ],
                     resources=[Aws.STACK_ID],
                 )
             )
@@ -470,29 +485,25 @@ class MinCountGate(Construct):
         )
 
     def _add_wait(self) -> None:
-        """The wait condition dependants wait for, and its handle; both logical ids embed a
-        fingerprint of the gated values (wait conditions are create-only)."""
-        self._handle = cfn.CfnWaitConditionHandle(self, "WaitHandle")
-        self._condition = cfn.CfnWaitCondition(
-            self,
-            "WaitCondition",
-            handle=self._handle.ref,
-            count=1,
-            # Wait conditions cannot be updated, so their own timeout is a constant backstop
-            # (the maximum); the gate's configurable deadline is enforced by the poll loop,
-            # which signals FAILURE with a reason when it passes. Changing `timeout` therefore
-            # updates the arm resource in place and never forces a new wait.
-            timeout=str(self._max_wait_seconds),
+        """The wait condition dependants wait for: a ``CreationPolicy`` (one signal, sent with
+        ``cloudformation:SignalResource``) and no properties, as AWS documents for a wait
+        condition with a creation policy; no handle, so no presigned URL. Its logical id
+        embeds a fingerprint of the gated values (wait conditions are create-only)."""
+        self._condition = cfn.CfnWaitCondition(self, "WaitCondition")
+        # Wait conditions cannot be updated, so their own timeout is a constant backstop (the
+        # maximum); the gate's configurable deadline is enforced by the poll loop, which
+        # signals FAILURE when it passes. Changing `timeout` therefore updates the arm resource
+        # in place and never forces a new wait.
+        self._condition.cfn_options.creation_policy = CfnCreationPolicy(
+            resource_signal=CfnResourceSignal(
+                count=1, timeout=Duration.seconds(self._max_wait_seconds).to_iso_string()
+            )
         )
-        # The handle exists before the loop starts (it may signal on its first check); the
-        # condition starts counting once the arm resource has started the loop.
-        self.arm.node.add_dependency(self._handle)
+        # The condition starts counting once the arm resource has started the loop; a signal
+        # the loop sends before CloudFormation created it is refused and sent again.
         self._condition.node.add_dependency(self.arm)
         # The construct ids from the stack down (ids never contain the path separator).
         path = self.node.path.split("/")[len(self._stack.node.path.split("/")) :]
-        self._handle.override_logical_id(
-            lazy_string(lambda: gate_logical_id(path, "Handle", self._fingerprint()))
-        )
         self._condition.override_logical_id(
             lazy_string(lambda: gate_logical_id(path, "Wait", self._fingerprint()))
         )
@@ -549,7 +560,7 @@ class MinCountGate(Construct):
     # -- the gate's resources as aws-cdk-lib interfaces (built on first use) ----------------
     @property
     def check_function(self) -> lambda_.IFunction:
-        """The check function (reads the cluster, signals the wait handle)."""
+        """The check function (reads the cluster, signals the wait condition)."""
         return self._function_view("CheckFunction", self._check_function_arn, self._check_role)
 
     @property
@@ -610,11 +621,6 @@ class MinCountGate(Construct):
         """The wait condition that holds the dependants (its logical id changes with the gated
         values)."""
         return self._condition
-
-    @property
-    def wait_handle(self) -> cfn.CfnWaitConditionHandle:
-        """The handle the poll loop signals (its logical id changes with the gated values)."""
-        return self._handle
 
     def add_requirement(self, requirement: Requirement) -> None:
         """Also wait for ``requirement.group_name`` (called by the cluster for each gated
@@ -691,10 +697,10 @@ class MinCountGate(Construct):
         )
 
     def _fingerprint(self) -> str:
-        """Wait conditions are create-only, so the handle's and the condition's logical ids
-        embed a fingerprint of the gated values: changing a minimum or target makes
-        CloudFormation create a new pair (a new wait) and delete the old one; other changes
-        keep them. Computed once, when the template is written."""
+        """Wait conditions are create-only, so the condition's logical id embeds a fingerprint
+        of the gated values: changing a minimum or target makes CloudFormation create a new one
+        (a new wait) and delete the old one; other changes keep it. Computed once, when the
+        template is written."""
         if self._fingerprint_value is None:
             stack = self._stack
 
@@ -784,7 +790,6 @@ class MinCountGate(Construct):
             state_machine_arn=self._state_machine_arn,
             cluster_name=self._cluster.cluster_name,
             requirements=tuple(r for _, r in sorted(self._requirements.items())),
-            wait_handle_logical_id=str(stack.resolve(self._handle.logical_id)),
             wait_condition_logical_id=str(stack.resolve(self._condition.logical_id)),
             timeout_seconds=self._timeout_seconds,
             poll_interval_seconds=self._poll_seconds,

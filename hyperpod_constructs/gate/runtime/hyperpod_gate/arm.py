@@ -40,7 +40,6 @@ def execution_input(props: ArmProperties, *, stack_id: str, now: datetime) -> di
         "deadline": int(now.timestamp()) + props.timeout_seconds,
         "pollIntervalSeconds": props.poll_interval_seconds,
         "stackId": stack_id,
-        "waitHandleLogicalId": props.wait_handle_logical_id,
         "waitConditionLogicalId": props.wait_condition_logical_id,
         "metricsNamespace": props.metrics_namespace,
     }
@@ -168,9 +167,9 @@ def needs_new_wait(event: Mapping[str, Any]) -> bool:
 
 
 def unchanged_wait_reason(event: Mapping[str, Any]) -> str:
-    """Why an Update that keeps the wait handle starts no new wait (pure). The counts can
-    differ under the same handle only when they are parameters whose values changed: the
-    handle's logical id embeds the parameter's name, not its value."""
+    """Why an Update that keeps the wait condition starts no new wait (pure). The counts can
+    differ under the same wait condition only when they are parameters whose values changed: the
+    condition's logical id embeds the parameter's name, not its value."""
     old = (event.get("OldResourceProperties") or {}).get(Prop.REQUIREMENTS)
     new = (event.get("ResourceProperties") or {}).get(Prop.REQUIREMENTS)
     if old == new:
@@ -185,9 +184,9 @@ def handler(event: Mapping[str, Any], context: Any) -> Any:
     """CloudFormation custom resource entry point (Create, Update, Delete).
 
     The poll loop also invokes this function, with its own state instead of a CloudFormation
-    request, when the check function could not signal the wait condition (or could not run at
-    all): this function's role then signals the FAILURE, so the stack learns why instead of
-    waiting for the wait condition's 12-hour limit."""
+    request, when the check function's signal was refused (or it could not run at all): this
+    function's role then signals the decision, so the stack learns it instead of waiting for
+    the wait condition's 12-hour limit."""
     if "RequestType" not in event:
         return poll.fallback_handler(event, context)
     request_type = str(event.get("RequestType", ""))

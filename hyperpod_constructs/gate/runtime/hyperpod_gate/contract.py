@@ -22,7 +22,6 @@ class Prop:
     STATE_MACHINE_ARN: Final = "StateMachineArn"
     CLUSTER_NAME: Final = "ClusterName"
     REQUIREMENTS: Final = "Requirements"
-    WAIT_HANDLE_LOGICAL_ID: Final = "WaitHandleLogicalId"
     WAIT_CONDITION_LOGICAL_ID: Final = "WaitConditionLogicalId"
     TIMEOUT_SECONDS: Final = "TimeoutSeconds"
     POLL_INTERVAL_SECONDS: Final = "PollIntervalSeconds"
@@ -37,7 +36,6 @@ ARM_PROPERTY_KEYS = (
     Prop.STATE_MACHINE_ARN,
     Prop.CLUSTER_NAME,
     Prop.REQUIREMENTS,
-    Prop.WAIT_HANDLE_LOGICAL_ID,
     Prop.WAIT_CONDITION_LOGICAL_ID,
     Prop.TIMEOUT_SECONDS,
     Prop.POLL_INTERVAL_SECONDS,
@@ -84,7 +82,6 @@ class ArmProperties:
     state_machine_arn: str
     cluster_name: str
     requirements: tuple[Requirement, ...]
-    wait_handle_logical_id: str
     wait_condition_logical_id: str
     timeout_seconds: int
     poll_interval_seconds: int
@@ -105,7 +102,6 @@ class ArmProperties:
                 }
                 for r in self.requirements
             ],
-            Prop.WAIT_HANDLE_LOGICAL_ID: self.wait_handle_logical_id,
             Prop.WAIT_CONDITION_LOGICAL_ID: self.wait_condition_logical_id,
             Prop.TIMEOUT_SECONDS: str(self.timeout_seconds),
             Prop.POLL_INTERVAL_SECONDS: str(self.poll_interval_seconds),
@@ -162,7 +158,6 @@ def parse_properties(props: Mapping[str, Any]) -> ArmProperties:
         state_machine_arn=_text(props, Prop.STATE_MACHINE_ARN),
         cluster_name=_text(props, Prop.CLUSTER_NAME),
         requirements=tuple(requirements),
-        wait_handle_logical_id=_text(props, Prop.WAIT_HANDLE_LOGICAL_ID),
         wait_condition_logical_id=_text(props, Prop.WAIT_CONDITION_LOGICAL_ID),
         timeout_seconds=_number(props, Prop.TIMEOUT_SECONDS, minimum=1),
         poll_interval_seconds=_number(props, Prop.POLL_INTERVAL_SECONDS, minimum=1),
@@ -175,12 +170,12 @@ def starts_new_wait(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """Whether an update of the arm resource from properties ``old`` to ``new`` starts a new
     wait (pure; the arm handler decides with it, and ``plan`` states it before a deployment).
 
-    The construct derives the wait handle's logical id from the gated minimums and targets, so
-    the same handle (for the same cluster) means the same gated values: its wait condition
+    The construct derives the wait condition's logical id from the gated minimums and targets,
+    so the same wait condition (for the same cluster) means the same gated values: it
     (create-only) already holds the result. Any other change (timeout, poll interval, topic)
     takes effect at the next wait.
     """
     return bool(
-        old.get(Prop.WAIT_HANDLE_LOGICAL_ID) != new.get(Prop.WAIT_HANDLE_LOGICAL_ID)
+        old.get(Prop.WAIT_CONDITION_LOGICAL_ID) != new.get(Prop.WAIT_CONDITION_LOGICAL_ID)
         or old.get(Prop.CLUSTER_NAME) != new.get(Prop.CLUSTER_NAME)
     )
