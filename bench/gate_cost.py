@@ -4,7 +4,8 @@ Runs the real arm/check handlers and the synthesized definition on moto's Step F
 engine against the HyperPod simulator in virtual time (tests/support), for a minimum met at
 2 h 59 min and for a minimum never met (HyperPod rolls back at 3 h), then prints API calls,
 Lambda invocations, state transitions, detection latency and an estimated cost of everything
-a wait costs.  Run: ``python bench/gate_cost.py``.
+a wait costs.  Run: ``python bench/gate_cost.py``; ``--scale`` prints what the Running
+confirmation costs at scale (two groups of 4,000 measured, HyperPod's maximum modelled).
 
 Prices (us-east-1, list): Step Functions Standard USD 0.025 per 1,000 state transitions;
 Lambda (Arm, what the gate runs on) USD 0.20 per million requests + USD 0.0000133334 per
@@ -18,6 +19,7 @@ USD 0.50 per million messages; the opt-in dashboard USD 3 per month while the st
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -247,5 +249,92 @@ def main() -> None:
     )
 
 
+PAGE_SECONDS = 0.9
+"""What one ListClusterNodes page takes at scale (issue 26's measurement)."""
+MAX_GROUP, MAX_GROUPS = 6758, 100
+"""HyperPod's limits: nodes in a group (``InstanceCount`` 0..6758), and groups a cluster."""
+
+
+def measure_scale(groups: int = 2, nodes: int = 4000) -> dict[str, float]:
+    """The Running confirmation of ``groups`` gated groups of ``nodes`` each, at
+    :data:`PAGE_SECONDS` a ListClusterNodes page: pages, checks, and the seconds from every
+    node Running to the READY signal."""
+    names = [f"gpu-{index}" for index in range(groups)]
+    controller = GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("tests.support.moto_sfn.PARK_TIMEOUT", 900.0)  # ~76 real pages a check
+        world = GateWorld(
+            mp,
+            [controller, *(GroupSpec(name, nodes, nodes) for name in names)],
+            timeout_seconds=6 * 3600,
+            sim_options={"latency": {"ListClusterNodes": PAGE_SECONDS}},
+        )
+        try:
+            world.clock.advance(ARM_AT)
+            execution = world.execution(world.arm_gate())
+            world.run(until_elapsed=7 * 3600)
+            (signal,) = world.signals()
+            running = max(world.sim.min_running_at(name) or 0.0 for name in names)
+            confirming = [
+                i
+                for i in world.invocations
+                if isinstance(i.result, dict) and i.result.get("status") == "CONFIRMING"
+            ]
+            pages = float(world.sim.calls.get("ListClusterNodes", 0))
+            per_check = [
+                int(found.group(1))
+                for i in confirming
+                if (found := re.search(r"\((\d+) page\(s\) read\)", str(i.result["reason"])))
+            ]
+            return {
+                "pages": pages,
+                "confirming_checks": float(len(confirming)),
+                "pages_per_check": min(per_check) if per_check else pages,
+                "seconds_to_ready": signal.time - running,
+                "succeeded": 1.0 if execution.status == "SUCCEEDED" else 0.0,
+            }
+        finally:
+            world.close()
+
+
+def scale_model(pages_per_check: float) -> dict[str, float]:
+    """HyperPod's maximum (100 groups of 6,758), from the pages one check reads."""
+    pages = MAX_GROUPS * -(-MAX_GROUP // 100)
+    checks = -(-pages // int(pages_per_check))
+    return {
+        "pages": float(pages),
+        "checks": float(checks + 1),
+        "minutes": checks * (pages_per_check * PAGE_SECONDS + 4 * PAGE_SECONDS) / 60,
+    }
+
+
+def main_scale(*, maximum: bool = False) -> None:
+    """Print the confirmation's cost at scale (``python bench/gate_cost.py --scale``; with
+    ``--max`` also HyperPod's maximum, 99 gated groups of 6,758 besides the controller,
+    measured: minutes of real time)."""
+    if maximum:
+        top = measure_scale(MAX_GROUPS - 1, MAX_GROUP)
+        print(
+            f"{MAX_GROUPS - 1} groups of {MAX_GROUP:,} at {PAGE_SECONDS} s a page (measured): "
+            f"{top['pages']:.0f} pages, {top['confirming_checks']:.0f} CONFIRMING check(s) + 1, "
+            f"READY {top['seconds_to_ready'] / 60:.0f} min after every node was Running"
+        )
+    measured = measure_scale()
+    print(
+        f"2 groups of 4,000 at {PAGE_SECONDS} s a page: {measured['pages']:.0f} pages, "
+        f"{measured['confirming_checks']:.0f} CONFIRMING check(s) + 1, READY "
+        f"{measured['seconds_to_ready']:.0f} s after every node was Running"
+    )
+    model = scale_model(measured["pages_per_check"])
+    print(
+        f"100 groups of 6,758 (model, {measured['pages_per_check']:.0f} pages a check): "
+        f"{model['pages']:.0f} pages in {model['checks']:.0f} checks, about "
+        f"{model['minutes']:.0f} minutes after every node is Running"
+    )
+
+
 if __name__ == "__main__":
-    main()
+    if "--scale" in sys.argv[1:]:
+        main_scale(maximum="--max" in sys.argv[1:])
+    else:
+        main()

@@ -343,6 +343,11 @@ class MinCountGate(Construct):
             )
         if self.topic is None:
             return
+        from aws_cdk import Aspects
+
+        from .subscriptions import SubscriptionAfterReady
+
+        Aspects.of(Stack.of(self)).add(SubscriptionAfterReady(self.topic, lambda: self._condition))
         for role in (self._check_role, self._arm_role):
             self.topic.grant_publish(role)
             if options.notification_topic is None:
@@ -435,19 +440,27 @@ class MinCountGate(Construct):
                     resources=[self._state_machine_arn],
                 ),
                 iam.PolicyStatement(
-                    actions=["states:StopExecution", "states:DescribeExecution"],
+                    actions=[
+                        "states:StopExecution",
+                        "states:DescribeExecution",
+                        "states:GetExecutionHistory",
+                    ],
                     resources=[executions],
                 ),
             ],
         )
         # Each check reads the gate's requirements from its execution's input (see
-        # hyperpod_gate.poll.trusted_request): a policy of its own for the same reason.
+        # hyperpod_gate.poll.trusted_request), and the Running confirmation's progress from its
+        # history (hyperpod_gate.confirm): a policy of its own for the same reason.
         self._check_policy = iam.Policy(
             self,
             "CheckReadsLoop",
             roles=[self._check_role],
             statements=[
-                iam.PolicyStatement(actions=["states:DescribeExecution"], resources=[executions])
+                iam.PolicyStatement(
+                    actions=["states:DescribeExecution", "states:GetExecutionHistory"],
+                    resources=[executions],
+                )
             ],
         )
         acknowledge(

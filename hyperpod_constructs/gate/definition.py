@@ -5,8 +5,10 @@ Pure: no CDK import, so it can be unit-tested and linted with statelint.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from .runtime.hyperpod_gate.confirm import CONFIRM_MIN_SECONDS
 from .runtime.hyperpod_gate.faults import INVOCATION_TRANSIENT_ERRORS
 
 LAMBDA_RETRY_ERRORS = INVOCATION_TRANSIENT_ERRORS
@@ -48,17 +50,59 @@ the engine writes more."""
 EVENTS_PER_FAULTED_CHECK = 20
 """History events of one iteration whose check invocation failed after its retries and the arm
 function checked instead (also measured)."""
+EVENTS_PER_STATE = 2
+"""A state's ``...StateEntered`` and ``...StateExited`` events."""
+EVENTS_PER_ATTEMPT = 3
+"""One Lambda invocation of a Task: ``LambdaFunctionScheduled``, ``LambdaFunctionStarted`` and
+``LambdaFunctionSucceeded`` (or ``Failed``/``TimedOut``); measured, as above."""
+
+
+def _attempts(task: Mapping[str, Any]) -> list[float]:
+    """The least time a Task's Retry policies wait before each of its attempts (the first: 0);
+    as many entries as attempts the policies allow at most (pure)."""
+    waits = [0.0]
+    for policy in task.get("Retry", ()):
+        interval = float(policy.get("IntervalSeconds", 1))
+        backoff = float(policy.get("BackoffRate", 2.0))
+        for retry in range(int(policy.get("MaxAttempts", 3))):
+            waits.append(waits[-1] + interval * backoff**retry)
+    return waits
+
+
+def iteration_costs(definition: Mapping[str, Any]) -> list[tuple[int, float]]:
+    """Every way one iteration of the loop can run under the fault model, as ``(history
+    events, least seconds of retry waits)`` (pure). An iteration starts at a pause (the Wait
+    state, or a CONFIRMING check, which lasts at least ``CONFIRM_MIN_SECONDS``; both counted
+    as the Wait's two events), runs the check task with 1..N attempts (N from its Retry
+    policies) and its Choice, then possibly the arm task with 0..M attempts and its Choice."""
+    states = definition["States"]
+    check, fallback = _attempts(states["CheckCapacity"]), _attempts(states["CheckFromArm"])
+    costs = []
+    for k1, wait1 in enumerate(check, start=1):
+        first = EVENTS_PER_STATE + EVENTS_PER_STATE + EVENTS_PER_ATTEMPT * k1 + EVENTS_PER_STATE
+        costs.append((first, wait1))
+        for k2, wait2 in enumerate(fallback, start=1):
+            second = EVENTS_PER_STATE + EVENTS_PER_ATTEMPT * k2 + EVENTS_PER_STATE
+            costs.append((first + second, wait1 + wait2))
+    return costs
+
+
+def worst_iteration(poll_interval_seconds: int) -> tuple[int, float]:
+    """The iteration that writes the most history events per second at this poll interval,
+    as ``(events, least seconds it lasts)`` (pure)."""
+    pause = min(poll_interval_seconds, CONFIRM_MIN_SECONDS)
+    costs = iteration_costs(_LOOP)
+    events, waits = max(costs, key=lambda cost: cost[0] / (pause + cost[1]))
+    return events, pause + waits
 
 
 def history_events(timeout_seconds: int, poll_interval_seconds: int) -> int:
     """Upper bound of the history events one gate's execution writes before its deadline
-    (pure): the worst of an ordinary and a faulted iteration (which lasts at least the
-    retries' waits longer), for every iteration that fits the timeout, plus the reserve."""
-    per_second = max(
-        EVENTS_PER_CHECK / poll_interval_seconds,
-        EVENTS_PER_FAULTED_CHECK / (poll_interval_seconds + RETRY_SECONDS),
-    )
-    return int(per_second * (timeout_seconds + poll_interval_seconds)) + HISTORY_RESERVE
+    (pure): the worst iteration the fault model allows (:func:`worst_iteration`: every Task
+    retried as often as its Retry policies allow, the arm function checking after the check
+    function), repeated for as long as the timeout lasts, plus the reserve."""
+    events, seconds = worst_iteration(poll_interval_seconds)
+    return int(events / seconds * (timeout_seconds + poll_interval_seconds)) + HISTORY_RESERVE
 
 
 def max_timeout_for_history(poll_interval_seconds: int) -> int:
@@ -112,6 +156,8 @@ def build_definition(
             "Type": "Choice",
             "Choices": [
                 on("WAITING", "WaitForCapacity"),
+                # Confirming Running nodes took the whole check (at least a minute): go on.
+                on("CONFIRMING", "CheckCapacity"),
                 on("READY", "GateOpened"),
                 on("OPENED", "GateOpened"),
                 on("ABANDONED", "GateAbandoned"),
@@ -175,3 +221,7 @@ def _task(resource: str, *, fallback: bool, on_fault: str) -> dict[str, Any]:
         "Catch": [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.fault", "Next": on_fault}],
         "Next": "DecideFromArm" if fallback else "Decide",
     }
+
+
+_LOOP = build_definition(poll_function_arn="check", fallback_function_arn="arm", timeout_seconds=1)
+"""The loop's definition, for the history bound (the function ARNs do not change its events)."""

@@ -44,7 +44,7 @@ GATE_HISTORY = Rule(
     Scope.GATE,
     "`readiness_gate.timeout` / `poll_interval`",
     "few enough polls that the loop's history stays below Step Functions' 25,000 events "
-    "(e.g. 11 h needs a poll interval of at least 28 s)",
+    "(e.g. 11 h needs a poll interval of at least 35 s)",
     source=Source(STEP_FUNCTIONS_QUOTAS, "Standard workflows: at most 25,000 history events"),
 )
 
@@ -100,6 +100,19 @@ WARN_GATE_TIMEOUT = Rule(
     source=Source(SLURM_SCALING, "a group whose minimum is not met within 3 hours rolls back"),
 )
 
+WARN_GATE_SUBSCRIPTION = Rule(
+    "HP-WARN-GATE-SUBSCRIPTION",
+    W,
+    Scope.GATE,
+    "a subscription to the gate's notification topic",
+    "no dependency on `cluster.ready` (or the cluster): it would be created after the READY "
+    "message was sent",
+    checked_by="hyperpod_constructs.gate.subscriptions (SubscriptionAfterReady)",
+    source=Source(
+        WAIT_CONDITION, "a resource that depends on a wait condition is created after it completes"
+    ),
+)
+
 RULES = (
     GATE_TIMEOUT,
     GATE_HISTORY,
@@ -108,6 +121,7 @@ RULES = (
     GATE_TOKEN_DURATION,
     WARN_GATE_TOKEN_COUNT,
     WARN_GATE_TIMEOUT,
+    WARN_GATE_SUBSCRIPTION,
 )
 """This family's rules, in documentation order."""
 

@@ -411,7 +411,11 @@ def test_arm_function_may_start_only_the_poll_loop(
     assert statement_resources(start[0]) == [{"Ref": sm_id}]
     stop = [s for s in granted if "states:StopExecution" in actions(s)]
     assert len(stop) == 1
-    assert actions(stop[0]) == {"states:StopExecution", "states:DescribeExecution"}
+    assert actions(stop[0]) == {
+        "states:StopExecution",
+        "states:DescribeExecution",
+        "states:GetExecutionHistory",  # the Running confirmation's progress (confirm.py)
+    }
     (execution_arn,) = statement_resources(stop[0])
     assert sm_id in references(execution_arn)
     assert flatten(execution_arn).endswith(":*")
@@ -535,7 +539,9 @@ def test_dashboard_graphs_the_metrics_the_poll_function_emits(
         tuple(part for part in metric if not isinstance(part, dict))
         for metric in widget["properties"]["metrics"]
     }
-    progress = SimpleNamespace(name="gpu", current_count=3, min_count=8, target_count=10)
+    progress = SimpleNamespace(
+        name="gpu", current_count=3, min_count=8, target_count=10, nodes=None
+    )
     emitted = set()
     for line in poll.metric_lines(
         "HyperPod/MinCountGate",

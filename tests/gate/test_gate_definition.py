@@ -81,6 +81,7 @@ def test_contract_shape() -> None:
         assert all(c["Variable"] == "$.check.status" for c in decide["Choices"])
         assert routes == {
             "WAITING": "WaitForCapacity",
+            "CONFIRMING": "CheckCapacity",
             "READY": "GateOpened",
             "OPENED": "GateOpened",
             "ABANDONED": "GateAbandoned",

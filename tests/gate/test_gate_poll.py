@@ -136,11 +136,13 @@ def test_ready_signals_success_and_notifies(monkeypatch: pytest.MonkeyPatch) -> 
     )
     assert w.http.puts == []  # no presigned URL: nothing is PUT
     (message,) = w.sns.messages
-    assert message == {
-        "TopicArn": TOPIC_ARN,
-        "Subject": "HyperPod MinCount gate READY: train",
-        "Message": result["reason"],
-    }
+    body = json.loads(message.pop("Message"))
+    attributes = message.pop("MessageAttributes")
+    assert message == {"TopicArn": TOPIC_ARN, "Subject": "HyperPod MinCount gate READY: train"}
+    # The body is for machines (issue 26 item 8; schema pinned in test_gate_notify.py).
+    assert body["status"] == body["decision"] == "READY"
+    assert body["reason"] == result["reason"]
+    assert attributes["decision"] == {"DataType": "String", "StringValue": "READY"}
     w.assert_no_secret_leak()
 
 
@@ -183,7 +185,7 @@ def test_a_long_reason_is_whole_in_the_result_and_message(monkeypatch: pytest.Mo
     result = w.poll_once(w.poll_event(requirements))
     assert 1000 < len(result["reason"]) <= poll.RETURN_REASON_LIMIT
     (message,) = w.sns.messages
-    assert message["Message"] == result["reason"]
+    assert json.loads(message["Message"])["reason"] == result["reason"]
     (signal,) = w.signals(requirements)
     assert len(signal.unique_id) <= 64 and set(signal.unique_id) <= set(
         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"

@@ -41,7 +41,7 @@ import json
 import math
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
@@ -126,7 +126,7 @@ class GroupSpec:
     before it is ``Running`` (0: the group runs none)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _Instance:
     instance_id: str
     launched_at: float
@@ -257,6 +257,7 @@ class HyperPodSimulator:
         hide_groups_until_controller: bool = True,
         delete_seconds: float = 600.0,
         current_count: CurrentCountMode = "running",
+        latency: Mapping[str, float] | None = None,
     ) -> None:
         controllers = [g for g in groups if g.node_type == "Controller"]
         logins = [g for g in groups if g.node_type == "Login"]
@@ -275,6 +276,10 @@ class HyperPodSimulator:
         self.deleted = False
         self.events: list[Event] = []
         self.faults: list[Fault] = []
+        self.latency = dict(latency or {})
+        """Operation -> virtual seconds each request takes (e.g. ~0.9 s a ListClusterNodes
+        page at scale); a request's answer reflects the time it arrives."""
+        self._listing: tuple[Any, list[tuple[_Group, _Instance, bool]]] | None = None
         self._ticked_to = self.created_at
         self._instance_ids = 0
         self._event_ids = 0
@@ -449,12 +454,14 @@ class HyperPodSimulator:
         spec = group.spec
         if group.started_at is None or group.status in ("Failed", "Deleting"):
             return
-        for instance in [i for i in group.pending if i.running_at <= t]:
-            group.pending.remove(instance)
-            if spec.failure_message is not None and spec.node_type == "Controller":
-                self._fail(spec.failure_message)
-                return
-            group.healthy.append(instance)
+        ready = [i for i in group.pending if i.running_at <= t]
+        if ready and spec.failure_message is not None and spec.node_type == "Controller":
+            group.pending.remove(ready[0])
+            self._fail(spec.failure_message)
+            return
+        if ready:  # one pass, not one list removal per node (groups of thousands)
+            group.pending = [i for i in group.pending if i.running_at > t]
+            group.healthy.extend(ready)
         if group.settle_at is not None and t >= group.settle_at:
             group.settle_at = None
             group.status = "InService"
@@ -559,6 +566,8 @@ class HyperPodSimulator:
         return fault
 
     def _handle(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        if operation in self.latency:
+            self.clock.advance(self.latency[operation])
         self.advance()
         now = self.clock.time()
         for fault in self.faults:
@@ -680,34 +689,48 @@ class HyperPodSimulator:
         token = params.get("NextToken")
         if token is not None and not str(token).isdigit():
             raise ApiError("ValidationException", "Invalid NextToken")
-        contains = params.get("InstanceGroupNameContains") or ""
         now = self.clock.time()
-        listed: list[tuple[_Group, _Instance, str]] = []
-        for group in self.groups.values():
-            if contains not in group.spec.name:
-                continue
-            listed += [(group, i, "Running") for i in group.healthy]
-            listed += [(group, i, i.status(now)) for i in group.pending]
-        by_name = params.get("SortBy") == "NAME"
-        listed.sort(
-            key=lambda n: (n[1].instance_id,) if by_name else (n[1].launched_at, n[1].instance_id),
-            reverse=params.get("SortOrder") == "Descending",
-        )
+        listed = self._sorted_nodes(params)
+        chunk, token = self._page(listed, params, NODE_PAGE_MAX)
         nodes = [
             {
                 "InstanceGroupName": group.spec.name,
                 "InstanceId": instance.instance_id,
                 "InstanceType": group.spec.instance_type,
                 "LaunchTime": datetime.fromtimestamp(instance.launched_at, UTC),
-                "InstanceStatus": {"Status": status},
+                "InstanceStatus": {"Status": "Running" if healthy else instance.status(now)},
             }
-            for group, instance, status in listed
+            for group, instance, healthy in chunk
         ]
-        chunk, token = self._page(nodes, params, NODE_PAGE_MAX)
-        response: dict[str, Any] = {"ClusterNodeSummaries": chunk}
+        response: dict[str, Any] = {"ClusterNodeSummaries": nodes}
         if token:
             response["NextToken"] = token
         return response
+
+    def _sorted_nodes(self, params: dict[str, Any]) -> list[tuple[_Group, _Instance, bool]]:
+        """The nodes a ListClusterNodes request pages through, in its order; the order is
+        kept until a node is launched, promoted or removed (a large cluster is listed page by
+        page without sorting it again for each page)."""
+        contains = params.get("InstanceGroupNameContains") or ""
+        by_name = params.get("SortBy") == "NAME"
+        descending = params.get("SortOrder") == "Descending"
+        membership = tuple((len(g.healthy), len(g.pending)) for g in self.groups.values())
+        key = (contains, by_name, descending, self._instance_ids, membership)
+        if self._listing is not None and self._listing[0] == key:
+            return self._listing[1]
+        listed = [
+            (group, instance, healthy)
+            for group in self.groups.values()
+            if contains in group.spec.name
+            for healthy, instances in ((True, group.healthy), (False, group.pending))
+            for instance in instances
+        ]
+        listed.sort(
+            key=lambda n: (n[1].instance_id,) if by_name else (n[1].launched_at, n[1].instance_id),
+            reverse=descending,
+        )
+        self._listing = (key, listed)
+        return listed
 
     # -- observations for assertions -----------------------------------------------
     def min_reached_at(self, name: str) -> float | None:

@@ -181,12 +181,20 @@ class WireFake:
         if protocol == "query":
             form = urllib.parse.parse_qs(body.decode(), keep_blank_values=True, strict_parsing=True)
             flat = {k: v[0] for k, v in form.items()}
-            if any("." in k for k in flat):
-                raise ContractViolation("nested query parameters are not supported by this fake")
             action = flat.pop("Action")
             if flat.pop("Version") != self.model.api_version:
                 raise ContractViolation("wrong API version in a query request")
-            return action, flat
+            if not any("." in k for k in flat):
+                return action, flat
+            shape = self.model.operation_model(action).input_shape
+            tree: dict[str, Any] = {}
+            for key, value in flat.items():
+                node = tree
+                *path, last = key.split(".")
+                for part in path:
+                    node = node.setdefault(part, {})
+                node[last] = value
+            return action, _from_query(shape, tree)
         raise ContractViolation(f"protocol {protocol} not supported")
 
     # -- response side -----------------------------------------------------
@@ -259,3 +267,30 @@ class WireFake:
     def count(self, operation: str) -> int:
         """How many HTTP attempts of ``operation`` reached the fake (retries included)."""
         return sum(1 for name, _ in self.attempts if name == operation)
+
+
+def _from_query(shape: Any, value: Any) -> Any:
+    """A query-protocol request's nested form fields (``Name.entry.1.Value.DataType``, split on
+    the dots) back into the operation's input shape: structures, maps (``entry.N`` with the
+    map's key and value names) and lists (``member.N``); scalars stay strings."""
+    if shape.type_name == "structure":
+        if not isinstance(value, dict):
+            raise ContractViolation(f"query structure {shape.name} is not nested")
+        found: dict[str, Any] = {}
+        for name, member in shape.members.items():
+            wire = member.serialization.get("name", name)
+            if wire in value:
+                found[name] = _from_query(member, value[wire])
+        return found
+    if shape.type_name == "map":
+        key_name = shape.key.serialization.get("name", "key")
+        value_name = shape.value.serialization.get("name", "value")
+        entries = value.get("entry", {}) if isinstance(value, dict) else {}
+        return {
+            entries[i][key_name]: _from_query(shape.value, entries[i][value_name])
+            for i in sorted(entries, key=int)
+        }
+    if shape.type_name == "list":
+        members = value.get("member", {}) if isinstance(value, dict) else {}
+        return [_from_query(shape.member, members[i]) for i in sorted(members, key=int)]
+    return value

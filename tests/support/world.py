@@ -673,18 +673,18 @@ class GateWorld:
             return LambdaResult(error="Sandbox.Timedout", message="Task timed out")
         return LambdaResult(payload=result)
 
-    def poll_once(self, event: Mapping[str, Any], *, by_arm: bool = False) -> dict[str, str]:
+    def poll_once(self, event: Mapping[str, Any], *, by_arm: bool = False) -> dict[str, Any]:
         """Run one check of the check function (or the arm function) for this execution input
         (no state machine: the input is taken as trusted, as the handler takes it from a
         running execution)."""
 
-        def one_check(document: Any, context: Any) -> dict[str, str]:
+        def one_check(document: Any, context: Any) -> dict[str, Any]:
             request = poll.parse_event(document)
             return poll.checked(request, poll.Budget.of(context), by_arm=by_arm).result()
 
         function = "arm-fallback" if by_arm else "poll"
         result, _ = self._run_lambda(function, one_check, dict(event), self.gate().check_timeout)
-        found: dict[str, str] = result
+        found: dict[str, Any] = result
         return found
 
     # -- CloudFormation side ----------------------------------------------------------------

@@ -111,7 +111,9 @@ class NodeTally:
 
     ``nodes`` maps each node's instance id to its status (``Running``, ``Pending``,
     ``DeepHealthCheckInProgress``, ...); a node listed twice (pages read while the list
-    changes) counts once, with its last status.  ``complete`` is whether every page was read.
+    changes) counts once, with its last status.  ``carried`` holds the counts (status ->
+    nodes) of the pages earlier checks read: a confirmation that spans checks keeps counts and
+    a ``NextToken``, never node lists.  ``complete`` is whether every page was read.
     """
 
     group: str
@@ -120,24 +122,30 @@ class NodeTally:
     """Instance id -> status, for the group's nodes seen so far. Default: none."""
     complete: bool = False
     """Whether the last page was read. Default: ``False``."""
+    carried: Mapping[str, int] = field(default_factory=dict)
+    """Status -> nodes, from the pages earlier checks read. Default: none."""
+
+    def counts(self) -> dict[str, int]:
+        """Status -> how many of the group's listed nodes have it (carried ones included)."""
+        counts = dict(self.carried)
+        for status in self.nodes.values():
+            counts[status] = counts.get(status, 0) + 1
+        return counts
 
     @property
     def listed(self) -> int:
         """How many of the group's nodes were listed."""
-        return len(self.nodes)
+        return len(self.nodes) + sum(self.carried.values())
 
     @property
     def running(self) -> int:
         """How many of them are ``Running``."""
-        return sum(1 for status in self.nodes.values() if status == RUNNING)
+        return self.counts().get(RUNNING, 0)
 
     def others(self) -> list[tuple[str, int]]:
         """``(status, count)`` of the nodes that are not ``Running``, most frequent first."""
-        counts: dict[str, int] = {}
-        for status in self.nodes.values():
-            if status != RUNNING:
-                counts[status] = counts.get(status, 0) + 1
-        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        counts = [(status, n) for status, n in self.counts().items() if status != RUNNING and n]
+        return sorted(counts, key=lambda item: (-item[1], item[0]))
 
     def text(self) -> str:
         """E.g. ``gpu: 16 in group, 12 Running (4 DeepHealthCheckInProgress)``."""
@@ -180,7 +188,7 @@ def tally_nodes(
         instance = summary.get("InstanceId")
         key = instance if isinstance(instance, str) and instance else f"#{len(nodes)}"
         nodes[key] = _node_status(summary)
-    return NodeTally(group, nodes, complete)
+    return NodeTally(group, nodes, complete, previous.carried if previous is not None else {})
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,15 @@
 
 Per invocation: exactly one ``DescribeCluster``; ``ListClusterNodes`` only when
 DescribeCluster says every gated group reached its minimum (to confirm that many nodes
-are ``Running``: :func:`list_nodes`); ``ListClusterEvents`` only when the decision is
+are ``Running``: :func:`list_nodes`, going on from where earlier checks got, read with
+``GetExecutionHistory``: :mod:`confirm`); ``ListClusterEvents`` only when the decision is
 FAILED (to enrich the reason).  On a terminal decision the
 wait condition is signalled with ``cloudformation:SignalResource`` (``cfnsignal.py``: IAM,
 no presigned URL), the optional SNS topic is notified, and the status is returned to the
 state machine:
 
-``{"status": "WAITING" | "READY" | "FAILED" | "ABANDONED" | "UNSIGNALLED", "reason": str}``
+``{"status": "WAITING" | "CONFIRMING" | "READY" | "FAILED" | "ABANDONED" | ..., "reason": str}``
+(see :data:`PollStatus`)
 
 Every check fits its time budget by construction: each API call is bounded
 (:data:`aws.CALL_WORST_CASE`), and a call is only made when the invocation's remaining time
@@ -21,14 +23,15 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from . import aws, cfnsignal, faults, httpput
+from . import aws, cfnsignal, confirm, faults, httpput, notify
 from .contract import ENV_ARM_LOGICAL_ID, ENV_STACK_ID, is_execution_arn
 from .decision import (
     DEFAULT_METRICS_NAMESPACE,
+    RUNNING,
     SETTLE_SECONDS,
     GateDecision,
     GroupProgress,
@@ -42,13 +45,23 @@ from .decision import (
 from .fastpath import is_fast_path
 
 PollStatus = Literal[
-    "WAITING", "READY", "OPENED", "FAILED", "ABANDONED", "UNSIGNALLED", "REFUSED", "IGNORED"
+    "WAITING",
+    "CONFIRMING",
+    "READY",
+    "OPENED",
+    "FAILED",
+    "ABANDONED",
+    "UNSIGNALLED",
+    "REFUSED",
+    "IGNORED",
 ]
-"""OPENED: the wait condition completed already (the fast path signalled it); UNSIGNALLED: the
-check function's signal was refused (the arm function, another role, tries next); REFUSED: the
-arm function's was refused too, while the wait condition still waits; IGNORED: a check that
-did nothing (a fast-path check that found nothing to do, or an invocation that names no
-running execution of this gate)."""
+"""CONFIRMING: a WAITING whose check spent its time budget confirming Running nodes and kept
+its progress (the state machine checks again at once, without the poll interval); OPENED: the
+wait condition completed already (the fast path signalled it); UNSIGNALLED: the check
+function's signal was refused (the arm function, another role, tries next); REFUSED: the arm
+function's was refused too, while the wait condition still waits; IGNORED: a check that did
+nothing (a fast-path check that found nothing to do, or an invocation that names no running
+execution of this gate)."""
 
 RETURN_REASON_LIMIT = 4000
 SUBJECT_LIMIT = 100
@@ -64,6 +77,8 @@ SIGNAL_WORST_CASE = cfnsignal.SIGNAL_WORST_CASE
 CHECK_WORST_CASE = 3 * aws.CALL_WORST_CASE + SIGNAL_WORST_CASE
 """Reading the execution's input and the wait condition, DescribeCluster and the signal, at
 worst (143 s): below the function's timeout."""
+RUNNING_COUNT_METRIC = "RunningCount"
+"""The EMF metric of the nodes the Running confirmation counted ``Running`` in a group."""
 NODE_PAGE_SIZE = 100
 """``MaxResults`` of each ``ListClusterNodes`` page: the largest the API allows (1..100)."""
 MAX_GROUP_SIZE = 6758
@@ -110,6 +125,9 @@ class PollRequest:
     topic_arn: str | None
     metrics_namespace: str
     armed_at: datetime | None = None
+    execution_arn: str | None = None
+    """The running execution this request was read from (where the confirmation's progress
+    is kept); ``None`` for a request not read from one."""
 
 
 @dataclass(frozen=True)
@@ -122,13 +140,19 @@ class Outcome:
     error: str | None = None
     decision: str | None = None
     """For UNSIGNALLED: the decision (READY or FAILED) that could not be signalled."""
+    progress: confirm.Progress | None = None
+    """How far the Running confirmation got (:mod:`confirm`), kept for the next check."""
+    groups: tuple[GroupProgress, ...] = ()
+    """The gated groups as the deciding check saw them (for the notification)."""
 
-    def result(self) -> dict[str, str]:
+    def result(self) -> dict[str, Any]:
         """What the state machine receives."""
-        body = {"status": self.status, "reason": self.reason}
+        body: dict[str, Any] = {"status": self.status, "reason": self.reason}
         if self.decision is not None:
             body["decision"] = self.decision
             body["summary"] = self.summary
+        if self.progress and confirm.fits(self.progress):  # else the next check starts over
+            body[confirm.PROGRESS_KEY] = confirm.encode(self.progress)
         return body
 
 
@@ -274,11 +298,26 @@ def metric_lines(
     """CloudWatch Embedded Metric Format lines, one per gated group (pure).
 
     ``CurrentCount`` is what HyperPod reports (0 when the group is not listed);
-    ``MinimumCount``/``TargetCount`` are the gate's requested values.
+    ``MinimumCount``/``TargetCount`` are the gate's requested values; ``RunningCount``
+    (:data:`RUNNING_COUNT_METRIC`) the nodes ListClusterNodes confirmed ``Running``, only in a
+    check that listed them (DescribeCluster counted every gated group's minimum).
     """
     millis = int(timestamp.timestamp() * 1000)
     lines = []
     for group in groups:
+        metrics = [
+            {"Name": "CurrentCount", "Unit": "Count"},
+            {"Name": "MinimumCount", "Unit": "Count"},
+            {"Name": "TargetCount", "Unit": "Count"},
+        ]
+        values: dict[str, int] = {
+            "CurrentCount": group.current_count,
+            "MinimumCount": group.min_count,
+            "TargetCount": group.target_count,
+        }
+        if group.nodes is not None:
+            metrics.append({"Name": RUNNING_COUNT_METRIC, "Unit": "Count"})
+            values[RUNNING_COUNT_METRIC] = group.nodes.running
         document = {
             "_aws": {
                 "Timestamp": millis,
@@ -286,19 +325,13 @@ def metric_lines(
                     {
                         "Namespace": namespace,
                         "Dimensions": [["ClusterName", "InstanceGroup"]],
-                        "Metrics": [
-                            {"Name": "CurrentCount", "Unit": "Count"},
-                            {"Name": "MinimumCount", "Unit": "Count"},
-                            {"Name": "TargetCount", "Unit": "Count"},
-                        ],
+                        "Metrics": metrics,
                     }
                 ],
             },
             "ClusterName": cluster_name,
             "InstanceGroup": group.name,
-            "CurrentCount": group.current_count,
-            "MinimumCount": group.min_count,
-            "TargetCount": group.target_count,
+            **values,
         }
         lines.append(json.dumps(document, separators=(",", ":")))
     return lines
@@ -335,18 +368,42 @@ class NodeCheck:
     label: str = ""
     """The error code (or exception type, or what ran out) when ``fault`` is set."""
     pages: int = 0
-    """How many pages were read."""
+    """How many pages this check read."""
+    progress: confirm.Progress = field(default_factory=dict)
+    """How far the confirmation got (:mod:`confirm`), for the next check."""
+    out_of_time: bool = False
+    """Whether the time budget (and nothing else) cut the confirmation short."""
 
 
 def _node_pages(
-    sagemaker: Any, request: PollRequest, name: str, minimum: int, budget: Budget, pages: int
-) -> tuple[NodeTally, int, tuple[str, str] | None]:
-    """Page through ``name``'s nodes until its minimum is Running or the last page; the
-    tally, the pages read so far (all groups), and the fault kind and label if cut short."""
-    tally, token, seen = NodeTally(name), None, set[str]()
+    sagemaker: Any,
+    request: PollRequest,
+    name: str,
+    minimum: int,
+    budget: Budget,
+    pages: int,
+    start: confirm.GroupPages | None,
+) -> tuple[NodeTally, int, confirm.GroupPages | None, tuple[str, str] | None]:
+    """Page through ``name``'s nodes, from where ``start`` (an earlier check) left off, until
+    its minimum is Running or the last page; the tally, the pages this check read so far (all
+    groups), the group's progress to keep (``None``: start it over next time), and the fault
+    kind and label if cut short."""
+    carried = dict(start.counts) if start is not None else {}
+    tally = NodeTally(name, carried=carried)
+    token = start.token if start is not None else None
+    group_pages = start.pages if start is not None else 0
+    seen = set[str]()
+
+    def kept() -> confirm.GroupPages | None:
+        if token is None:
+            return None
+        return confirm.GroupPages(tally.counts(), group_pages, token)
+
     while True:
+        if group_pages >= MAX_NODE_PAGES:  # a NextToken that never ends: start over
+            return tally, pages, None, (NODE_BUDGET_FAULT, f"{group_pages} page(s) of {name}")
         if pages >= MAX_NODE_PAGES or not budget.allows(aws.CALL_WORST_CASE + SIGNAL_WORST_CASE):
-            return tally, pages, (NODE_BUDGET_FAULT, f"{pages} page(s) read")
+            return tally, pages, kept(), (NODE_BUDGET_FAULT, f"{pages} page(s) read")
         params: dict[str, Any] = {
             "ClusterName": request.cluster_name,
             "InstanceGroupNameContains": name,
@@ -359,11 +416,17 @@ def _node_pages(
         except Exception as exc:
             code = aws.error_code(exc)
             if code is None and not aws.is_transient(exc):
-                return tally, pages, (NODE_OTHER_FAULT, type(exc).__name__)
-            return tally, pages, (aws.fault_kind(exc), code or type(exc).__name__)
+                return tally, pages, kept(), (NODE_OTHER_FAULT, type(exc).__name__)
+            if code == "ValidationException" and start is not None and token == start.token:
+                # A token an earlier check kept may have expired: list the group again.
+                return tally, pages, None, (NODE_BUDGET_FAULT, f"a stale NextToken of {name}")
+            return tally, pages, kept(), (aws.fault_kind(exc), code or type(exc).__name__)
         pages += 1
+        group_pages += 1
         found = response.get("NextToken") if isinstance(response, Mapping) else None
-        token = found if isinstance(found, str) and found else None
+        token = (
+            found if isinstance(found, str) and 0 < len(found) <= confirm.MAX_TOKEN_CHARS else None
+        )
         summaries = response.get("ClusterNodeSummaries") if isinstance(response, Mapping) else ()
         tally = tally_nodes(
             summaries if isinstance(summaries, list) else (),
@@ -371,32 +434,67 @@ def _node_pages(
             previous=tally,
             complete=token is None,
         )
-        if tally.running >= minimum or token is None:
-            return tally, pages, None
+        if tally.running >= minimum:
+            return tally, pages, confirm.GroupPages(tally.counts(), group_pages), None
+        if token is None:
+            return tally, pages, None, None
         if token in seen:
-            return tally, pages, (NODE_BUDGET_FAULT, "a repeated NextToken")
+            return tally, pages, None, (NODE_BUDGET_FAULT, "a repeated NextToken")
         seen.add(token)
 
 
-def list_nodes(sagemaker: Any, request: PollRequest, budget: Budget) -> NodeCheck:
+def list_nodes(
+    sagemaker: Any,
+    request: PollRequest,
+    budget: Budget,
+    carried: confirm.Progress | None = None,
+) -> NodeCheck:
     """List the nodes of every gated group with a minimum (``ListClusterNodes``, filtered by
     ``InstanceGroupNameContains``, ``MaxResults`` 100, paged by ``NextToken``) and count them
-    by status; a group's paging stops once its minimum is Running. Never raises for an API or
-    parsing error: the fault comes back in :attr:`NodeCheck.fault`."""
+    by status; a group's paging stops once its minimum is Running. ``carried`` is how far
+    earlier checks got (:mod:`confirm`): confirmed groups are not listed again, a group in
+    progress goes on from its token. Never raises for an API or parsing error: the fault comes
+    back in :attr:`NodeCheck.fault`, with the progress to keep."""
     if not callable(getattr(sagemaker, "list_cluster_nodes", None)):
         return NodeCheck({}, NODE_OTHER_FAULT, "this boto3 has no ListClusterNodes")
+    carried = carried or {}
     tallies: dict[str, NodeTally] = {}
+    progress: dict[str, confirm.GroupPages] = {}
     pages = 0
     for name, requirement in request.requirements.items():
         if requirement.min_count == 0:
             continue  # nothing to confirm
-        tally, pages, fault = _node_pages(
-            sagemaker, request, name, requirement.min_count, budget, pages
+        start = carried.get(name)
+        if start is not None and start.confirmed and _running(start) >= requirement.min_count:
+            tallies[name] = NodeTally(name, carried=dict(start.counts))
+            progress[name] = start
+            continue
+        tally, pages, kept, fault = _node_pages(
+            sagemaker, request, name, requirement.min_count, budget, pages, start
         )
+        if kept is not None:
+            progress[name] = kept
         if fault is not None:
-            return NodeCheck(tallies, *fault, pages)
+            timed_out = fault[0] == NODE_BUDGET_FAULT and kept is not None
+            return NodeCheck(tallies, fault[0], fault[1], pages, progress, timed_out)
         tallies[name] = tally
-    return NodeCheck(tallies, None, "", pages)
+    return NodeCheck(tallies, None, "", pages, progress)
+
+
+def _running(group: confirm.GroupPages) -> int:
+    return group.counts.get(RUNNING, 0)
+
+
+def _progress_text(progress: confirm.Progress, request: PollRequest) -> str:
+    """E.g. ``; 1 of 2 group(s) confirmed; gpu2: 1200 Running of 1300 listed so far``."""
+    gated = [n for n, r in request.requirements.items() if r.min_count > 0]
+    done = sum(1 for n in gated if n in progress and progress[n].confirmed)
+    text = f"; {done} of {len(gated)} group(s) confirmed"
+    for name, group in progress.items():
+        if not group.confirmed:
+            listed = sum(group.counts.values())
+            text += f"; {name}: {_running(group)} Running of {listed} listed so far"
+    return text
 
 
 def unconfirmed(check: NodeCheck, request: PollRequest, now: datetime) -> tuple[bool, str]:
@@ -415,6 +513,7 @@ def unconfirmed(check: NodeCheck, request: PollRequest, now: datetime) -> tuple[
             f"ListClusterNodes failed transiently ({label})"
             if check.fault != NODE_BUDGET_FAULT
             else f"this check ran out of time confirming them ({label})"
+            f"{_progress_text(check.progress, request)}"
         )
         if not past_deadline:
             return True, (
@@ -450,9 +549,21 @@ def _publish(request: PollRequest, outcome: Outcome, budget: Budget) -> None:
     subject = clip(
         f"HyperPod MinCount gate {outcome.status}: {request.cluster_name}", SUBJECT_LIMIT
     )
+    document = notify.body(
+        status=outcome.status,
+        decision=outcome.decision or outcome.status,
+        cluster_name=request.cluster_name,
+        stack_id=request.stack_id,
+        reason=outcome.reason,
+        groups=outcome.groups,
+        time=aws.now(),
+    )
     try:
         aws.client("sns").publish(
-            TopicArn=request.topic_arn, Subject=subject, Message=outcome.reason
+            TopicArn=request.topic_arn,
+            Subject=subject,
+            Message=json.dumps(document, separators=(",", ":")),
+            MessageAttributes=notify.attributes(document),
         )
     except Exception as exc:
         label = aws.error_code(exc) or type(exc).__name__
@@ -519,9 +630,10 @@ def _finish(
             f"the gate of cluster {request.cluster_name} opened already (the wait condition "
             f"was signalled SUCCESS); the loop stops (decision was {outcome.status})",
             outcome.summary,
+            groups=outcome.groups,
         )
         if notify:
-            _publish(request, Outcome("READY", opened.reason), budget)
+            _publish(request, Outcome("READY", opened.reason, groups=outcome.groups), budget)
         return opened
     if delivery.kind == "waiting":
         return Outcome(
@@ -534,8 +646,22 @@ def _finish(
     if delivery.kind == "refused":
         reason = refused_reason(request, outcome, delivery)
         if not by_arm:
-            return Outcome("UNSIGNALLED", reason, outcome.summary, delivery.label, decision=decided)
-        refused = Outcome("REFUSED", reason, outcome.summary, "SignalRefused", decision=decided)
+            return Outcome(
+                "UNSIGNALLED",
+                reason,
+                outcome.summary,
+                delivery.label,
+                decision=decided,
+                groups=outcome.groups,
+            )
+        refused = Outcome(
+            "REFUSED",
+            reason,
+            outcome.summary,
+            "SignalRefused",
+            decision=decided,
+            groups=outcome.groups,
+        )
         _publish(request, refused, budget)
         return refused
     if notify:
@@ -584,8 +710,10 @@ def _poll(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outc
     decision = decide()
     note = ""
     unconfirmed_wait: NodeCheck | None = None
+    progress: confirm.Progress | None = None
     if decision.status == "READY":  # DescribeCluster counts the minimum: are they Running?
-        check = list_nodes(sagemaker, request, budget)
+        check = list_nodes(sagemaker, request, budget, carried_progress(request, budget))
+        progress = check.progress
         if check.fault is None:
             nodes = check.tallies
             decision = decide()
@@ -601,16 +729,21 @@ def _poll(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outc
         print(line, flush=True)
     arm_note = ARM_NOTE if by_arm else ""
     if unconfirmed_wait is not None:  # the nodes could not be read: confirm at the next check
+        spent = (aws.now() - now).total_seconds()
+        confirming = unconfirmed_wait.out_of_time and spent >= confirm.CONFIRM_MIN_SECONDS
         return Outcome(
-            "WAITING",
+            "CONFIRMING" if confirming else "WAITING",
             clip(f"{note}; {decision.reason}{arm_note}", RETURN_REASON_LIMIT),
             summarize(decision.groups),
             unconfirmed_wait.label,
+            progress=progress,
         )
     outcome = Outcome(
         decision.status,
         clip(decision.reason + note + arm_note, RETURN_REASON_LIMIT),
         summarize(decision.groups),
+        progress=progress if decision.status == "WAITING" else None,
+        groups=decision.groups,
     )
     if outcome.status == "WAITING":
         return outcome
@@ -693,7 +826,31 @@ def trusted_request(execution_arn: object) -> tuple[PollRequest | None, Outcome 
         return None, Outcome("IGNORED", f"invalid execution input: {httpput.redact(str(exc))}")
     if request.stack_id != os.environ.get(ENV_STACK_ID):
         return None, Outcome("IGNORED", "the execution belongs to another stack")
-    return request, None
+    return replace(request, execution_arn=str(execution_arn)), None
+
+
+def carried_progress(request: PollRequest, budget: Budget) -> confirm.Progress:
+    """How far earlier checks got confirming the Running nodes: read from the state this
+    execution entered its current Task with (``GetExecutionHistory``, newest events first),
+    which only Step Functions writes, never from the payload. Empty (the confirmation starts
+    over) when the request names no execution, when the time for the call (and the signal)
+    is short, or when the history cannot be read."""
+    if request.execution_arn is None or not budget.allows(aws.CALL_WORST_CASE + SIGNAL_WORST_CASE):
+        return {}
+    try:
+        history = aws.client("stepfunctions").get_execution_history(
+            executionArn=request.execution_arn,
+            reverseOrder=True,
+            maxResults=confirm.HISTORY_LOOKBACK,
+            includeExecutionData=True,
+        )
+    except Exception as exc:
+        label = aws.error_code(exc) or type(exc).__name__
+        print(f"hyperpod-min-count-gate progress unavailable: {label}", flush=True)
+        return {}
+    events = history.get("events") if isinstance(history, Mapping) else None
+    document = confirm.from_history(events if isinstance(events, list) else ())
+    return confirm.decode(document, request.requirements)
 
 
 def _fast_path(budget: Budget) -> Outcome:
@@ -755,7 +912,7 @@ def checked(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Ou
     return outcome
 
 
-def _run(event: Mapping[str, Any], context: Any, *, by_arm: bool) -> dict[str, str]:
+def _run(event: Mapping[str, Any], context: Any, *, by_arm: bool) -> dict[str, Any]:
     budget = Budget.of(context)
     request, refused = trusted_request(event.get("executionArn"))
     if request is None:
@@ -765,7 +922,7 @@ def _run(event: Mapping[str, Any], context: Any, *, by_arm: bool) -> dict[str, s
     return checked(request, budget, by_arm=by_arm).result()
 
 
-def handler(event: Mapping[str, Any], context: Any) -> dict[str, str]:
+def handler(event: Mapping[str, Any], context: Any) -> dict[str, Any]:
     """Lambda entry point of the check function: one check of the loop (the payload names its
     execution, ``{"executionArn": ...}``), or a fast-path check (``{"fastPath": true}``).
     Returns ``{"status", "reason"}``."""
@@ -778,7 +935,7 @@ def handler(event: Mapping[str, Any], context: Any) -> dict[str, str]:
     return _run(event, context, by_arm=False)
 
 
-def fallback_handler(event: Mapping[str, Any], context: Any) -> dict[str, str]:
+def fallback_handler(event: Mapping[str, Any], context: Any) -> dict[str, Any]:
     """Run in the *arm* function (another role) when the check function could not run or
     its signal was refused: the same check, from here."""
     return _run(event, context, by_arm=True)
