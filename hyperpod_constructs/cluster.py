@@ -35,7 +35,7 @@ from .permissions import (
     execution_role_principal,
     network_interface_statements,
 )
-from .rendering import render_group, to_l1
+from .rendering import DELETED, apply_overrides, render_group, to_l1
 from .validation import (
     ClusterSpec,
     Finding,
@@ -401,6 +401,35 @@ def _check_scope_and_id(scope: object, id: object) -> None:
         )
         + check("id", id, is_str, "a str"),
     )
+
+
+class _CfnCluster(sagemaker.CfnCluster):
+    """The ``AWS::SageMaker::Cluster`` L1, remembering its escape-hatch overrides (including
+    an aspect's), so that the readiness gate can compare the minimums the template finally
+    carries with the ones it waits for (:meth:`final_instance_groups`)."""
+
+    def __init__(self, scope: Construct, id: str, *, render_groups: Any, **props: Any) -> None:
+        super().__init__(scope, id, **props)
+        self._render_groups = render_groups
+        self.recorded_overrides: list[tuple[str, Any]] = []
+
+    def add_override(self, path: str, value: Any) -> None:
+        self.recorded_overrides.append((path, value))
+        super().add_override(path, value)
+
+    def add_deletion_override(self, path: str) -> None:
+        self.recorded_overrides.append((path, DELETED))
+        super().add_deletion_override(path)
+
+    def final_properties(self) -> dict[str, Any] | None:
+        """``ClusterName`` and ``InstanceGroups`` as the template will carry them, after the
+        overrides (CloudFormation's shape; tokens as tokens); ``None`` when an override
+        cannot be followed."""
+        properties: dict[str, Any] = {"InstanceGroups": self._render_groups()}
+        if self.cluster_name is not None:
+            properties["ClusterName"] = self.cluster_name
+        final = apply_overrides({"Properties": properties}, self.recorded_overrides)
+        return None if final is None else dict(final.get("Properties") or {})
 
 
 @jsii.implements(IValidation)
@@ -827,9 +856,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase):
     ) -> sagemaker.CfnCluster:
         """The ``AWS::SageMaker::Cluster``, its removal policy and its teardown order."""
         orchestrator = self._orchestrator(props)
-        resource = sagemaker.CfnCluster(
+        resource = _CfnCluster(
             self,
             "Resource",
+            render_groups=self._render_groups,
             # A name that is not a str is reported (HP-NAME-CLUSTER); jsii would reject it.
             cluster_name=props.name if isinstance(props.name, str) else None,
             node_provisioning_mode=(

@@ -89,3 +89,61 @@ def to_l1(value: Any) -> Any:
     if isinstance(value, list):
         return [to_l1(item) for item in value]
     return value
+
+
+DELETED = object()
+"""The value :func:`apply_overrides` records for a deletion override."""
+
+
+def apply_overrides(
+    resource: dict[str, Any], overrides: list[tuple[str, Any]]
+) -> dict[str, Any] | None:
+    """``resource`` (``{"Properties": {...}}``, CloudFormation's shape) with escape-hatch
+    overrides applied in order, as aws-cdk-lib merges them into the rendered resource (a path
+    of dot-separated keys, a number indexing a list; an object merged into an object, anything
+    else replacing; :data:`DELETED` removing). ``None`` when an override cannot be followed
+    here (a path through a missing list element, an escaped dot): the caller then cannot know
+    the final values (pure; ``resource`` is not changed)."""
+    import copy
+
+    result = copy.deepcopy(resource)
+    for path, value in overrides:
+        if "\\" in path:
+            return None
+        *parents, last = path.split(".")
+        node: Any = result
+        for part in parents:
+            if isinstance(node, list):
+                if not part.isdigit() or int(part) >= len(node):
+                    return None
+                node = node[int(part)]
+            elif isinstance(node, dict):
+                if not isinstance(node.get(part), (dict, list)):
+                    node[part] = {}
+                node = node[part]
+            else:
+                return None
+        if isinstance(node, list):
+            if not last.isdigit() or int(last) >= len(node):
+                return None
+            if value is DELETED:
+                return None
+            node[int(last)] = _merged(node[int(last)], value)
+        elif isinstance(node, dict):
+            if value is DELETED:
+                node.pop(last, None)
+            else:
+                node[last] = _merged(node.get(last), value)
+        else:
+            return None
+    return result
+
+
+def _merged(target: Any, value: Any) -> Any:
+    """``value`` deep-merged into ``target`` when both are objects, else ``value``."""
+    if isinstance(target, dict) and isinstance(value, dict):
+        merged = dict(target)
+        for key, item in value.items():
+            merged[key] = _merged(merged.get(key), item)
+        return merged
+    return value

@@ -183,8 +183,8 @@ def sub(value: Any) -> str:
 
 def assert_gated(template: dict[str, Any]) -> None:
     """The gate's resources are there and wired: two functions on one asset, the loop, the
-    arm resource and the wait condition (a creation policy, no handle) the example's ready
-    marker waits for."""
+    arm resource, the handle that declares the wait and the wait condition (a creation policy)
+    the example's ready marker waits for."""
     assert len(gate_functions(template)) == 2
     for kind in (
         "AWS::StepFunctions::StateMachine",
@@ -193,8 +193,10 @@ def assert_gated(template: dict[str, Any]) -> None:
     ):
         assert len(resources(template, kind)) == 1, kind
     ((condition_id, condition),) = resources(template, "AWS::CloudFormation::WaitCondition").items()
-    assert not resources(template, "AWS::CloudFormation::WaitConditionHandle")
+    # The handle only declares the wait (Metadata): the condition has a CreationPolicy.
+    assert len(resources(template, "AWS::CloudFormation::WaitConditionHandle")) == 1
     assert condition["CreationPolicy"]["ResourceSignal"]["Count"] == 1
+    assert "Properties" not in condition
     (marker,) = resources(template, "AWS::SSM::Parameter").values()
     assert condition_id in depends_on(marker), "the example's ready marker waits for the gate"
 

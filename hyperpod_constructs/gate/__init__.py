@@ -8,12 +8,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .runtime.hyperpod_gate.contract import Requirement
 from .runtime.hyperpod_gate.decision import GateDecision, GroupRequirement, evaluate_gate
 
 if TYPE_CHECKING:
     from .options import MinCountGateOptions
 
-__all__ = ["GateDecision", "GroupRequirement", "MinCountGateOptions", "evaluate_gate"]
+__all__ = [
+    "GateDecision",
+    "GroupRequirement",
+    "MinCountGateOptions",
+    "Requirement",
+    "evaluate_gate",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar, cast
 
+import jsii
 from aws_cdk import (
     Annotations,
     ArnFormat,
@@ -27,7 +28,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_stepfunctions as sfn
-from constructs import Construct, Dependable
+from constructs import Construct, Dependable, IValidation
 
 from .._cluster_interface import IHyperPodCluster
 from .._core.finding import Finding, HyperPodValidationError
@@ -53,9 +54,15 @@ from .runtime.hyperpod_gate.contract import (
     ARM_PROPERTY_KEYS,
     ENV_ARM_LOGICAL_ID,
     ENV_STACK_ID,
+    ENV_WAIT_OPTIONS,
+    META_GATE,
+    META_PROPERTIES,
+    METADATA_KEY,
     RESOURCE_TYPE,
     ArmProperties,
     Requirement,
+    declare,
+    options_of,
 )
 from .runtime.hyperpod_gate.fastpath import FAST_PATH_DETAIL_TYPES, fast_path_input
 
@@ -105,6 +112,8 @@ LOG_RETENTION_DAYS = 30
 _View = TypeVar("_View")
 
 
+SIGNAL_STATEMENT_SID = "SignalWaitConditionOfThisStack"
+"""The statement of both functions' policies that reads and signals the wait condition."""
 SIGNAL_CHANNEL = "SignalResource"
 """How the wait condition is signalled; part of the fingerprint, so a stack whose wait
 condition had a handle (before the ``CreationPolicy``) gets a new one instead of an update
@@ -127,15 +136,12 @@ def gate_fingerprint(cluster_name: str, requirements: Sequence[Requirement]) -> 
     return hashlib.sha256(canonical.encode()).hexdigest()[:8]
 
 
-SIGNAL_STATEMENT_SID = "SignalWaitConditionOfThisStack"
-"""The statement of both functions' policies that reads and signals the wait condition."""
-
 MAX_LOGICAL_ID = 255
 """CloudFormation's limit on a logical id."""
 
 
 def gate_logical_id(path: Sequence[str], kind: str, fingerprint: str) -> str:
-    """Logical id of the gate's wait condition: the construct path's ASCII letters
+    """Logical id of the gate's wait handle or condition: the construct path's ASCII letters
     and digits, then ``kind`` and the fingerprint. A path too long for CloudFormation's 255
     characters is cut and gets a hash of the full path, as CDK does for its own ids."""
     human = "".join(c for part in path for c in part if c.isascii() and c.isalnum())
@@ -145,6 +151,102 @@ def gate_logical_id(path: Sequence[str], kind: str, fingerprint: str) -> str:
         digest = hashlib.sha256("/".join(path).encode()).hexdigest()[:8].upper()
         human = human[: room - len(digest)] + digest
     return human + suffix
+
+
+@jsii.implements(IValidation)
+class _GateRequirements:
+    """A gate must wait for something: a gate on an imported cluster is given its groups with
+    :meth:`MinCountGate.add_requirement` (the cluster's own groups are not known here). And it
+    waits for what the cluster's template finally carries: escape hatches and aspects that
+    change a gated value on the L1 are refused (:func:`requirement_mismatches`)."""
+
+    def __init__(self, gate: MinCountGate) -> None:
+        self._gate = gate
+
+    def validate(self) -> list[str]:
+        gate = self._gate
+        resource = gate.cluster.node.default_child
+        if not gate.requirements and resource is None:  # a cluster construct reports its own
+            return [
+                f"MinCountGate {gate.node.path} waits for no instance group: give it each "
+                "gated group with gate.add_requirement(Requirement(group_name, min_count=..., "
+                "target_count=...)) (from hyperpod_constructs.gate import Requirement), the "
+                "values deployed on the cluster, or remove the gate"
+            ]
+        final = getattr(resource, "final_properties", None)
+        if not callable(final) or not getattr(resource, "recorded_overrides", None):
+            return []  # no escape hatch: the template renders the groups the gate was given
+        properties = final()
+        path = gate.cluster.node.path
+        if properties is None:
+            return [
+                f"{path}: an escape-hatch override of the cluster resource cannot be followed, "
+                "so the readiness gate cannot know the minimums the template carries. Fix: set "
+                "min_instance_count / instance_count on the InstanceGroup instead of overriding"
+            ]
+        stack = Stack.of(gate)
+        return [
+            f"{path}: {problem}. Fix: set it on the InstanceGroup (min_instance_count, "
+            "instance_count, name) instead of overriding the L1, so that the gate waits for "
+            "what HyperPod is asked for"
+            for problem in requirement_mismatches(
+                properties, gate.requirements, stack.resolve(gate.cluster.cluster_name), stack
+            )
+        ]
+
+
+def requirement_mismatches(
+    properties: Mapping[str, object],
+    requirements: Mapping[str, Requirement],
+    cluster_name: object,
+    stack: Stack,
+) -> list[str]:
+    """Where the cluster resource's final ``ClusterName`` and ``InstanceGroups`` (after escape
+    hatches and aspects) disagree with what the gate waits for: one line per group and field,
+    with both values."""
+
+    def value(raw: object) -> object:
+        resolved = stack.resolve(raw)
+        return str(resolved) if isinstance(resolved, (int, float)) else resolved
+
+    problems: list[str] = []
+    if "ClusterName" in properties and value(properties["ClusterName"]) != value(cluster_name):
+        problems.append(
+            f"ClusterName is {value(properties['ClusterName'])!r} in the template, but the "
+            f"readiness gate polls cluster {value(cluster_name)!r}"
+        )
+    groups = properties.get("InstanceGroups")
+    final = {
+        str(g.get("InstanceGroupName")): g
+        for g in (groups if isinstance(groups, list) else [])
+        if isinstance(g, Mapping)
+    }
+    for name, group in final.items():
+        requirement = requirements.get(name)
+        minimum = value(group.get("MinInstanceCount", 0))
+        if requirement is None:
+            if minimum not in ("0", None):
+                problems.append(
+                    f"instance group {name}: MinInstanceCount is {minimum} in the template, "
+                    "but the readiness gate does not wait for the group"
+                )
+            continue
+        for field, template, gated in (
+            ("MinInstanceCount", minimum, value(requirement.min_count)),
+            ("InstanceCount", value(group.get("InstanceCount")), value(requirement.target_count)),
+        ):
+            if template != gated:
+                problems.append(
+                    f"instance group {name}: {field} is {template} in the template, but the "
+                    f"readiness gate waits for {gated}"
+                )
+    for name in requirements:
+        if name not in final:
+            problems.append(
+                f"instance group {name}: the readiness gate waits for it, but the template's "
+                "InstanceGroups no longer has it"
+            )
+    return problems
 
 
 class MinCountGate(Construct):
@@ -219,6 +321,10 @@ class MinCountGate(Construct):
         self._stack = Stack.of(self)
 
         self._arm_properties_value: ArmProperties | None = None
+        self._arm_id_value: str | None = None
+        self._arm_id = lazy_string(self._arm_logical_id)
+        """The arm resource's logical id, one token for the values that name it."""
+        self._wait_options_value: str | None = None
         self._views: dict[str, object] = {}
         self._code: LambdaCode | None = None
         self._add_functions()
@@ -267,9 +373,8 @@ class MinCountGate(Construct):
                 "CloudWatchLogGroupEncrypted",
             ),
             (
-                "Each policy names only this gate's own cluster, state machine and stack (whose "
-                "wait condition it signals); inline, it cannot be attached to any other "
-                "principal",
+                "Each policy names only this gate's own cluster, state machine and wait "
+                "handle; inline, it cannot be attached to any other principal",
                 "IAMNoInlinePolicy",
             ),
             (
@@ -287,8 +392,8 @@ class MinCountGate(Construct):
         )
 
     def _add_functions(self) -> None:
-        """The check function (reads the cluster, signals the wait condition) and the arm
-        function (starts and stops the loop; signals when the check function cannot)."""
+        """The check function (reads the cluster, signals the handle) and the arm function
+        (starts and stops the loop; signals the handle when the check function cannot)."""
         # Both functions only act for this stack; the check function finds the running
         # execution (whose input holds the requirements) through the arm resource.
         stack_id = {ENV_STACK_ID: Aws.STACK_ID}
@@ -296,14 +401,22 @@ class MinCountGate(Construct):
             "CheckFunction",
             "hyperpod_gate.poll.handler",
             "Checks whether the gated HyperPod groups reached their minimum",
-            {**stack_id, ENV_ARM_LOGICAL_ID: lazy_string(self._arm_logical_id)},
+            {**stack_id, ENV_ARM_LOGICAL_ID: self._arm_id},
         )
+        # The arm function acts only on requests for its own arm resource (the stack and the
+        # logical id), which it reads back from CloudFormation before it starts or stops a loop.
         self._arm_role, self._arm_function = self._function(
             "ArmFunction",
             "hyperpod_gate.arm.handler",
             "Arms the HyperPod MinCount gate (starts or stops its poll loop; checks when "
             "the check function cannot)",
-            stack_id,
+            {
+                **stack_id,
+                ENV_ARM_LOGICAL_ID: self._arm_id,
+                # The options that may change without a new wait (the wait handle's Metadata
+                # declares the rest): the arm function refuses a request that differs.
+                ENV_WAIT_OPTIONS: lazy_string(self._wait_options),
+            },
         )
         self._check_function_arn = self._check_function.attr_arn
         self._arm_function_arn = self._arm_function.attr_arn
@@ -312,8 +425,8 @@ class MinCountGate(Construct):
             # ListClusterNodes confirms that the minimum of nodes is Running.
             self._cluster.grant(role, *CHECK_ACTIONS)
         for role in (self._check_role, self._arm_role):
-            # Reads the wait condition's (and the arm resource's) state, and signals the wait
-            # condition (its CreationPolicy): this stack only, no presigned URL.
+            # Reads the wait condition's (and the arm resource's, the declaration's) state, and
+            # signals the wait condition (its CreationPolicy): this stack only, no URL.
             role.add_to_policy(
                 iam.PolicyStatement(
                     sid=SIGNAL_STATEMENT_SID,
@@ -493,15 +606,20 @@ class MinCountGate(Construct):
             service_timeout=Duration.minutes(5),
         )
         """The custom resource that arms the gate (starts its poll loop)."""
-        self.arm.node.add_dependency(
-            self._cluster.node.default_child, self._arm_policy, self._check_policy
-        )
+        # An imported cluster has no resource here: it exists already.
+        cluster_resource = self._cluster.node.default_child
+        existing = [] if cluster_resource is None else [cluster_resource]
+        self.arm.node.add_dependency(*existing, self._arm_policy, self._check_policy)
+        self.node.add_validation(_GateRequirements(self))
 
     def _add_wait(self) -> None:
         """The wait condition dependants wait for: a ``CreationPolicy`` (one signal, sent with
         ``cloudformation:SignalResource``) and no properties, as AWS documents for a wait
-        condition with a creation policy; no handle, so no presigned URL. Its logical id
-        embeds a fingerprint of the gated values (wait conditions are create-only)."""
+        condition with a creation policy. A wait condition handle carries the declaration of
+        what this wait waits for (its Metadata); no wait condition references it, so nothing
+        signals it and its URL opens nothing. Both logical ids embed a fingerprint of the gated
+        values (wait conditions are create-only)."""
+        self._handle = cfn.CfnWaitConditionHandle(self, "WaitHandle")
         self._condition = cfn.CfnWaitCondition(self, "WaitCondition")
         # Wait conditions cannot be updated, so their own timeout is a constant backstop (the
         # maximum); the gate's configurable deadline is enforced by the poll loop, which
@@ -512,11 +630,27 @@ class MinCountGate(Construct):
                 count=1, timeout=Duration.seconds(self._max_wait_seconds).to_iso_string()
             )
         )
-        # The condition starts counting once the arm resource has started the loop; a signal
-        # the loop sends before CloudFormation created it is refused and sent again.
+        # What this wait waits for, declared where only a deployment can change it: the arm
+        # function reads it back (DescribeStackResource returns the Metadata, resolved) and
+        # never trusts its invocation's payload for it. The handle of the previous wait keeps
+        # the previous declaration until the update's cleanup: an update compares the two.
+        self._handle.add_metadata(
+            METADATA_KEY,
+            {
+                META_GATE: self._arm_id,
+                META_PROPERTIES: lazy_any(lambda: declare(self._arm_properties().render())),
+            },
+        )
+        # The declaration exists before the arm reads it; the condition starts counting once
+        # the arm resource has started the loop (a signal sent before it exists is refused and
+        # sent again at the next check).
+        self.arm.node.add_dependency(self._handle)
         self._condition.node.add_dependency(self.arm)
         # The construct ids from the stack down (ids never contain the path separator).
         path = self.node.path.split("/")[len(self._stack.node.path.split("/")) :]
+        self._handle.override_logical_id(
+            lazy_string(lambda: gate_logical_id(path, "Handle", self._fingerprint()))
+        )
         self._condition.override_logical_id(
             lazy_string(lambda: gate_logical_id(path, "Wait", self._fingerprint()))
         )
@@ -566,14 +700,26 @@ class MinCountGate(Construct):
         )
 
     def _arm_logical_id(self) -> str:
-        default_child = self.arm.node.default_child
-        assert isinstance(default_child, CfnElement)
-        return self._stack.get_logical_id(default_child)
+        """The arm resource's logical id, read once, when the template is written (three
+        values name it, and aws-cdk-lib resolves each more than once)."""
+        if self._arm_id_value is None:
+            default_child = self.arm.node.default_child
+            assert isinstance(default_child, CfnElement)
+            self._arm_id_value = self._stack.get_logical_id(default_child)
+        return self._arm_id_value
+
+    def _wait_options(self) -> str:
+        """The arm function's ``HYPERPOD_GATE_WAIT_OPTIONS`` (JSON, tokens resolved by
+        CloudFormation), computed once when the template is written."""
+        if self._wait_options_value is None:
+            options = options_of(self._arm_properties().render())
+            self._wait_options_value = self._stack.to_json_string(options)
+        return self._wait_options_value
 
     # -- the gate's resources as aws-cdk-lib interfaces (built on first use) ----------------
     @property
     def check_function(self) -> lambda_.IFunction:
-        """The check function (reads the cluster, signals the wait condition)."""
+        """The check function (reads the cluster, signals the wait handle)."""
         return self._function_view("CheckFunction", self._check_function_arn, self._check_role)
 
     @property
@@ -617,6 +763,11 @@ class MinCountGate(Construct):
         return cast(_View, self._views[key])
 
     @property
+    def cluster(self) -> IHyperPodCluster:
+        """The cluster whose groups the gate waits for."""
+        return self._cluster
+
+    @property
     def requirements(self) -> Mapping[str, Requirement]:
         """What the gate waits for: minimum and target count per gated group (a count given
         as a token is its string token, resolved by CloudFormation)."""
@@ -634,6 +785,11 @@ class MinCountGate(Construct):
         """The wait condition that holds the dependants (its logical id changes with the gated
         values)."""
         return self._condition
+
+    @property
+    def wait_handle(self) -> cfn.CfnWaitConditionHandle:
+        """The handle the poll loop signals (its logical id changes with the gated values)."""
+        return self._handle
 
     def add_requirement(self, requirement: Requirement) -> None:
         """Also wait for ``requirement.group_name`` (called by the cluster for each gated
@@ -710,10 +866,10 @@ class MinCountGate(Construct):
         )
 
     def _fingerprint(self) -> str:
-        """Wait conditions are create-only, so the condition's logical id embeds a fingerprint
-        of the gated values: changing a minimum or target makes CloudFormation create a new one
-        (a new wait) and delete the old one; other changes keep it. Computed once, when the
-        template is written."""
+        """Wait conditions are create-only, so the handle's and the condition's logical ids
+        embed a fingerprint of the gated values: changing a minimum or target makes
+        CloudFormation create a new pair (a new wait) and delete the old one; other changes
+        keep them. Computed once, when the template is written."""
         if self._fingerprint_value is None:
             stack = self._stack
 
@@ -803,6 +959,7 @@ class MinCountGate(Construct):
             state_machine_arn=self._state_machine_arn,
             cluster_name=self._cluster.cluster_name,
             requirements=tuple(r for _, r in sorted(self._requirements.items())),
+            wait_handle_logical_id=str(stack.resolve(self._handle.logical_id)),
             wait_condition_logical_id=str(stack.resolve(self._condition.logical_id)),
             timeout_seconds=self._timeout_seconds,
             poll_interval_seconds=self._poll_seconds,

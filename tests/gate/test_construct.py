@@ -168,7 +168,8 @@ def test_arm_properties_name_only_the_gated_groups(
     assert props["Requirements"] == [{"GroupName": "gpu", "MinCount": "8", "TargetCount": "10"}]
     wait_condition_id, _ = only(template, "AWS::CloudFormation::WaitCondition")
     assert props["WaitConditionLogicalId"] == wait_condition_id
-    assert "WaitHandleLogicalId" not in props
+    handle_id, _ = only(template, "AWS::CloudFormation::WaitConditionHandle")
+    assert props["WaitHandleLogicalId"] == handle_id  # the declaration the arm reads
     assert props["TimeoutSeconds"] == str(DEFAULT_TIMEOUT) == "12600"
     assert props["PollIntervalSeconds"] == "60"
     assert props["ClusterName"] == "hetero"
@@ -193,11 +194,19 @@ def test_the_wait_condition_has_a_creation_policy_and_no_handle(
 ) -> None:
     """Issue 26, defect 4: the wait condition was signalled through a handle's presigned URL,
     a bearer secret that could be refused for good. It now has a CreationPolicy of one signal
-    (SignalResource, IAM-authorized) and, as AWS documents for that case, no properties; no
-    handle exists, so no presigned URL is in the template, its outputs or the properties."""
+    (SignalResource, IAM-authorized) and, as AWS documents for that case, no properties; the
+    handle that declares the wait is referenced by nothing, so no presigned URL is in the
+    template, its outputs or the properties."""
     for name in ("FsdpTraining", "Heterogeneous"):
         template = example_templates[name]
-        assert resources(template, "AWS::CloudFormation::WaitConditionHandle") == {}, name
+        # The handle only declares the wait (Metadata): nothing references its URL.
+        handle_id, _ = only(template, "AWS::CloudFormation::WaitConditionHandle")
+        assert not [
+            logical_id
+            for logical_id, resource in template["Resources"].items()
+            if handle_id in references(resource.get("Properties", {}))
+        ], name
+        assert handle_id not in references(template.get("Outputs", {}))
         _, wait = only(template, "AWS::CloudFormation::WaitCondition")
         assert "Properties" not in wait
         assert wait["CreationPolicy"] == {"ResourceSignal": {"Count": 1, "Timeout": "PT12H"}}

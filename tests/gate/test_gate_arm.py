@@ -65,7 +65,7 @@ def test_create_starts_the_loop_with_the_contract_input(monkeypatch: pytest.Monk
     assert response["Data"] == {"ExecutionArn": arn}
     assert (response["StackId"], response["LogicalResourceId"]) == (
         w.cfn.stack_id,
-        "ClusterMinCountGateArm",
+        w.gate().arm_logical_id,
     )
     assert Execution(w, arn).running
     (line,) = w.invocations[-1].stdout.splitlines()
@@ -84,8 +84,9 @@ def test_start_failure_fails_with_placeholder_id_and_delete_is_a_noop(
 ) -> None:
     w = world(monkeypatch)
     props = w.properties(GPU)
-    props["StateMachineArn"] = STATE_MACHINE_ARN + "Gone"
-    response = w.custom_resource("Create", props)
+    w.sfn_fault = ApiError("StateMachineDoesNotExist", "State Machine Does Not Exist")
+    response = w.arm_gate(GPU)
+    w.sfn_fault = None
     assert response["Status"] == "FAILED"
     assert response["PhysicalResourceId"] == arm.NOT_STARTED
     assert (
@@ -148,9 +149,10 @@ def test_update_starts_a_new_execution_and_failure_keeps_the_old_id(
     assert second["Status"] == "SUCCESS"
     assert second["PhysicalResourceId"] != first["PhysicalResourceId"]
     assert len(w.executions()) == 2
-    props = w.properties([Requirement("gpu", 8, 16)])  # a wait that does not exist yet
-    props["StateMachineArn"] = STATE_MACHINE_ARN + "Gone"
-    failed = w.custom_resource("Update", props, physical_id=second["PhysicalResourceId"])
+    w.sfn_fault = ApiError("StateMachineDoesNotExist", "State Machine Does Not Exist")
+    failed = w.arm_gate(  # a wait that does not exist yet
+        [Requirement("gpu", 8, 16)], "Update", physical_id=second["PhysicalResourceId"]
+    )
     assert failed["Status"] == "FAILED"
     assert failed["PhysicalResourceId"] == second["PhysicalResourceId"]
 
@@ -197,7 +199,7 @@ def test_update_rollback_starts_no_orphan_loop(monkeypatch: pytest.MonkeyPatch) 
     w.run(until_elapsed=2 * 3600)
     assert [s.status for s in w.signals(GPU)] == ["SUCCESS"]
     old = w.properties(GPU)
-    raised = [Requirement("gpu", 16, 24)]
+    raised = [Requirement("gpu", 20, 24)]  # a raised minimum: HyperPod gates it again
     new = w.properties(raised)
     forward = w.arm_gate(
         raised, "Update", physical_id=first["PhysicalResourceId"], old_properties=old
@@ -259,14 +261,21 @@ def test_delete_of_a_non_execution_id_does_nothing(monkeypatch: pytest.MonkeyPat
 
 def test_retried_delivery_reuses_the_execution(monkeypatch: pytest.MonkeyPatch) -> None:
     w = world(monkeypatch)
+    gate = w.gate(GPU)
+    w.cfn.add_wait_handle(gate.handle_id, gate.handle_metadata)
+    w.cfn.resources[gate.arm_logical_id] = {
+        "type": "Custom::HyperPodMinCountGate",
+        "physical": "",
+        "status": "CREATE_IN_PROGRESS",
+    }
     props = w.properties(GPU)
     event = {
         "RequestType": "Create",
         "ServiceToken": "x",
         "StackId": w.cfn.stack_id,
         "RequestId": "same-request",
-        "LogicalResourceId": "Arm",
-        "ResponseURL": w.cfn.response_url("same-request", "Arm"),
+        "LogicalResourceId": gate.arm_logical_id,
+        "ResponseURL": w.cfn.response_url("same-request", gate.arm_logical_id),
         "ResourceType": "Custom::HyperPodMinCountGate",
         "ResourceProperties": props,
     }

@@ -93,6 +93,8 @@ class FakeCloudFormation:
         self.stack_deleted = False
         self.resources: dict[str, dict[str, str]] = {}
         self.response_urls: dict[str, str] = {}
+        self.handle_urls: dict[str, str] = {}
+        """Declaration handles' URLs: never used by the gate, but secrets all the same."""
         self.signals: dict[str, list[Signal]] = {}
         """Accepted signals per wait condition."""
         self.refusals: list[tuple[str, dict[str, Any]]] = []
@@ -113,12 +115,34 @@ class FakeCloudFormation:
     def secrets(self) -> list[str]:
         """Every presigned URL handed out (the custom resource's ResponseURLs), its signature
         alone, and the credentials the gate's clients sign with."""
-        urls = list(self.response_urls.values())
+        urls = [*self.response_urls.values(), *self.handle_urls.values()]
         signatures = [
             urllib.parse.parse_qs(urllib.parse.urlsplit(u).query)["X-Amz-Signature"][0]
             for u in urls
         ]
         return urls + signatures + list(GATE_ROLE_CREDENTIALS)
+
+    def add_wait_handle(self, logical_id: str, metadata: str | None = None) -> str:
+        """Create an AWS::CloudFormation::WaitConditionHandle (with the template's Metadata,
+        resolved, as JSON text: the gate's declaration); return its URL. No wait condition
+        references it: the gate never signals it."""
+        path = urllib.parse.quote(f"{self.stack_id}/{logical_id}", safe="")
+        url = (
+            f"https://cloudformation-waitcondition-{REGION}.s3.amazonaws.com/{path}"
+            "?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20260601T080000Z"
+            "&X-Amz-SignedHeaders=host&X-Amz-Expires=86399"
+            "&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20260601%2Fus-east-1%2Fs3%2Faws4_request"
+            f"&X-Amz-Signature={_secret('handle' + logical_id)}"
+        )
+        self.resources[logical_id] = {
+            "type": "AWS::CloudFormation::WaitConditionHandle",
+            "physical": url,
+            "status": "CREATE_COMPLETE",
+        }
+        if metadata is not None:
+            self.resources[logical_id]["metadata"] = metadata
+        self.handle_urls[logical_id] = url
+        return url
 
     def add_wait_condition(self, logical_id: str, timeout_seconds: int) -> WaitCondition:
         """CloudFormation creates the wait condition ``logical_id`` (a creation policy of one
@@ -267,7 +291,6 @@ class FakeCloudFormation:
             "StackName": self.stack_name,
             "StackId": self.stack_id,
             "LogicalResourceId": logical_id,
-            "PhysicalResourceId": resource["physical"],
             "ResourceType": resource["type"],
             "LastUpdatedTimestamp": datetime.fromtimestamp(self.clock.time(), UTC),
             "ResourceStatus": status,
@@ -277,6 +300,10 @@ class FakeCloudFormation:
             detail["ResourceStatus"] = condition.status
             if condition.reason:
                 detail["ResourceStatusReason"] = condition.reason
+        if resource["physical"]:  # none yet while a resource is being created
+            detail["PhysicalResourceId"] = resource["physical"]
+        if "metadata" in resource:
+            detail["Metadata"] = resource["metadata"]
         return {"StackResourceDetail": detail}
 
 

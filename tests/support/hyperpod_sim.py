@@ -338,6 +338,16 @@ class HyperPodSimulator:
         group.next_attempt_at = now
         self._emit("Info", f"Update started for instance group {name}", name)
 
+    def lose_nodes(self, name: str, count: int) -> None:
+        """``count`` of the group's healthy nodes fail now (HyperPod replaces them when its
+        capacity curve allows; the group stays InService: its minimum only governed the first
+        transition)."""
+        self.advance()
+        group = self.groups[name]
+        del group.healthy[max(0, len(group.healthy) - count) :]
+        group.next_attempt_at = self.clock.time()
+        self._emit("Warn", f"{count} instance(s) of instance group {name} failed", name)
+
     def remove_group(self, name: str) -> None:
         """UpdateCluster removing an instance group: it is Deleting from now on."""
         self.advance()

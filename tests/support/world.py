@@ -77,6 +77,8 @@ class SynthesizedGate:
     properties: dict[str, Any]
     """The arm resource's properties as CloudFormation sends them (scalars as strings)."""
     definition: dict[str, Any]
+    handle_id: str
+    """The wait condition handle that declares the wait (Metadata); never signalled."""
     condition_id: str
     check_timeout: int
     arm_timeout: int
@@ -87,6 +89,8 @@ class SynthesizedGate:
     fast_path_pattern: dict[str, Any]
     check_env: dict[str, str]
     """The check function's environment variables, resolved."""
+    handle_metadata: str
+    """The wait handle's Metadata, resolved, as DescribeStackResource returns it (JSON)."""
     arm_env: dict[str, str]
     """The arm function's environment variables, resolved."""
 
@@ -255,7 +259,7 @@ def gate_of_template(
         return found
 
     _, gate = one(RESOURCE_TYPE)
-    assert not [k for k, v in resources.items() if v["Type"].endswith("WaitConditionHandle")]
+    handle_id, handle = one("AWS::CloudFormation::WaitConditionHandle")  # the declaration
     condition_id, condition = one("AWS::CloudFormation::WaitCondition")
     policy = condition["CreationPolicy"]["ResourceSignal"]
     assert int(policy["Count"]) == 1 and "Properties" not in condition, condition
@@ -277,6 +281,7 @@ def gate_of_template(
     return SynthesizedGate(
         properties=_as_sent(resolve(gate["Properties"])),
         definition=json.loads(resolve(machine["Properties"]["DefinitionString"])),
+        handle_id=handle_id,
         condition_id=condition_id,
         check_timeout=timeouts["hyperpod_gate.poll.handler"],
         arm_timeout=timeouts["hyperpod_gate.arm.handler"],
@@ -285,6 +290,7 @@ def gate_of_template(
         fast_path_pattern=resolve(rule["Properties"]["EventPattern"]),
         check_env=env["hyperpod_gate.poll.handler"],
         arm_env=env["hyperpod_gate.arm.handler"],
+        handle_metadata=json.dumps(_as_sent(resolve(handle.get("Metadata", {})))),
     )
 
 
@@ -698,13 +704,14 @@ class GateWorld:
     ) -> dict[str, Any]:
         """Send one custom resource request to the arm handler; return its response."""
         request_id = f"5f0c4a8e-1b2d-4c3e-9f40-{next(self._request_ids):012d}"
+        arm_id = self.gate().arm_logical_id
         event: dict[str, Any] = {
             "RequestType": request_type,
             "ServiceToken": ARM_ARN,
-            "ResponseURL": self.cfn.response_url(request_id, "ClusterMinCountGateArm"),
+            "ResponseURL": self.cfn.response_url(request_id, arm_id),
             "StackId": self.cfn.stack_id,
             "RequestId": request_id,
-            "LogicalResourceId": "ClusterMinCountGateArm",
+            "LogicalResourceId": arm_id,
             "ResourceType": RESOURCE_TYPE,
             "ResourceProperties": dict(properties or {"ServiceToken": ARM_ARN}),
         }
@@ -712,16 +719,35 @@ class GateWorld:
             event["PhysicalResourceId"] = physical_id
         if old_properties is not None:
             event["OldResourceProperties"] = dict(old_properties)
+        # CloudFormation marks the resource in progress before it sends the request (a Delete
+        # of an earlier physical id, in an update's cleanup, leaves the resource as it is).
+        current = self.cfn.resources.get(arm_id)
+        cleanup = request_type == "Delete" and (
+            current is None or current["physical"] != (physical_id or "")
+        )
+        if not cleanup:
+            self.cfn.resources[arm_id] = {
+                "type": RESOURCE_TYPE,
+                "physical": "" if current is None else current["physical"],
+                "status": f"{request_type.upper()}_IN_PROGRESS",
+            }
         self._run_lambda("arm", arm.handler, event, self.gate().arm_timeout)
         answers = self.cfn.responses[request_id]
         assert len(answers) == 1, f"expected exactly one response, got {len(answers)}"
         document: dict[str, Any] = answers[0].json()
-        if document["Status"] == "SUCCESS" and request_type != "Delete":
-            self.cfn.resources[self.gate().arm_logical_id] = {
+        if request_type == "Delete":
+            if not cleanup:
+                self.cfn.remove_resource(arm_id)
+        elif document["Status"] == "SUCCESS":
+            self.cfn.resources[arm_id] = {
                 "type": RESOURCE_TYPE,
                 "physical": str(document["PhysicalResourceId"]),
                 "status": f"{request_type.upper()}_COMPLETE",
             }
+        elif current is None:
+            self.cfn.remove_resource(arm_id)  # a failed creation leaves nothing to describe
+        else:
+            self.cfn.resources[arm_id] = {**current, "status": f"{request_type.upper()}_FAILED"}
         return document
 
     def arm_gate(
@@ -734,6 +760,8 @@ class GateWorld:
         """What CloudFormation does: send Create/Update to the arm resource, then create the
         wait condition (named as the template names it) unless the stack already has it."""
         gate = self.gate(requirements)
+        if gate.handle_id not in self.cfn.resources:
+            self.cfn.add_wait_handle(gate.handle_id, gate.handle_metadata)
         response = self.custom_resource(
             request_type,
             gate.properties,
@@ -756,6 +784,8 @@ class GateWorld:
         """The execution input the arm handler builds from the synthesized properties, as if
         the gate had been armed ``armed_ago`` seconds ago (default: past the settle window)."""
         gate = self.gate(requirements)
+        if gate.handle_id not in self.cfn.resources:
+            self.cfn.add_wait_handle(gate.handle_id, gate.handle_metadata)
         if gate.condition_id not in self.cfn.resources:
             self.cfn.add_wait_condition(gate.condition_id, gate.wait_timeout)
         props = arm.parse_properties(gate.properties)

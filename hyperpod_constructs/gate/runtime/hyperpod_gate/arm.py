@@ -1,21 +1,45 @@
 """Arm Lambda: a raw CloudFormation custom resource that starts the poll loop.
 
 Create/Update start a Step Functions Standard execution (its ARN becomes the
-PhysicalResourceId); Delete stops the execution named by the PhysicalResourceId
-and always succeeds.  The handler answers CloudFormation itself with an HTTP
-PUT to ``ResponseURL``; it never logs that URL or the event.
+PhysicalResourceId) for the groups this deployment gates (:func:`~.contract.update_scope`), or
+signal the wait at once when it gates none; Delete stops the execution named by the
+PhysicalResourceId and always succeeds.  The handler answers CloudFormation itself with an
+HTTP PUT to ``ResponseURL``; it never logs that URL or the event.
+
+Anyone allowed to invoke the function can send it a made-up request, so it starts or stops a
+loop only for its own stack's deployment: the request must name this function's stack and arm
+resource, CloudFormation must report that resource in progress for the request, and what to
+wait for is read from the template's declaration (the wait handles' Metadata and this
+function's environment), never from the payload (see docs/gate.md, "Only the stack decides").
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from . import aws, httpput, poll
-from .contract import ArmProperties, Prop, is_execution_arn, parse_properties, starts_new_wait
+from .contract import (
+    ENV_ARM_LOGICAL_ID,
+    ENV_STACK_ID,
+    ENV_WAIT_OPTIONS,
+    RESOURCE_TYPE,
+    ArmProperties,
+    DeployedWait,
+    Prop,
+    UpdateScope,
+    is_execution_arn,
+    parse_metadata,
+    parse_properties,
+    property_differences,
+    starts_new_wait,
+    update_scope,
+)
 
 __all__ = ["ArmProperties", "handler", "is_execution_arn", "parse_properties"]
 
@@ -23,6 +47,11 @@ NOT_STARTED = "hyperpod-min-count-gate-not-started"
 """PhysicalResourceId of a gate whose execution could not be started."""
 SETTLED = "hyperpod-min-count-gate-settled"
 """PhysicalResourceId after an update back to gated values whose wait already ended."""
+HANDLE_TYPE = "AWS::CloudFormation::WaitConditionHandle"
+STATUS_READS = 3
+"""How often the arm resource's status is read before a request is refused (CloudFormation
+marks the resource in progress before it invokes the function)."""
+STATUS_READ_PAUSE = 2.0
 
 REASON_LIMIT = 1000
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
@@ -126,14 +155,150 @@ def _start(event: Mapping[str, Any], props: ArmProperties) -> tuple[bool, str, s
     return True, arn, f"deadline {document['deadline']}"
 
 
-def _stop(physical_id: str) -> str:
+def check_delete(event: Mapping[str, Any], physical_id: str) -> None:
+    """A Delete stops a loop only when CloudFormation is deleting that very resource: the arm
+    resource with this physical id is ``DELETE_IN_PROGRESS`` (stack deletion, a rollback of
+    its creation), or it has settled on another physical id (the cleanup after an update or
+    a rollback replaced it: the named loop is no longer the gate's). Raise :class:`Refused`
+    otherwise."""
+    stack_id, arm_id = check_identity(event)
+    detail = _stack_resource(stack_id, arm_id)
+    status = str(detail.get("ResourceStatus") or "")
+    current = str(detail.get("PhysicalResourceId") or "")
+    if current == physical_id and status == "DELETE_IN_PROGRESS":
+        return
+    if current != physical_id and status and not status.endswith("_IN_PROGRESS"):
+        return
+    which = "this" if current == physical_id else "another"
+    raise Refused(
+        f"CloudFormation reports {arm_id} as {status or 'unknown'} with {which} physical id: "
+        "not a deletion of this loop by the stack"
+    )
+
+
+def _stop(physical_id: str, event: Mapping[str, Any] | None = None) -> str:
     if not is_execution_arn(physical_id):
         return "nothing to stop"
+    try:
+        check_delete(event or {}, physical_id)
+    except Refused as exc:
+        return f"stop refused: {exc}"
     try:
         aws.client("stepfunctions").stop_execution(executionArn=physical_id, cause="gate deleted")
     except Exception as exc:
         return f"stop skipped ({aws.error_code(exc) or type(exc).__name__})"
     return "execution stopped"
+
+
+class Refused(Exception):
+    """A request the stack's deployment did not make (or that cannot be verified): the arm
+    function starts and stops nothing for it."""
+
+
+def _own_gate() -> tuple[str, str]:
+    """This function's stack and arm resource (its environment, set by CloudFormation)."""
+    stack_id, arm_id = os.environ.get(ENV_STACK_ID), os.environ.get(ENV_ARM_LOGICAL_ID)
+    if not (stack_id and arm_id):
+        raise Refused("the function does not know its gate (environment)")
+    return stack_id, arm_id
+
+
+def check_identity(event: Mapping[str, Any]) -> tuple[str, str]:
+    """The request names this function's own stack, arm resource and resource type; return
+    the stack id and the arm's logical id, or raise :class:`Refused` (pure but for the
+    environment)."""
+    stack_id, arm_id = _own_gate()
+    if (
+        event.get("StackId") != stack_id
+        or event.get("LogicalResourceId") != arm_id
+        or event.get("ResourceType") != RESOURCE_TYPE
+    ):
+        raise Refused(f"not a request for this gate's arm resource ({arm_id} of its own stack)")
+    return stack_id, arm_id
+
+
+def _stack_resource(stack_id: str, logical_id: str) -> Mapping[str, Any]:
+    """``DescribeStackResource`` of this stack's ``logical_id``, or :class:`Refused`."""
+    try:
+        detail: Mapping[str, Any] = aws.client("cloudformation").describe_stack_resource(
+            StackName=stack_id, LogicalResourceId=logical_id
+        )["StackResourceDetail"]
+    except Exception as exc:
+        label = aws.error_code(exc) or type(exc).__name__
+        raise Refused(f"cannot read {logical_id} of the stack ({label})") from None
+    return detail
+
+
+def check_in_progress(stack_id: str, arm_id: str, request_type: str) -> None:
+    """CloudFormation reports the arm resource ``<REQUEST>_IN_PROGRESS``: the request is the
+    stack's own, now (a Create or Update sent by anyone else finds it settled). Raise
+    :class:`Refused` otherwise."""
+    wanted = f"{request_type.upper()}_IN_PROGRESS"
+    status = ""
+    for attempt in range(STATUS_READS):
+        if attempt:
+            aws.sleep(STATUS_READ_PAUSE)
+        status = str(_stack_resource(stack_id, arm_id).get("ResourceStatus") or "")
+        if status == wanted:
+            return
+    raise Refused(
+        f"CloudFormation reports {arm_id} as {status or 'unknown'}, not {wanted}: not a request "
+        "of the stack's deployment"
+    )
+
+
+def deployed_options() -> dict[str, Any]:
+    """The options the deployment set (timeout, poll interval, topic, namespace): this
+    function's environment; :class:`Refused` when it holds none."""
+    try:
+        options = json.loads(os.environ.get(ENV_WAIT_OPTIONS) or "")
+    except ValueError:
+        raise Refused("the function does not know its gate's options (environment)") from None
+    if not isinstance(options, dict):
+        raise Refused("the function does not know its gate's options (environment)")
+    return options
+
+
+def deployed_wait(stack_id: str, arm_id: str, handle_id: str) -> DeployedWait:
+    """The wait that the template declares on this stack's handle ``handle_id`` (its Metadata,
+    resolved by CloudFormation), for this gate; raise :class:`Refused` otherwise."""
+    detail = _stack_resource(stack_id, handle_id)
+    if detail.get("ResourceType") != HANDLE_TYPE:
+        raise Refused(f"{handle_id} is not a wait condition handle of the stack")
+    try:
+        wait = parse_metadata(detail.get("Metadata"))
+    except ValueError as exc:
+        raise Refused(f"{handle_id} declares no wait of this gate ({exc})") from None
+    if wait.gate != arm_id:
+        raise Refused(f"{handle_id} belongs to another gate ({wait.gate})")
+    return wait
+
+
+def scope_of(
+    event: Mapping[str, Any], stack_id: str, arm_id: str, new: DeployedWait
+) -> tuple[UpdateScope, str]:
+    """What this deployment waits for (:func:`~.contract.update_scope`), from the template's
+    declarations only: the new wait's handle, and on an Update the previous wait's handle
+    (still in the stack until the update's cleanup). A previous wait that declares nothing
+    readable (e.g. a gate of an earlier version) counts as unknown: every gated group waits,
+    and the note says so."""
+    if event.get("RequestType") != "Update":
+        return update_scope(None, new.requirements), ""
+    old_handle = (event.get("OldResourceProperties") or {}).get(Prop.WAIT_HANDLE_LOGICAL_ID)
+    try:
+        if not isinstance(old_handle, str) or old_handle == new.declared.get(
+            Prop.WAIT_HANDLE_LOGICAL_ID
+        ):
+            raise Refused("no earlier wait handle")
+        old = deployed_wait(stack_id, arm_id, old_handle)
+    except Refused as exc:
+        everything = UpdateScope(
+            new.requirements,
+            tuple((r.group_name, "previous values unknown") for r in new.requirements),
+        )
+        return everything, f" (the previous wait is unknown: {exc})"
+    same = old.declared.get(Prop.CLUSTER_NAME) == new.declared.get(Prop.CLUSTER_NAME)
+    return update_scope(old.requirements, new.requirements, same_cluster=same), ""
 
 
 def wait_already_exists(event: Mapping[str, Any]) -> bool:
@@ -180,6 +345,52 @@ def unchanged_wait_reason(event: Mapping[str, Any]) -> str:
     )
 
 
+def _arm(
+    event: Mapping[str, Any], context: Any, sent: ArmProperties, fallback: str
+) -> dict[str, Any]:
+    """A Create or Update that needs a new wait: verify it is the stack's own request, read
+    what to wait for from the template's declaration (never from the payload), then start the
+    loop for the groups this deployment gates, or signal at once when it gates none."""
+    request_type = str(event.get("RequestType", ""))
+    try:
+        stack_id, arm_id = check_identity(event)
+        new = deployed_wait(stack_id, arm_id, sent.wait_handle_logical_id)
+        declared = {
+            **new.declared,
+            **deployed_options(),
+            # IAM lets this function start executions of its own state machine only.
+            Prop.STATE_MACHINE_ARN: sent.state_machine_arn,
+        }
+        differences = property_differences(event.get("ResourceProperties") or {}, declared)
+        if differences:
+            raise Refused(
+                "properties differ from what the template declares: " + "; ".join(differences)
+            )
+        props = parse_properties(declared)
+        check_in_progress(stack_id, arm_id, request_type)
+        scope, note = scope_of(event, stack_id, arm_id, new)
+    except Refused as exc:
+        print(f"hyperpod-min-count-gate arm {request_type}: refused ({exc})")
+        return response_document(
+            event, success=False, physical_id=fallback, reason=f"MinCount gate not armed: {exc}"
+        )
+    what = f"this {request_type.lower()} {scope.text()}{note}"
+    # Nothing gated: the loop still runs, with no group to wait for, and opens the wait at its
+    # first check that finds the wait condition (CloudFormation creates it after this answer).
+    ok, value, detail = _start(event, replace(props, requirements=scope.waits_for))
+    if not ok:
+        print(f"hyperpod-min-count-gate arm {request_type}: start failed ({detail})")
+        return response_document(event, success=False, physical_id=fallback, reason=value)
+    print(f"hyperpod-min-count-gate arm {request_type}: started {value} ({detail}); {what}")
+    return response_document(
+        event,
+        success=True,
+        physical_id=value,
+        reason=f"MinCount gate armed ({detail}): {what}",
+        data={"ExecutionArn": value},
+    )
+
+
 def handler(event: Mapping[str, Any], context: Any) -> Any:
     """CloudFormation custom resource entry point (Create, Update, Delete).
 
@@ -193,7 +404,7 @@ def handler(event: Mapping[str, Any], context: Any) -> Any:
     old_id = str(event.get("PhysicalResourceId") or "")
     try:
         if request_type == "Delete":
-            detail = _stop(old_id)
+            detail = _stop(old_id, event)
             print(f"hyperpod-min-count-gate arm Delete: {detail}")
             body = response_document(
                 event, success=True, physical_id=old_id or NOT_STARTED, reason=detail
@@ -228,21 +439,7 @@ def handler(event: Mapping[str, Any], context: Any) -> Any:
                     reason=f"invalid gate properties: {exc}",
                 )
             else:
-                ok, value, detail = _start(event, props)
-                if ok:
-                    print(f"hyperpod-min-count-gate arm {request_type}: started {value} ({detail})")
-                    body = response_document(
-                        event,
-                        success=True,
-                        physical_id=value,
-                        reason=f"MinCount gate armed ({detail})",
-                        data={"ExecutionArn": value},
-                    )
-                else:
-                    print(f"hyperpod-min-count-gate arm {request_type}: start failed ({detail})")
-                    body = response_document(
-                        event, success=False, physical_id=fallback, reason=value
-                    )
+                body = _arm(event, context, props, fallback)
         else:
             body = response_document(
                 event,

@@ -186,8 +186,8 @@ def _str(event: Mapping[str, Any], key: str) -> str:
 def parse_event(event: Mapping[str, Any]) -> PollRequest:
     """Validate the execution input (``$.check`` from a previous loop is ignored)."""
     raw = event.get("requirements")
-    if not isinstance(raw, list) or not raw:
-        raise ValueError("requirements must be a non-empty list")
+    if not isinstance(raw, list):  # empty: an update that gates no group (opens at once)
+        raise ValueError("requirements must be a list")
     requirements: dict[str, GroupRequirement] = {}
     for item in raw:
         if not isinstance(item, Mapping):

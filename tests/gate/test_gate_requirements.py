@@ -1,0 +1,181 @@
+"""Issue 26, items 5 and 6: the gate waits for what the template really carries (escape
+hatches and aspects included), and it works on an imported cluster given its requirements."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsii
+import pytest
+from aws_cdk import Aspects, IAspect, Stack
+from constructs import IConstruct
+
+from hyperpod_constructs import (
+    HyperPodInstanceType,
+    HyperPodSlurmCluster,
+    InstanceGroup,
+    MinCountGate,
+    MinCountGateOptions,
+)
+from hyperpod_constructs.gate import Requirement
+from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import RESOURCE_TYPE
+from tests.conftest import new_app
+from tests.support.world import gate_of_template
+
+CLUSTER_ARN = "arn:aws:sagemaker:us-east-1:123456789012:cluster/abcd12345678"
+
+
+def cluster_stack() -> tuple[Any, Stack, HyperPodSlurmCluster]:
+    app = new_app()
+    stack = Stack(app, "Train")
+    cluster = HyperPodSlurmCluster(
+        stack,
+        "Cluster",
+        cluster_name="train",
+        instance_groups=[
+            InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
+            InstanceGroup.compute(
+                "gpu",
+                instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
+                instance_count=12,
+                min_instance_count=2,
+                partition="gpu",
+            ),
+            InstanceGroup.compute(
+                "cpu",
+                instance_type=HyperPodInstanceType.ML_C5_4XLARGE,
+                instance_count=4,
+                partition="cpu",
+            ),
+        ],
+    )
+    return app, stack, cluster
+
+
+def synth_error(app: Any) -> str:
+    with pytest.raises(Exception) as caught:
+        app.synth()
+    return str(caught.value)
+
+
+def override(cluster: HyperPodSlurmCluster, path: str, value: Any) -> None:
+    resource = cluster.node.default_child
+    assert resource is not None
+    resource.add_property_override(path, value)  # type: ignore[attr-defined]
+
+
+def test_an_escape_hatch_minimum_the_gate_does_not_wait_for_is_refused() -> None:
+    """The issue's example: HyperPod would hold gpu for 12, the gate would open at 2."""
+    app, _, cluster = cluster_stack()
+    override(cluster, "InstanceGroups.1.MinInstanceCount", 12)
+    message = synth_error(app)
+    assert "Train/Cluster" in message
+    assert (
+        "instance group gpu: MinInstanceCount is 12 in the template, but the readiness gate "
+        "waits for 2"
+    ) in message
+
+
+def test_an_aspect_that_gates_another_group_is_refused() -> None:
+    app, stack, _ = cluster_stack()
+
+    @jsii.implements(IAspect)
+    class GateCpu:
+        def visit(self, node: IConstruct) -> None:
+            if node.node.path == "Train/Cluster/Resource":
+                node.add_property_override("InstanceGroups.2.MinInstanceCount", 4)  # type: ignore[attr-defined]
+
+    Aspects.of(stack).add(GateCpu())
+    message = synth_error(app)
+    assert (
+        "instance group cpu: MinInstanceCount is 4 in the template, but the readiness gate "
+        "does not wait for the group"
+    ) in message
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "expected"),
+    [
+        ("InstanceGroups.1.InstanceCount", 16, "InstanceCount is 16 in the template"),
+        ("InstanceGroups.1.InstanceGroupName", "gpu-a", "template's InstanceGroups no longer"),
+        ("ClusterName", "other", "ClusterName is 'other' in the template"),
+    ],
+)
+def test_other_overrides_of_gated_values_are_refused(path: str, value: Any, expected: str) -> None:
+    app, _, cluster = cluster_stack()
+    override(cluster, path, value)
+    assert expected in synth_error(app)
+
+
+def test_overrides_that_agree_with_the_gate_or_touch_other_fields_synthesize() -> None:
+    app, _, cluster = cluster_stack()
+    override(cluster, "InstanceGroups.1.MinInstanceCount", 2)
+    override(cluster, "InstanceGroups.1.ThreadsPerCore", 2)
+    template = app.synth().get_stack_by_name("Train").template
+    (arm,) = [r for r in template["Resources"].values() if r["Type"] == RESOURCE_TYPE]
+    assert arm["Properties"]["Requirements"] == [
+        {"GroupName": "gpu", "MinCount": "2", "TargetCount": "12"}
+    ]
+
+
+def test_the_wait_declares_what_it_waits_for_where_only_the_deployment_can_change_it() -> None:
+    """What the arm function reads back: the wait handle's Metadata (resolved by
+    CloudFormation) declares the gate and every value of the handle's fingerprint, so it never
+    changes on an existing handle; the arm function's environment declares the options."""
+    app, _, _ = cluster_stack()
+    template = app.synth().get_stack_by_name("Train").template
+    synthesized = gate_of_template(template, topic=False)
+    declared = json.loads(synthesized.handle_metadata)["HyperPodMinCountGate"]
+    assert declared == {
+        "Gate": synthesized.arm_logical_id,
+        "Properties": {
+            "ClusterName": "train",
+            "Requirements": [{"GroupName": "gpu", "MinCount": "2", "TargetCount": "12"}],
+            "WaitConditionLogicalId": synthesized.condition_id,
+            "WaitHandleLogicalId": synthesized.handle_id,
+        },
+    }
+    assert json.loads(synthesized.arm_env["HYPERPOD_GATE_WAIT_OPTIONS"]) == {
+        "TimeoutSeconds": "12600",
+        "PollIntervalSeconds": "60",
+        "MetricsNamespace": "HyperPod/MinCountGate",
+    }
+    sent = {k: v for k, v in synthesized.properties.items() if not k.startswith("Service")}
+    assert sent == {
+        **declared["Properties"],
+        **json.loads(synthesized.arm_env["HYPERPOD_GATE_WAIT_OPTIONS"]),
+        "StateMachineArn": sent["StateMachineArn"],
+    }
+
+
+# -- item 6: an imported cluster ----------------------------------------------------------
+
+
+def test_a_gate_on_an_imported_cluster_waits_for_the_requirements_it_is_given() -> None:
+    app = new_app()
+    stack = Stack(app, "Ops")
+    imported = HyperPodSlurmCluster.from_cluster_arn(stack, "Existing", CLUSTER_ARN)
+    gate = MinCountGate(stack, "Gate", cluster=imported, options=MinCountGateOptions())
+    gate.add_requirement(Requirement("gpu", 8, 16))
+    template = app.synth().get_stack_by_name("Ops").template
+    synthesized = gate_of_template(template, topic=False)
+    assert synthesized.properties["ClusterName"] == CLUSTER_ARN
+    assert synthesized.properties["Requirements"] == [
+        {"GroupName": "gpu", "MinCount": "8", "TargetCount": "16"}
+    ]
+    assert synthesized.fast_path_pattern["resources"] == [CLUSTER_ARN]
+    (arm,) = [r for r in template["Resources"].values() if r["Type"] == RESOURCE_TYPE]
+    assert all("Existing" not in d for d in arm.get("DependsOn", []))
+
+
+def test_a_gate_on_an_imported_cluster_without_requirements_is_refused_at_synth() -> None:
+    app = new_app()
+    stack = Stack(app, "Ops")
+    imported = HyperPodSlurmCluster.from_cluster_attributes(
+        stack, "Existing", cluster_arn=CLUSTER_ARN, cluster_name="train"
+    )
+    MinCountGate(stack, "Gate", cluster=imported, options=MinCountGateOptions())
+    message = synth_error(app)
+    assert "MinCountGate Ops/Gate waits for no instance group" in message
+    assert "gate.add_requirement(Requirement(" in message
