@@ -183,18 +183,20 @@ def sub(value: Any) -> str:
 
 def assert_gated(template: dict[str, Any]) -> None:
     """The gate's resources are there and wired: two functions on one asset, the loop, the
-    arm resource, the handle and the wait condition the example's ready marker waits for."""
+    arm resource, the handle that declares the wait and the wait condition (a creation policy)
+    the example's ready marker waits for."""
     assert len(gate_functions(template)) == 2
     for kind in (
         "AWS::StepFunctions::StateMachine",
         "AWS::Events::Rule",
-        "AWS::CloudFormation::WaitConditionHandle",
         RESOURCE_TYPE,
     ):
         assert len(resources(template, kind)) == 1, kind
     ((condition_id, condition),) = resources(template, "AWS::CloudFormation::WaitCondition").items()
-    (handle_id,) = resources(template, "AWS::CloudFormation::WaitConditionHandle")
-    assert condition["Properties"]["Handle"] == {"Ref": handle_id}
+    # The handle only declares the wait (Metadata): the condition has a CreationPolicy.
+    assert len(resources(template, "AWS::CloudFormation::WaitConditionHandle")) == 1
+    assert condition["CreationPolicy"]["ResourceSignal"]["Count"] == 1
+    assert "Properties" not in condition
     (marker,) = resources(template, "AWS::SSM::Parameter").values()
     assert condition_id in depends_on(marker), "the example's ready marker waits for the gate"
 
@@ -520,13 +522,10 @@ def test_nested_stack(matrix: Matrix) -> None:
     assert parent.files[digest]["displayName"].endswith(
         "Training/Cluster/MinCountGate/CheckFunction/Code"
     )
-    # The arm resource names the nested stack's own handle and condition; the functions
-    # read them from the stack they run in.
+    # The arm resource names the nested stack's own wait condition; the functions read and
+    # signal it in the stack they run in.
     ((_, arm),) = resources(nested.template, RESOURCE_TYPE).items()
     properties = arm["Properties"]
-    assert properties["WaitHandleLogicalId"] in resources(
-        nested.template, "AWS::CloudFormation::WaitConditionHandle"
-    )
     assert properties["WaitConditionLogicalId"] in resources(
         nested.template, "AWS::CloudFormation::WaitCondition"
     )
@@ -534,9 +533,9 @@ def test_nested_stack(matrix: Matrix) -> None:
         s
         for policy in resources(nested.template, "AWS::IAM::Policy").values()
         for s in policy["Properties"]["PolicyDocument"]["Statement"]
-        if s["Action"] == "cloudformation:DescribeStackResource"
+        if "cloudformation:SignalResource" in s["Action"]
     ]
-    assert reads and all(s["Resource"] == {"Ref": "AWS::StackId"} for s in reads)
+    assert len(reads) == 2 and all(s["Resource"] == {"Ref": "AWS::StackId"} for s in reads)
     ((nested_id, _),) = resources(parent.template, "AWS::CloudFormation::Stack").items()
     (after,) = resources(parent.template, "AWS::SSM::Parameter").values()
     assert nested_id in depends_on(after)

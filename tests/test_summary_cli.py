@@ -645,7 +645,8 @@ def _props(wild: bool) -> st.SearchStrategy[dict[str, object]]:
             ),
             "InstanceGroups": field(st.lists(field(_group(wild)), max_size=3)),
             "Requirements": field(st.lists(field(_requirement(wild)), max_size=2)),
-            "WaitHandleLogicalId": field(st.just("H")),
+            "WaitConditionLogicalId": field(st.sampled_from(["A", "B", "C"])),
+            "WaitHandleLogicalId": field(st.just("H")),  # a gate from before SignalResource
             "Handle": field(st.just({"Ref": "H"})),
         },
         optional={"TimeoutSeconds": _json, "TopicArn": _json, "Timeout": _json},
@@ -658,7 +659,10 @@ def _resource(wild: bool) -> st.SearchStrategy[dict[str, object]]:
             "Type": st.sampled_from([CLUSTER, GATE, "AWS::CloudFormation::WaitCondition", "X"]),
             "Properties": _props(wild) | _json if wild else _props(wild),
         },
-        optional={"DependsOn": st.sampled_from(["A", ["A", "B"]]) | _json},
+        optional={
+            "DependsOn": st.sampled_from(["A", ["A", "B"]]) | _json,
+            "CreationPolicy": st.just({"ResourceSignal": {"Count": 1, "Timeout": "PT12H"}}) | _json,
+        },
     )
 
 

@@ -89,7 +89,7 @@ def test_slow_ramp_ends_ready_and_agrees_with_the_gate(
     ((handle, signals),) = deployment.world.cfn.signals.items()
     (signal,) = signals
     assert handle in deployment.template["Resources"]
-    assert signal.json()["Status"] == "SUCCESS"
+    assert signal.status == "SUCCESS"
     assert abs(signal.time - ready_at) <= 2 * INTERVAL
 
 
@@ -160,10 +160,11 @@ def test_the_gate_failing_by_its_deadline_exits_1_with_the_gate_reason(
     assert run.code == 1
     last = run.refreshes[-1]
     assert last["gate"]["state"] == "failed"
+    # SignalResource carries no reason: CloudFormation names the UniqueId, the reason's start.
     assert last["gate"]["reason"].startswith(
-        "WaitCondition received failed message: 'MinCount gate failed: deadline reached"
+        "Received FAILURE signal with UniqueId gate-failed-deadline-reached"
     )
-    assert last["reason"].startswith("the gate failed: WaitCondition received failed message")
+    assert last["reason"].startswith("the gate failed: Received FAILURE signal with UniqueId")
     assert gpu(last)["current_count"] == 12 and not gpu(last)["rolled_back"]
 
 
@@ -422,7 +423,7 @@ def test_counts_given_as_parameters_take_the_stack_s_values(
     assert (last["verdict"], last["exit_code"]) == ("ready", 0)
     assert 12 <= gpu(last)["current_count"] < 16
     ((_, signals),) = deployment.world.cfn.signals.items()
-    assert [s.json()["Status"] for s in signals] == ["SUCCESS"]
+    assert [s.status for s in signals] == ["SUCCESS"]
 
 
 def test_a_stack_without_the_counts_parameters_is_exit_2(

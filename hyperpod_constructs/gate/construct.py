@@ -13,7 +13,9 @@ from aws_cdk import (
     Annotations,
     ArnFormat,
     Aws,
+    CfnCreationPolicy,
     CfnElement,
+    CfnResourceSignal,
     CustomResource,
     Duration,
     Names,
@@ -109,6 +111,14 @@ XRAY_ACTIONS = (
 _View = TypeVar("_View")
 
 
+SIGNAL_STATEMENT_SID = "SignalWaitConditionOfThisStack"
+"""The statement of both functions' policies that reads and signals the wait condition."""
+SIGNAL_CHANNEL = "SignalResource"
+"""How the wait condition is signalled; part of the fingerprint, so a stack whose wait
+condition had a handle (before the ``CreationPolicy``) gets a new one instead of an update
+of a create-only resource."""
+
+
 def gate_fingerprint(cluster_name: str, requirements: Sequence[Requirement]) -> str:
     """A short hash of what the gate waits for; the wait condition's logical id embeds it,
     so changing a gated minimum or target creates a new wait condition (they are
@@ -117,6 +127,7 @@ def gate_fingerprint(cluster_name: str, requirements: Sequence[Requirement]) -> 
     parameter it names re-arms, changing only the parameter's value cannot."""
     canonical = json.dumps(
         [
+            SIGNAL_CHANNEL,
             cluster_name,
             sorted([r.group_name, r.min_count, r.target_count] for r in requirements),
         ]
@@ -350,8 +361,8 @@ class MinCountGate(Construct, GateMetrics):
             ),
             (
                 "The functions call only AWS APIs (SageMaker, CloudFormation, Step Functions, "
-                "the wait condition's S3 URL) and no resource inside a VPC; a VPC would need "
-                "NAT or endpoints for each and protect nothing",
+                "the custom resource's S3 response URL) and no resource inside a VPC; a VPC "
+                "would need NAT or endpoints for each and protect nothing",
                 "LambdaInsideVPC",
             ),
             (
@@ -412,14 +423,16 @@ class MinCountGate(Construct, GateMetrics):
             # The arm function runs the same check when the check function cannot;
             # ListClusterNodes confirms that the minimum of nodes is Running.
             self._cluster.grant(role, *CHECK_ACTIONS)
-        for role, sid in (
-            (self._check_role, "ReadWaitHandleOfThisStack"),
-            (self._arm_role, "ReadWaitConditionOfThisStack"),
-        ):
+        for role in (self._check_role, self._arm_role):
+            # Reads the wait condition's (and the arm resource's, the declaration's) state, and
+            # signals the wait condition (its CreationPolicy): this stack only, no URL.
             role.add_to_policy(
                 iam.PolicyStatement(
-                    sid=sid,
-                    actions=["cloudformation:DescribeStackResource"],
+                    sid=SIGNAL_STATEMENT_SID,
+                    actions=[
+                        "cloudformation:DescribeStackResource",
+                        "cloudformation:SignalResource",
+                    ],
                     resources=[Aws.STACK_ID],
                 )
             )
@@ -601,19 +614,22 @@ class MinCountGate(Construct, GateMetrics):
         self.node.add_validation(_GateRequirements(self))
 
     def _add_wait(self) -> None:
-        """The wait condition dependants wait for, and its handle; both logical ids embed a
-        fingerprint of the gated values (wait conditions are create-only)."""
+        """The wait condition dependants wait for: a ``CreationPolicy`` (one signal, sent with
+        ``cloudformation:SignalResource``) and no properties, as AWS documents for a wait
+        condition with a creation policy. A wait condition handle carries the declaration of
+        what this wait waits for (its Metadata); no wait condition references it, so nothing
+        signals it and its URL opens nothing. Both logical ids embed a fingerprint of the gated
+        values (wait conditions are create-only)."""
         self._handle = cfn.CfnWaitConditionHandle(self, "WaitHandle")
-        self._condition = cfn.CfnWaitCondition(
-            self,
-            "WaitCondition",
-            handle=self._handle.ref,
-            count=1,
-            # Wait conditions cannot be updated, so their own timeout is a constant backstop
-            # (the maximum); the gate's configurable deadline is enforced by the poll loop,
-            # which signals FAILURE with a reason when it passes. Changing `timeout` therefore
-            # updates the arm resource in place and never forces a new wait.
-            timeout=str(self._max_wait_seconds),
+        self._condition = cfn.CfnWaitCondition(self, "WaitCondition")
+        # Wait conditions cannot be updated, so their own timeout is a constant backstop (the
+        # maximum); the gate's configurable deadline is enforced by the poll loop, which
+        # signals FAILURE when it passes. Changing `timeout` therefore updates the arm resource
+        # in place and never forces a new wait.
+        self._condition.cfn_options.creation_policy = CfnCreationPolicy(
+            resource_signal=CfnResourceSignal(
+                count=1, timeout=Duration.seconds(self._max_wait_seconds).to_iso_string()
+            )
         )
         # What this wait waits for, declared where only a deployment can change it: the arm
         # function reads it back (DescribeStackResource returns the Metadata, resolved) and
@@ -626,8 +642,9 @@ class MinCountGate(Construct, GateMetrics):
                 META_PROPERTIES: lazy_any(lambda: declare(self._arm_properties().render())),
             },
         )
-        # The handle exists before the loop starts (it may signal on its first check); the
-        # condition starts counting once the arm resource has started the loop.
+        # The declaration exists before the arm reads it; the condition starts counting once
+        # the arm resource has started the loop (a signal sent before it exists is refused and
+        # sent again at the next check).
         self.arm.node.add_dependency(self._handle)
         self._condition.node.add_dependency(self.arm)
         # The construct ids from the stack down (ids never contain the path separator).

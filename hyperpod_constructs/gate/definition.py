@@ -27,11 +27,13 @@ FAILED_ERROR = "MinCountGateFailed"
 """Error name of the execution when the gate fails."""
 
 REFUSED_ERROR = "MinCountGateSignalRefused"
-"""Error name of the execution when the wait handle refused the signal for good (HTTP 4xx):
-the cause names the decision that could not be delivered."""
+"""Error name of the execution when CloudFormation refused the signal (SignalResource) to both
+functions while the wait condition still waits: the cause names the decision that could not be
+delivered and how to deliver it by hand."""
 
 UNSIGNALLED_ERROR = "MinCountGateUnsignalled"
-"""Error name of the execution when neither function could read the wait handle."""
+"""Error name of the execution when the arm function, checking for a check function whose
+signal was refused, could not signal either (an unexpected error)."""
 
 CHECK_TIMEOUT_SECONDS = 170
 """Per-invocation timeout of the check tasks (the functions' timeout must be lower)."""
@@ -117,7 +119,7 @@ def max_timeout_for_history(poll_interval_seconds: int) -> int:
 
 def task_parameters(*, fallback: bool) -> dict[str, Any]:
     """What a check task sends its function: only the execution's id. The function reads the
-    gate's requirements, deadline and wait handle from that execution's input, which only the
+    gate's requirements, deadline and wait condition from that execution's input, which only the
     arm function (the stack) writes, so a crafted invocation cannot open or fail the gate."""
     parameters: dict[str, Any] = {"executionArn.$": "$$.Execution.Id"}
     if fallback:
@@ -133,7 +135,7 @@ def build_definition(
     ``poll_function_arn`` is the check function (used directly as the Task resource; it may
     be an unresolved CDK token string). ``fallback_function_arn`` (the arm function, another
     role) runs the same check when the check function's invocation failed after its retries,
-    or when it could not read the wait handle (UNSIGNALLED); if that invocation fails too, the
+    or when CloudFormation refused its signal (UNSIGNALLED); if that invocation fails too, the
     loop waits one poll interval and checks again. A transient fault of any length therefore
     means "poll again"; only a check that ran decides FAILURE (HyperPod's verdict, or the
     deadline in the execution input). ``timeout_seconds`` becomes the execution's
@@ -174,7 +176,7 @@ def build_definition(
             "CheckCapacity": _task(poll_function_arn, fallback=False, on_fault="CheckFromArm"),
             "Decide": decide("CheckFromArm"),
             # The arm function (another role) checks when the check function could not run or
-            # could not read the wait handle; if it cannot run either, wait and check again.
+            # its signal was refused; if it cannot run either, wait and check again.
             "CheckFromArm": _task(fallback_function_arn, fallback=True, on_fault="WaitForCapacity"),
             "DecideFromArm": decide("GateUnsignalled"),
             "WaitForCapacity": {

@@ -226,14 +226,28 @@ def _gate_score(
     return 1 if cluster_id in _depends_on(gate) else 0
 
 
+_ISO_DURATION = re.compile(r"PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?")
+
+
+def _signal_timeout(value: object) -> Count | None:
+    """A creation policy's ``ResourceSignal.Timeout`` (ISO 8601, e.g. ``PT12H``) in seconds."""
+    match = _ISO_DURATION.fullmatch(value) if isinstance(value, str) else None
+    if match is None or value == "PT":
+        return _count(value)
+    hours, minutes, seconds = (int(part or 0) for part in match.groups())
+    return hours * 3600 + minutes * 60 + seconds
+
+
 def _wait_timeouts(resources: Mapping[str, object]) -> dict[str, Count | None]:
-    """Wait-condition handle logical id -> Timeout of the wait condition it signals."""
+    """Wait condition logical id -> its timeout: the ``CreationPolicy``'s, else (a template of
+    a gate from before the creation policy) the ``Timeout`` property."""
     timeouts: dict[str, Count | None] = {}
-    for _, condition in _resources_of_type(resources, WAIT_CONDITION_TYPE):
-        props = _mapping(condition.get("Properties"))
-        handle = _mapping(props.get("Handle")).get("Ref")
-        if isinstance(handle, str):
-            timeouts.setdefault(handle, _count(props.get("Timeout")))
+    for logical_id, condition in _resources_of_type(resources, WAIT_CONDITION_TYPE):
+        signal = _mapping(_mapping(condition.get("CreationPolicy")).get("ResourceSignal"))
+        if "Timeout" in signal:
+            timeouts[logical_id] = _signal_timeout(signal.get("Timeout"))
+        else:
+            timeouts[logical_id] = _count(_mapping(condition.get("Properties")).get("Timeout"))
     return timeouts
 
 
@@ -251,7 +265,7 @@ def _gate_summary(
         if isinstance(req, Mapping)
     )
     topic = props.get(Prop.TOPIC_ARN)
-    handle = props.get(Prop.WAIT_HANDLE_LOGICAL_ID)
+    condition = props.get(Prop.WAIT_CONDITION_LOGICAL_ID)
     return GateSummary(
         logical_id=logical_id,
         requirements=requirements,
@@ -261,7 +275,7 @@ def _gate_summary(
         topic=None if topic in (None, "") else render_value(topic),
         metrics_namespace=_text(props.get(Prop.METRICS_NAMESPACE)),
         wait_condition_timeout_seconds=(
-            wait_timeouts.get(handle) if isinstance(handle, str) else None
+            wait_timeouts.get(condition) if isinstance(condition, str) else None
         ),
     )
 

@@ -269,7 +269,10 @@ def _verdict(
 ) -> tuple[Verdict, str, int | None]:
     stack = obs.stack
     if gate.state == "failed":
-        return "failed", f"the gate failed: {gate.reason}", EXIT_FAILED
+        # The stack event names only the signal's UniqueId (SignalResource has no reason):
+        # watch's own reading of the cluster adds the whole reason when it sees it too.
+        own = f"; {decision.reason}" if decision is not None and decision.status == "FAILED" else ""
+        return "failed", f"the gate failed: {gate.reason}{own}", EXIT_FAILED
     if decision is not None and decision.status == "FAILED":
         return "failed", decision.reason, EXIT_FAILED
     if decision is not None and decision.status == "READY":

@@ -100,16 +100,11 @@ def _resource_properties(template: Mapping[str, object], logical_id: str) -> Map
     return _mapping(_mapping(_mapping(template.get("Resources")).get(logical_id)).get("Properties"))
 
 
-def wait_condition_of(template: Mapping[str, object], handle_id: object) -> str | None:
-    """Logical id of the wait condition whose ``Handle`` is ``{"Ref": handle_id}``."""
-    for logical_id, resource in _mapping(template.get("Resources")).items():
-        resource = _mapping(resource)
-        if resource.get("Type") != WAIT_CONDITION_TYPE:
-            continue
-        handle = _mapping(_mapping(resource.get("Properties")).get("Handle"))
-        if handle.get("Ref") == handle_id:
-            return str(logical_id)
-    return None
+def wait_condition_of(template: Mapping[str, object], logical_id: object) -> str | None:
+    """``logical_id`` if the template has such a wait condition (the arm resource's
+    ``WaitConditionLogicalId``), else ``None``."""
+    resource = _mapping(_mapping(template.get("Resources")).get(str(logical_id)))
+    return str(logical_id) if resource.get("Type") == WAIT_CONDITION_TYPE else None
 
 
 def _target(
@@ -141,7 +136,7 @@ def _target(
                 "template"
             )
     raw_name = _resource_properties(template, cluster.logical_id).get("ClusterName")
-    handle = _resource_properties(template, gate.logical_id).get("WaitHandleLogicalId")
+    condition = _resource_properties(template, gate.logical_id).get(Prop.WAIT_CONDITION_LOGICAL_ID)
     return WatchTarget(
         stack_name=stack_name,
         display_name=cluster.stack,
@@ -149,7 +144,7 @@ def _target(
         cluster_logical_id=cluster.logical_id,
         cluster_name=raw_name if isinstance(raw_name, str) and raw_name else None,
         groups=tuple(groups),
-        wait_condition_id=wait_condition_of(template, handle),
+        wait_condition_id=wait_condition_of(template, condition),
         problem="; ".join(problems) or None,
     )
 

@@ -39,7 +39,6 @@ from tests.template_utils import (
 GATE_TYPES = (
     "Custom::HyperPodMinCountGate",
     "AWS::CloudFormation::WaitCondition",
-    "AWS::CloudFormation::WaitConditionHandle",
     "AWS::StepFunctions::StateMachine",
     "AWS::Lambda::Function",
     "AWS::Events::Rule",
@@ -84,14 +83,11 @@ def build(
     return stack, cluster
 
 
-def wait_ids(stack: Stack, cluster: HyperPodSlurmCluster) -> tuple[str, str]:
-    """(wait condition, wait handle) logical ids, without synthesizing."""
+def wait_id(stack: Stack, cluster: HyperPodSlurmCluster) -> str:
+    """The wait condition's logical id, without synthesizing."""
     gate = cluster.min_count_gate
     assert gate is not None
-    return (
-        str(stack.resolve(gate.wait_condition.logical_id)),
-        str(stack.resolve(gate.wait_handle.logical_id)),
-    )
+    return str(stack.resolve(gate.wait_condition.logical_id))
 
 
 def function_by_handler(template: dict[str, Any], handler: str) -> tuple[str, dict[str, Any]]:
@@ -170,8 +166,10 @@ def test_arm_properties_name_only_the_gated_groups(
     props = gate["Properties"]
     # gpu is gated (8 of 10); controller, login and the late cpu group are not.
     assert props["Requirements"] == [{"GroupName": "gpu", "MinCount": "8", "TargetCount": "10"}]
+    wait_condition_id, _ = only(template, "AWS::CloudFormation::WaitCondition")
+    assert props["WaitConditionLogicalId"] == wait_condition_id
     handle_id, _ = only(template, "AWS::CloudFormation::WaitConditionHandle")
-    assert props["WaitHandleLogicalId"] == handle_id
+    assert props["WaitHandleLogicalId"] == handle_id  # the declaration the arm reads
     assert props["TimeoutSeconds"] == str(DEFAULT_TIMEOUT) == "12600"
     assert props["PollIntervalSeconds"] == "60"
     assert props["ClusterName"] == "hetero"
@@ -191,26 +189,53 @@ def test_arm_requirements_list_every_gated_group_sorted(two_gated: dict[str, Any
     ]
 
 
-def test_no_presigned_url_leaves_the_wait_handle(
+def test_the_wait_condition_has_a_creation_policy_and_no_handle(
     example_templates: dict[str, dict[str, Any]],
 ) -> None:
-    """``Ref`` of a wait condition handle is its presigned URL: only the wait condition
-    itself may hold it. The poll loop looks the URL up by logical id when it signals."""
+    """Issue 26, defect 4: the wait condition was signalled through a handle's presigned URL,
+    a bearer secret that could be refused for good. It now has a CreationPolicy of one signal
+    (SignalResource, IAM-authorized) and, as AWS documents for that case, no properties; the
+    handle that declares the wait is referenced by nothing, so no presigned URL is in the
+    template, its outputs or the properties."""
     for name in ("FsdpTraining", "Heterogeneous"):
         template = example_templates[name]
+        # The handle only declares the wait (Metadata): nothing references its URL.
         handle_id, _ = only(template, "AWS::CloudFormation::WaitConditionHandle")
-        holders = [
+        assert not [
             logical_id
             for logical_id, resource in template["Resources"].items()
             if handle_id in references(resource.get("Properties", {}))
-        ]
-        wait_id, wait = only(template, "AWS::CloudFormation::WaitCondition")
-        assert holders == [wait_id], (name, holders)
-        assert wait["Properties"]["Handle"] == {"Ref": handle_id}
+        ], name
         assert handle_id not in references(template.get("Outputs", {}))
+        _, wait = only(template, "AWS::CloudFormation::WaitCondition")
+        assert "Properties" not in wait
+        assert wait["CreationPolicy"] == {"ResourceSignal": {"Count": 1, "Timeout": "PT12H"}}
         _, gate = only(template, "Custom::HyperPodMinCountGate")
         text = json.dumps(gate["Properties"])
         assert "https://" not in text and "X-Amz-" not in text
+
+
+def test_the_gate_roles_may_signal_only_their_own_stack(
+    example_templates: dict[str, dict[str, Any]],
+) -> None:
+    """Both functions' roles (the check function, and the arm function that signals when the
+    check function's signal is refused) may call SignalResource, on this stack only."""
+    template = example_templates["FsdpTraining"]
+    statements = [
+        statement
+        for policy in resources(template, "AWS::IAM::Policy").values()
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+        if "cloudformation:SignalResource" in json.dumps(statement["Action"])
+    ]
+    assert len(statements) == 2
+    for statement in statements:
+        assert statement["Sid"] == "SignalWaitConditionOfThisStack"
+        assert statement["Effect"] == "Allow"
+        assert statement["Action"] == [
+            "cloudformation:DescribeStackResource",
+            "cloudformation:SignalResource",
+        ]
+        assert statement["Resource"] == {"Ref": "AWS::StackId"}
 
 
 # -- the wait condition -------------------------------------------------------------------------
@@ -222,9 +247,10 @@ def test_wait_condition_waits_for_one_signal_after_the_arm(
     template = example_templates["FsdpTraining"]
     _, wait = only(template, "AWS::CloudFormation::WaitCondition")
     arm_id, _ = only(template, "Custom::HyperPodMinCountGate")
-    assert wait["Properties"]["Count"] == 1
+    assert wait["CreationPolicy"]["ResourceSignal"]["Count"] == 1
     # A constant backstop: wait conditions cannot be updated (see the timeout tests below).
-    assert wait["Properties"]["Timeout"] == str(MAX_WAIT)
+    assert wait["CreationPolicy"]["ResourceSignal"]["Timeout"] == "PT12H"
+    assert MAX_WAIT == 12 * 3600
     assert arm_id in depends_on(wait)
 
 
@@ -266,7 +292,7 @@ def test_the_gate_timeout_drives_the_loop_while_the_wait_keeps_a_12h_backstop(
     template = as_dict(Template.from_stack(stack))
     _, wait = only(template, "AWS::CloudFormation::WaitCondition")
     _, gate = only(template, "Custom::HyperPodMinCountGate")
-    assert wait["Properties"]["Timeout"] == str(MAX_WAIT)
+    assert wait["CreationPolicy"]["ResourceSignal"]["Timeout"] == "PT12H" and MAX_WAIT == 43200
     # The deadline is the timeout, exactly (a longer one is a synth error, test below).
     deadline = hours * 3600
     assert gate["Properties"]["TimeoutSeconds"] == str(deadline)
@@ -278,16 +304,14 @@ def test_the_gate_timeout_drives_the_loop_while_the_wait_keeps_a_12h_backstop(
 
 def test_wait_ids_change_with_a_gated_minimum_or_target_only() -> None:
     base = [controller(), compute("gpu", 4, 2), compute("cpu", 2)]
-    reference = wait_ids(*build(base))
+    reference = wait_id(*build(base))
     changed = {
         "min": [controller(), compute("gpu", 4, 3), compute("cpu", 2)],
         "target": [controller(), compute("gpu", 5, 2), compute("cpu", 2)],
         "another gated group": [*base, compute("more", 2, 1)],
     }
     for what, groups in changed.items():
-        condition, handle = wait_ids(*build(groups))
-        assert condition != reference[0], what
-        assert handle != reference[1], what
+        assert wait_id(*build(groups)) != reference, what
     unchanged: dict[str, tuple[list[InstanceGroup], MinCountGateOptions | None]] = {
         "poll interval": (base, MinCountGateOptions(poll_interval=Duration.minutes(5))),
         "ungated group count": ([controller(), compute("gpu", 4, 2), compute("cpu", 9)], None),
@@ -296,7 +320,7 @@ def test_wait_ids_change_with_a_gated_minimum_or_target_only() -> None:
         "group order": ([controller(), compute("cpu", 2), compute("gpu", 4, 2)], None),
     }
     for what, (groups, options) in unchanged.items():
-        assert wait_ids(*build(groups, options)) == reference, what
+        assert wait_id(*build(groups, options)) == reference, what
 
 
 def test_a_changed_timeout_never_updates_a_created_wait_condition() -> None:
@@ -312,7 +336,7 @@ def test_a_changed_timeout_never_updates_a_created_wait_condition() -> None:
         only(t, "AWS::CloudFormation::WaitCondition") for t in templates
     )
     if first_id == second_id:
-        assert first["Properties"] == second["Properties"]
+        assert first == second  # properties, creation policy and all
 
 
 def test_a_gated_group_added_later_moves_the_wait_to_new_ids() -> None:
@@ -321,12 +345,11 @@ def test_a_gated_group_added_later_moves_the_wait_to_new_ids() -> None:
 
     stack, cluster = build([controller(), compute("gpu", 4, 2)], after=add)
     template = as_dict(Template.from_stack(stack))
-    wait_id, _ = only(template, "AWS::CloudFormation::WaitCondition")
-    handle_id, _ = only(template, "AWS::CloudFormation::WaitConditionHandle")
-    assert (wait_id, handle_id) == wait_ids(stack, cluster)
+    condition_id, _ = only(template, "AWS::CloudFormation::WaitCondition")
+    assert condition_id == wait_id(stack, cluster)
     _, gate = only(template, "Custom::HyperPodMinCountGate")
     assert [r["GroupName"] for r in gate["Properties"]["Requirements"]] == ["gpu", "late"]
-    assert gate["Properties"]["WaitHandleLogicalId"] == handle_id
+    assert gate["Properties"]["WaitConditionLogicalId"] == condition_id
 
 
 def test_dependants_wait_for_the_wait_condition(
@@ -375,7 +398,10 @@ def test_check_function_reads_only_this_cluster_and_this_stack(
         s for s in granted if any(a.startswith("cloudformation:") for a in actions(s))
     ]
     assert len(cloudformation) == 1
-    assert actions(cloudformation[0]) == {"cloudformation:DescribeStackResource"}
+    assert actions(cloudformation[0]) == {
+        "cloudformation:DescribeStackResource",
+        "cloudformation:SignalResource",
+    }
     assert statement_resources(cloudformation[0]) == [{"Ref": "AWS::StackId"}]
     for statement in granted:
         assert "*" not in statement_resources(statement), statement
@@ -489,7 +515,7 @@ def test_arm_properties_start_an_execution_the_poll_loop_understands(
     seconds_path = _definition(template)["States"]["WaitForCapacity"]["SecondsPath"]
     assert document[seconds_path.removeprefix("$.")] == 60
     request = poll.parse_event(document)
-    assert request.wait_handle_logical_id == gate["Properties"]["WaitHandleLogicalId"]
+    assert request.wait_condition_logical_id == gate["Properties"]["WaitConditionLogicalId"]
     assert request.cluster_name == "hetero"
     assert {n: (r.min_count, r.target_count) for n, r in request.requirements.items()} == {
         "gpu": (8, 10)
@@ -616,7 +642,7 @@ def test_wait_ids_of_a_token_cluster_name_do_not_depend_on_creation_order() -> N
     """A token's text (``${Token[TOKEN.n]}``) changes with every construct created before it;
     the fingerprint must use what it resolves to, or unrelated edits would start a new wait."""
 
-    def ids(unrelated_parameters: int) -> tuple[str, str]:
+    def ids(unrelated_parameters: int) -> str:
         stack = Stack(new_app(), "Gate")
         for index in range(unrelated_parameters):
             CfnParameter(stack, f"Unrelated{index}")
@@ -624,7 +650,7 @@ def test_wait_ids_of_a_token_cluster_name_do_not_depend_on_creation_order() -> N
         cluster = HyperPodSlurmCluster(
             stack, "Cluster", cluster_name=name, instance_groups=[controller(), compute("g", 2, 2)]
         )
-        return wait_ids(stack, cluster)
+        return wait_id(stack, cluster)
 
     assert ids(0) == ids(3)
 

@@ -50,7 +50,6 @@ def test_create_starts_the_loop_with_the_contract_input(monkeypatch: pytest.Monk
         "deadline": int(w.clock.time()) + w.timeout_seconds,
         "pollIntervalSeconds": 60,
         "stackId": w.cfn.stack_id,
-        "waitHandleLogicalId": w.handle_id(),
         "waitConditionLogicalId": w.gate(
             [Requirement("gpu", 16, 16), Requirement("trn", 2, 4)]
         ).condition_id,
@@ -123,7 +122,7 @@ def test_start_access_denied_names_the_permission(monkeypatch: pytest.MonkeyPatc
         ),
         ({"Requirements": []}, "Requirements must be a non-empty list"),
         ({"TimeoutSeconds": "0"}, "TimeoutSeconds must be >= 1"),
-        ({"WaitHandleLogicalId": ""}, "WaitHandleLogicalId is required"),
+        ({"WaitConditionLogicalId": ""}, "WaitConditionLogicalId is required"),
     ],
 )
 def test_invalid_properties_fail(
@@ -198,7 +197,7 @@ def test_update_rollback_starts_no_orphan_loop(monkeypatch: pytest.MonkeyPatch) 
     w = world(monkeypatch)
     first = w.arm_gate(GPU)
     w.run(until_elapsed=2 * 3600)
-    assert [s.json()["Status"] for s in w.signals(GPU)] == ["SUCCESS"]
+    assert [s.status for s in w.signals(GPU)] == ["SUCCESS"]
     old = w.properties(GPU)
     raised = [Requirement("gpu", 20, 24)]  # a raised minimum: HyperPod gates it again
     new = w.properties(raised)
@@ -219,7 +218,7 @@ def test_update_rollback_starts_no_orphan_loop(monkeypatch: pytest.MonkeyPatch) 
         {"executionArn": forward["PhysicalResourceId"], "cause": "gate deleted"}
     ]
     w.run(until_elapsed=6 * 3600)
-    assert [s.json()["Status"] for s in w.signals(GPU)] == ["SUCCESS"]  # signalled once
+    assert [s.status for s in w.signals(GPU)] == ["SUCCESS"]  # signalled once
     assert len(w.sns.messages) == 1
 
 

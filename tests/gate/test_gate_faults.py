@@ -6,7 +6,6 @@ model (``hyperpod_gate/faults.py``); the property test at the end tries fault sc
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -24,8 +23,9 @@ from hyperpod_constructs.gate.definition import (
     max_timeout_for_history,
 )
 from hyperpod_constructs.gate.options import LOOP_BACKSTOP_MARGIN_SECONDS, MinCountGateOptions
-from hyperpod_constructs.gate.runtime.hyperpod_gate import faults, poll
+from hyperpod_constructs.gate.runtime.hyperpod_gate import cfnsignal, faults, poll
 from hyperpod_constructs.validation.gate_rules import gate_option_findings
+from tests.support.aws_fakes import SIGNAL_TIMEOUT_REASON
 from tests.support.depth import examples
 from tests.support.hyperpod_sim import GroupSpec, constant, steps
 from tests.support.moto_sfn import HISTORY_QUOTA_ERROR
@@ -52,7 +52,7 @@ def start(w: GateWorld) -> Execution:
 
 
 def statuses(w: GateWorld) -> list[str]:
-    return [s.json()["Status"] for s in w.signals()]
+    return [s.status for s in w.signals()]
 
 
 # -- defect 1: throttling -------------------------------------------------------------------
@@ -90,9 +90,9 @@ def test_hours_of_invocation_faults_before_the_deadline_only_delay_the_verdict(
     w.run(until_elapsed=5 * HOUR)
     assert execution.status == "FAILED" and execution.error == "MinCountGateFailed"
     (signal,) = w.signals()
-    assert signal.json()["Status"] == "FAILURE"
-    assert "HyperPod rolled back instance group(s) gpu" in signal.json()["Reason"]
-    assert error not in signal.json()["Reason"]
+    assert signal.status == "FAILURE"
+    assert "HyperPod rolled back instance group(s) gpu" in signal.reason
+    assert error not in signal.reason
 
 
 def test_a_broken_check_function_is_replaced_by_the_arm_function(
@@ -109,7 +109,7 @@ def test_a_broken_check_function_is_replaced_by_the_arm_function(
     w.run(until_elapsed=5 * HOUR)
     assert execution.status == "SUCCEEDED"
     (signal,) = w.signals()
-    assert "checked by the arm function" in signal.json()["Reason"]
+    assert "checked by the arm function" in signal.reason
 
 
 # -- defect 2: the history quota ------------------------------------------------------------
@@ -208,7 +208,7 @@ def test_polling_as_often_as_allowed_under_faults_stays_below_the_quota(
     assert execution.status == "FAILED", (execution.error, w.engine.history_peak)
     assert execution.error == "MinCountGateFailed"
     assert w.engine.history_peak < HISTORY_QUOTA
-    assert "deadline reached" in w.signals()[0].json()["Reason"]
+    assert "deadline reached" in w.signals()[0].reason
 
 
 def test_the_harness_enforces_the_history_quota(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -222,26 +222,94 @@ def test_the_harness_enforces_the_history_quota(monkeypatch: pytest.MonkeyPatch)
     assert execution.status == "FAILED" and execution.error == HISTORY_QUOTA_ERROR
 
 
-# -- defect 3: a permanent 4xx on the wait-handle PUT ---------------------------------------
+# -- defect 3: a signal refused for good ----------------------------------------------------
 
 
 def test_a_refused_signal_ends_the_loop_with_a_visible_outcome(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The handle's presigned URL answers 403 for good: one PUT (no retry of a 4xx), then the
-    loop ends FAILED with MinCountGateSignalRefused naming the undelivered decision, and the
-    topic is told. The old loop retried at every poll for 13 hours."""
+    """CloudFormation refuses SignalResource to both gate roles for good (a policy edited by
+    hand, an SCP): the check function retries, the arm function (another role) retries, then
+    the loop ends FAILED with MinCountGateSignalRefused within the same poll, naming the
+    undelivered decision and the command that delivers it, and the topic is told. The old loop
+    retried at every poll for 13 hours."""
     w = GateWorld(monkeypatch, groups(steps((0, 0), (30 * MIN, 16))))
     execution = start(w)
-    w.http.failures = [403] * 1000  # after the arm's response to CloudFormation
+    w.cfn.denied_roles = {"check", "arm"}  # after the arm's response to CloudFormation
     w.run(until_elapsed=13 * HOUR)
     assert execution.status == "FAILED" and execution.error == "MinCountGateSignalRefused"
     assert "could not deliver its decision READY" in (execution.cause or "")
-    assert len([p for p in w.http.puts if "waitcondition" in p.url]) == 1
+    refusals = [code for code, _ in w.cfn.refusals]
+    assert refusals == ["AccessDenied"] * (2 * cfnsignal.REFUSAL_ATTEMPTS)
     (message,) = w.sns.messages
     assert message["Subject"].startswith("HyperPod MinCount gate REFUSED")
-    assert "HTTP 403" in message["Message"]
+    command = (
+        f"aws cloudformation signal-resource --stack-name {w.cfn.stack_id} "
+        f"--logical-resource-id {w.condition_id()} --unique-id hyperpod-min-count-gate-manual "
+        "--status SUCCESS"
+    )
+    assert "AccessDenied" in message["Message"] and command in message["Message"]
     assert faults.signal_fault(403) == "permanent" and faults.signal_fault(503) == "transient"
+
+
+def test_a_ready_the_gate_decided_reaches_cloudformation_or_fails_loudly_within_minutes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 26, defect 4: the handle's presigned URL answered 403 for good, the loop ended and
+    the wait condition timed out 12 hours later: on a create, the rollback deleted a cluster
+    the gate saw READY. Now the wait condition is signalled with SignalResource: refused to the
+    check function's role, the arm function's role delivers it within the same poll; refused
+    to both, the loop fails loudly within minutes, and the decision can still be delivered
+    (by the command its message names) while the wait condition waits: nothing times out."""
+    for denied in ({"check"}, {"check", "arm"}):
+        with pytest.MonkeyPatch.context() as mp:
+            w = GateWorld(mp, groups(steps((0, 0), (30 * MIN, 16))))
+            try:
+                execution = start(w)
+                w.cfn.denied_roles = set(denied)
+                w.run(until_elapsed=13 * HOUR)
+                ready_at = w.sim.min_reached_at("gpu")
+                assert ready_at is not None
+                condition = w.cfn.condition(w.condition_id())
+                if denied == {"check"}:
+                    assert execution.status == "SUCCEEDED"
+                    (signal,) = w.signals()
+                    assert (signal.status, signal.role) == ("SUCCESS", "arm")
+                    assert condition.status == "CREATE_COMPLETE"
+                    assert condition.completed_at is not None
+                    assert condition.completed_at - ready_at <= w.poll_interval + 5 * MIN
+                    continue
+                assert execution.error == "MinCountGateSignalRefused"
+                failed_at = max(i.time + i.duration for i in w.invocations)
+                assert failed_at - ready_at <= w.poll_interval + 5 * MIN
+                # Still waiting (nothing rolled back), and the message's command delivers it.
+                assert condition.status == "CREATE_IN_PROGRESS"
+                w.cfn.role = lambda: None  # the operator, with a principal that may signal
+                w.cfn.fake.client().signal_resource(
+                    StackName=w.cfn.stack_id,
+                    LogicalResourceId=w.condition_id(),
+                    UniqueId="hyperpod-min-count-gate-manual",
+                    Status="SUCCESS",
+                )
+                assert w.cfn.condition(w.condition_id()).status == "CREATE_COMPLETE"
+                w.assert_no_secret_leak()
+            finally:
+                w.close()
+
+
+def test_a_signal_sent_before_the_wait_condition_exists_is_sent_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CloudFormation creates the wait condition after the arm resource answered; a gate whose
+    groups are ready at its first check (which runs before StartExecution returns) signals a
+    resource that does not exist yet. That refusal is not final: the next check delivers."""
+    w = GateWorld(monkeypatch, groups(constant(16)))
+    w.clock.advance(4 * HOUR)  # the minimum was reached long ago
+    execution = start(w)
+    w.run(until_elapsed=6 * HOUR)
+    assert execution.status == "SUCCEEDED"
+    assert statuses(w) == ["SUCCESS"]
+    assert [code for code, _ in w.cfn.refusals] == ["ValidationError"]
 
 
 # -- defect 4: one opening -----------------------------------------------------------------
@@ -260,7 +328,7 @@ def test_after_the_fast_path_opens_the_gate_the_loop_stops_at_its_next_step(
     assert execution.status == "SUCCEEDED"
     assert statuses(w) == ["SUCCESS"]
     first = w.signals()[0]
-    assert "seen through an EventBridge event" in first.json()["Reason"]
+    assert "seen through an EventBridge event" in first.reason
     (message,) = w.sns.messages
     assert message["Subject"] == "HyperPod MinCount gate READY: train"
     checks = [i for i in w.invocations if i.function == "poll"]
@@ -292,7 +360,7 @@ def test_a_crafted_invocation_can_neither_open_nor_fail_the_gate(
     w.run(until_elapsed=5 * HOUR)
     assert execution.status == "SUCCEEDED"
     assert statuses(w) == ["SUCCESS"]
-    assert "gpu 16/16" in w.signals()[0].json()["Reason"]
+    assert "gpu 16/16" in w.signals()[0].reason
 
 
 # -- defect 6: margins and a requested 12 h -------------------------------------------------
@@ -339,8 +407,8 @@ def test_the_backstop_ends_a_loop_whose_checks_never_run(monkeypatch: pytest.Mon
     assert w.engine.timed_out == 1
     backstop = w.gate().definition["TimeoutSeconds"]
     assert backstop == w.timeout_seconds + w.poll_interval + LOOP_BACKSTOP_MARGIN_SECONDS
-    condition = w.cfn.condition(w.handle_id())
-    assert condition.status == "CREATE_FAILED" and condition.reason == "WaitCondition timed out"
+    condition = w.cfn.condition(w.condition_id())
+    assert condition.status == "CREATE_FAILED" and condition.reason == SIGNAL_TIMEOUT_REASON
 
 
 def test_faults_ending_after_the_deadline_are_reported_before_the_backstop(
@@ -356,7 +424,7 @@ def test_faults_ending_after_the_deadline_are_reported_before_the_backstop(
     w.run(until_elapsed=13 * HOUR)
     assert execution.status == "FAILED" and w.engine.timed_out == 0
     (signal,) = w.signals()
-    assert "deadline reached" in signal.json()["Reason"]
+    assert "deadline reached" in signal.reason
 
 
 # -- the fault table ------------------------------------------------------------------------
@@ -410,7 +478,7 @@ def fault_schedules(draw: Any) -> list[tuple[str, str, float, float]]:
                         "5xx",
                         "unavailable",
                         "hang",
-                        "403-signal",
+                        "signal-denied",
                         "nodes:throttle",
                         "nodes:5xx",
                     ]
@@ -423,7 +491,8 @@ def fault_schedules(draw: Any) -> list[tuple[str, str, float, float]]:
 
 
 def _apply(w: GateWorld, schedule: list[tuple[str, str, float, float]]) -> bool:
-    """Install the faults; return whether the signal is refused for good (a 403)."""
+    """Install the faults; return whether the signal is refused for good (SignalResource
+    denied to both roles)."""
     refused = False
     for level, kind, begin, end in schedule:
         if level == "invoke":
@@ -431,7 +500,7 @@ def _apply(w: GateWorld, schedule: list[tuple[str, str, float, float]]) -> bool:
             w.invoke_faults.append(InvokeFault(function, begin, end, error))
         elif kind == "hang":
             w.sim.hang(count=int((end - begin) // 60) + 1)
-        elif kind == "403-signal":
+        elif kind == "signal-denied":
             refused = True
         elif kind.startswith("nodes:"):  # the Running confirmation's ListClusterNodes
             start, end = w.clock.start + begin, w.clock.start + end
@@ -488,11 +557,11 @@ def test_every_fault_schedule_ends_with_hyperpods_verdict(
             refused = _apply(w, schedule)
             execution = start(w)
             if refused:
-                w.http.failures = [403] * 100
+                w.cfn.denied_roles = {"check", "arm"}
             w.run(until_elapsed=13 * HOUR, stop_when_idle=not fast_path)
             assert not execution.running, schedule
             assert w.engine.timed_out == 0 and w.engine.history_peak < HISTORY_QUOTA
-            condition = w.cfn.condition(w.handle_id())
+            condition = w.cfn.condition(w.condition_id())
             if refused and not w.signals():
                 # Visible: the execution failed naming the refusal; the wait condition ends at
                 # its own timeout, at most 12 h after CloudFormation created it, when the arm
@@ -513,9 +582,7 @@ def test_every_fault_schedule_ends_with_hyperpods_verdict(
             else:
                 assert execution.status == "FAILED", (execution.error, execution.cause)
                 assert statuses(w) == ["FAILURE"]
-                assert "HyperPod rolled back instance group(s) gpu" in json.dumps(
-                    w.signals()[0].json()
-                )
+                assert "HyperPod rolled back instance group(s) gpu" in w.signals()[0].reason
             ready = [m for m in w.sns.messages if "READY" in m["Subject"]]
             assert len(ready) == (1 if reached else 0)
         finally:

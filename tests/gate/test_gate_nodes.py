@@ -191,7 +191,7 @@ def test_ready_once_the_minimum_is_running(monkeypatch: pytest.MonkeyPatch) -> N
     assert result["status"] == "READY"
     assert result["reason"].startswith("all gated groups reached their minimum: gpu 250/250")
     assert "not confirmed" not in result["reason"]
-    assert [s.json()["Status"] for s in w.signals()] == ["SUCCESS"]
+    assert [s.status for s in w.signals()] == ["SUCCESS"]
 
 
 def test_paging_stops_once_the_minimum_is_running(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -264,7 +264,7 @@ def test_transient_list_faults_at_the_deadline_fall_back_to_describe_cluster(
         "(not confirmed with ListClusterNodes: ListClusterNodes failed transiently "
         "(ThrottlingException) at the deadline)"
     )
-    assert w.signals()[0].json()["Status"] == "SUCCESS"
+    assert w.signals()[0].status == "SUCCESS"
 
 
 def test_access_denied_waits_while_propagating_then_falls_back(
@@ -285,7 +285,7 @@ def test_access_denied_waits_while_propagating_then_falls_back(
         "(not confirmed with ListClusterNodes: denied (AccessDeniedException); grant "
         "sagemaker:ListClusterNodes on the cluster ARN to the gate functions' roles)"
     )
-    assert w.signals()[0].json()["Status"] == "SUCCESS"
+    assert w.signals()[0].status == "SUCCESS"
     assert len(node_attempts(w)) == 2  # AccessDenied is not retried
 
 
@@ -362,7 +362,7 @@ def test_the_gate_opens_only_once_the_minimum_is_running(
     assert counted is not None and running is not None
     assert running - counted >= CHECKS
     first = w.signals()[0]
-    assert first.json()["Status"] == "SUCCESS"
+    assert first.status == "SUCCESS"
     assert running <= first.time <= running + w.poll_interval
     waiting = [
         p.result["reason"]
@@ -393,5 +393,5 @@ def test_the_loop_waits_out_a_throttled_list_then_opens(monkeypatch: pytest.Monk
     ]
     assert throttled and all(p.result["status"] == "WAITING" for p in throttled)
     (signal,) = w.signals()
-    assert signal.json()["Status"] == "SUCCESS"
+    assert signal.status == "SUCCESS"
     assert s + 45 * MIN <= signal.time <= s + 45 * MIN + w.poll_interval + 60

@@ -68,7 +68,7 @@ def test_the_gate_waits_for_the_deployed_parameter_values(
     assert reached is not None and reached - w.clock.start >= 90 * MIN
     (signal,) = w.signals()
     assert signal.time >= reached
-    assert "gpu 16/12 (target 16, InService)" in signal.json()["Reason"]
+    assert "gpu 16/12 (target 16, InService)" in signal.reason
     polls = w.polls()
     assert any("gpu 8/12 (target 16" in p.result["reason"] for p in polls)
 
@@ -87,8 +87,8 @@ def test_the_fast_path_reads_the_deployed_values_from_the_execution(
     w.run(until_elapsed=5 * HOUR)
     assert execution.status == "SUCCEEDED"
     (first, *_) = w.signals()
-    assert "seen through an EventBridge event" in first.json()["Reason"]
-    assert "gpu 12/12 (target 16, InService)" in first.json()["Reason"]
+    assert "seen through an EventBridge event" in first.reason
+    assert "gpu 12/12 (target 16, InService)" in first.reason
 
 
 def test_changing_only_a_parameter_value_does_not_wait_again(
@@ -100,12 +100,12 @@ def test_changing_only_a_parameter_value_does_not_wait_again(
     w.run(until_elapsed=2 * HOUR)
     assert first.status == "SUCCEEDED"
     old_properties = w.properties()
-    handle = w.handle_id()
+    handle = w.condition_id()
     starts = len(w.calls("StartExecution"))
     assert starts == 1
 
     w.parameters = {"GpuCount": "32", "GpuMin": "24"}
-    assert w.handle_id() == handle  # the template's logical ids did not change
+    assert w.condition_id() == handle  # the template's logical ids did not change
     response = w.custom_resource(
         "Update", w.properties(), physical_id=first.arn, old_properties=old_properties
     )

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate import aws, httpput, poll
+from hyperpod_constructs.gate.runtime.hyperpod_gate import aws, cfnsignal, poll
 from tests.support.hyperpod_sim import Fault, GroupSpec, constant, steps
 from tests.support.wire import ApiError
 from tests.support.world import TOPIC_ARN, GateWorld, Requirement
@@ -52,7 +52,8 @@ def test_missing_gated_group_fails_once_cluster_in_service(monkeypatch: pytest.M
     assert calls(w) == {
         "DescribeCluster": 1,
         "ListClusterEvents": 1,
-        "cfn.DescribeStackResource": 2,
+        "cfn.DescribeStackResource": 1,
+        "cfn.SignalResource": 1,
         "sns.Publish": 1,
     }
 
@@ -109,7 +110,8 @@ def test_ready_signals_success_and_notifies(monkeypatch: pytest.MonkeyPatch) -> 
     assert calls(w) == {
         "DescribeCluster": 1,
         "ListClusterNodes": 1,  # gpu's 16 nodes on one page (cpu has no minimum: not listed)
-        "cfn.DescribeStackResource": 2,
+        "cfn.DescribeStackResource": 1,  # the wait condition's state, before deciding
+        "cfn.SignalResource": 1,
         "sns.Publish": 1,
     }
     ((_, params),) = [a for a in w.sim.fake.attempts if a[0] == "ListClusterNodes"]
@@ -119,16 +121,20 @@ def test_ready_signals_success_and_notifies(monkeypatch: pytest.MonkeyPatch) -> 
         "MaxResults": poll.NODE_PAGE_SIZE,
     }
     (signal,) = w.signals()
-    assert signal.method == "PUT"
-    assert signal.headers["Content-type"] == ""  # urllib did not add its form default
-    assert signal.timeout == httpput.PUT_TIMEOUT
-    assert signal.json() == {
-        "Status": "SUCCESS",
-        "Reason": "all gated groups reached their minimum: gpu 16/16 (target 16, InService); "
-        "cluster train is InService",
+    ((_, params),) = [a for a in w.cfn.fake.attempts if a[0] == "SignalResource"]
+    assert params == {  # as botocore serialized it (the query protocol's form fields)
+        "StackName": w.cfn.stack_id,
+        "LogicalResourceId": w.condition_id(GPU),
         "UniqueId": "hyperpod-min-count-gate",
-        "Data": "READY gpu=16/16/16",
+        "Status": "SUCCESS",
     }
+    assert (signal.status, signal.role) == ("SUCCESS", "check")
+    assert w.cfn.condition(w.condition_id(GPU)).status == "CREATE_COMPLETE"
+    assert result["reason"] == (
+        "all gated groups reached their minimum: gpu 16/16 (target 16, InService); "
+        "cluster train is InService"
+    )
+    assert w.http.puts == []  # no presigned URL: nothing is PUT
     (message,) = w.sns.messages
     body = json.loads(message.pop("Message"))
     attributes = message.pop("MessageAttributes")
@@ -153,27 +159,37 @@ def test_failed_enriches_with_events_and_signals_failure(monkeypatch: pytest.Mon
     assert calls(w) == {
         "DescribeCluster": 1,
         "ListClusterEvents": 1,
-        "cfn.DescribeStackResource": 2,
+        "cfn.DescribeStackResource": 1,
+        "cfn.SignalResource": 1,
         "sns.Publish": 1,
     }
     ((_, params),) = [a for a in w.sim.fake.attempts if a[0] == "ListClusterEvents"]
     assert params["SortOrder"] == "Descending" and params["MaxResults"] <= 100
     (signal,) = w.signals()
-    body = signal.json()
-    assert body["Status"] == "FAILURE" and body["Reason"] == result["reason"][:1000]
+    assert signal.status == "FAILURE" and signal.reason == result["reason"]
+    # SignalResource has no reason: CloudFormation's event names the UniqueId, which starts it.
+    assert signal.unique_id == "gate-failed-HyperPod-rolled-back-instance-group-s-gpu-InService"
+    assert w.cfn.condition(w.condition_id(GPU)).reason == (
+        "Received FAILURE signal with UniqueId " + signal.unique_id
+    )
 
 
-def test_signal_reason_is_truncated_to_1000(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_long_reason_is_whole_in_the_result_and_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reason is the loop's (state, cause, message: up to 4000 characters), no longer cut
+    to a signal's 1000; the UniqueId stays within its 64 characters."""
     w = world(monkeypatch, capacity=constant(10))
     w.clock.advance(3 * HOUR + 700)
     requirements = [Requirement("gpu", 16, 16)] + [
         Requirement(f"missing-group-with-a-rather-long-name-{i:02d}", 1, 1) for i in range(30)
     ]
     result = w.poll_once(w.poll_event(requirements))
-    assert len(result["reason"]) > 1000
-    reason = w.signals(requirements)[0].json()["Reason"]
-    assert len(reason) == 1000 and reason.endswith("...")
-    assert reason[:997] == result["reason"][:997]
+    assert 1000 < len(result["reason"]) <= poll.RETURN_REASON_LIMIT
+    (message,) = w.sns.messages
+    assert json.loads(message["Message"])["reason"] == result["reason"]
+    (signal,) = w.signals(requirements)
+    assert len(signal.unique_id) <= 64 and set(signal.unique_id) <= set(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"
+    )
 
 
 def test_events_unavailable_still_fails_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -195,7 +211,7 @@ def test_cluster_not_found(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result["status"] == "FAILED"
     assert "cluster other not found" in result["reason"]
     assert "gpu (minimum 16, target 16)" in result["reason"]
-    assert w.signals()[0].json()["Status"] == "FAILURE"
+    assert w.signals()[0].status == "FAILURE"
     assert w.sim.calls == {"DescribeCluster": 1}
 
 
@@ -221,7 +237,7 @@ def test_transient_errors_wait_then_fail_after_deadline(monkeypatch: pytest.Monk
     w.clock.advance(600)
     second = w.poll_once(event)
     assert second["status"] == "FAILED" and "deadline reached" in second["reason"]
-    assert w.signals()[0].json()["Status"] == "FAILURE"
+    assert w.signals()[0].status == "FAILURE"
 
 
 def test_other_api_errors_fail_with_code(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -240,15 +256,16 @@ def test_other_api_errors_fail_with_code(monkeypatch: pytest.MonkeyPatch) -> Non
     assert "DescribeCluster on " in result["reason"] and "ValidationException" in result["reason"]
 
 
-def test_handle_gone_is_abandoned(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_wait_condition_gone_is_abandoned(monkeypatch: pytest.MonkeyPatch) -> None:
     w = world(monkeypatch)
     w.clock.advance(2 * HOUR)
     event = w.poll_event(GPU)
-    w.cfn.remove_resource(w.handle_id())
+    w.cfn.remove_resource(w.condition_id())
     result = w.poll_once(event)
     assert result["status"] == "ABANDONED"
-    assert "no longer exists" in result["reason"]
+    assert "no longer waits" in result["reason"]
     assert w.signals() == [] and w.sns.messages == []
+    assert [code for code, _ in w.cfn.refusals] == ["ValidationError"]
 
 
 def test_stack_gone_is_abandoned(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -259,7 +276,7 @@ def test_stack_gone_is_abandoned(monkeypatch: pytest.MonkeyPatch) -> None:
     assert w.poll_once(event)["status"] == "ABANDONED"
 
 
-def test_handle_unreadable_transiently_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_wait_condition_unreadable_transiently_waits(monkeypatch: pytest.MonkeyPatch) -> None:
     w = world(monkeypatch)
     w.clock.advance(2 * HOUR)
     event = w.poll_event(GPU)
@@ -278,33 +295,36 @@ def test_handle_unreadable_transiently_waits(monkeypatch: pytest.MonkeyPatch) ->
     assert len(w.signals()) == 1
 
 
-def test_handle_unreadable_access_denied(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cloudformation_denied_hands_the_decision_to_the_arm_function(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     w = world(monkeypatch)
     w.clock.advance(2 * HOUR)
     event = w.poll_event(GPU)
 
     def denied(operation: str, params: dict[str, Any]) -> dict[str, Any]:
-        raise ApiError(
-            "AccessDenied", "not authorized to perform: cloudformation:DescribeStackResource"
-        )
+        raise ApiError("AccessDenied", f"not authorized to perform: cloudformation:{operation}")
 
     monkeypatch.setattr(w.cfn.fake, "handler", denied)
     result = w.poll_once(event)
     # Past the settle window a denial is not propagation: the arm function signals instead.
     assert result["status"] == "UNSIGNALLED" and result["decision"] == "READY"
-    assert "missing permission cloudformation:DescribeStackResource" in result["reason"]
+    assert "cloudformation:SignalResource on wait condition" in result["reason"]
+    assert "was refused (AccessDenied: not authorized" in result["reason"]
     assert w.sns.messages == [] and w.signals() == []
+    # Retried within the check, a second apart, then left to the other role.
+    assert w.cfn.fake.count("SignalResource") == cfnsignal.REFUSAL_ATTEMPTS
 
 
 def test_signal_delivery_retried_then_next_poll(monkeypatch: pytest.MonkeyPatch) -> None:
     w = world(monkeypatch)
     w.clock.advance(2 * HOUR)
     event = w.poll_event(GPU)
-    w.http.failures = [503, TimeoutError()]
+    w.cfn.signal_faults = [ApiError("Throttling", "Rate exceeded"), "hang", "hang"]
     result = w.poll_once(event)
     assert result["status"] == "WAITING"
-    assert "signal was not delivered (PUT failed after retries: TimeoutError)" in result["reason"]
-    assert len(w.http.puts) == httpput.PUT_ATTEMPTS and w.signals() == []
+    assert "signal was not delivered (ReadTimeoutError); signalling again" in result["reason"]
+    assert w.cfn.fake.count("SignalResource") == aws.MAX_ATTEMPTS and w.signals() == []
     assert w.sns.messages == []
     assert w.poll_once(event)["status"] == "READY"
     assert len(w.signals()) == 1 and len(w.sns.messages) == 1
@@ -313,9 +333,9 @@ def test_signal_delivery_retried_then_next_poll(monkeypatch: pytest.MonkeyPatch)
 def test_signal_retry_recovers_within_one_invocation(monkeypatch: pytest.MonkeyPatch) -> None:
     w = world(monkeypatch)
     w.clock.advance(2 * HOUR)
-    w.http.failures = [500]
+    w.cfn.signal_faults = [ApiError("InternalFailure", "", 500)]
     assert w.poll_once(w.poll_event(GPU))["status"] == "READY"
-    assert len(w.http.puts) == 2 and len(w.signals()) == 1
+    assert w.cfn.fake.count("SignalResource") == 2 and len(w.signals()) == 1
 
 
 def test_no_topic_no_publish_and_sns_failure_is_harmless(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -345,7 +365,7 @@ def test_internal_error_hands_the_check_to_the_arm_function(
     w = world(monkeypatch)
     w.clock.advance(600)
     event = w.poll_event(GPU)
-    url = w.cfn.handle_urls[w.handle_id()]
+    url = w.cfn.response_url("some-request", "ClusterMinCountGateArm")
 
     def broken(*_: Any, **__: Any) -> Any:
         raise RuntimeError(f"boom while talking to {url}")
@@ -356,7 +376,7 @@ def test_internal_error_hands_the_check_to_the_arm_function(
     result = w.poll_once(event, by_arm=True)
     assert result["status"] == "FAILED"
     assert result["reason"] == "internal error: RuntimeError: boom while talking to <url>"
-    assert w.signals()[0].json()["Reason"] == result["reason"]
+    assert w.signals()[0].reason == result["reason"]
     w.assert_no_secret_leak()
 
 
@@ -401,7 +421,7 @@ def test_a_slow_api_never_outruns_the_function_timeout(monkeypatch: pytest.Monke
     w = world(monkeypatch)
     w.clock.advance(2 * HOUR)  # capacity is ready
     w.sim.hang(count=5)  # DescribeCluster hangs five times, then answers
-    w.http.failures = [TimeoutError(), TimeoutError(), TimeoutError()]  # so does the PUT
+    w.cfn.signal_faults = ["hang"] * 3  # so does the signal
     event = w.poll_event(GPU)
     timeout = w.gate().check_timeout
     results = []
@@ -409,7 +429,7 @@ def test_a_slow_api_never_outruns_the_function_timeout(monkeypatch: pytest.Monke
         results.append(w.poll_once(event))
         assert w.invocations[-1].duration <= timeout - poll.SAFETY_SECONDS
     assert all(r["status"] in ("WAITING", "READY") for r in results)
-    assert [s.json()["Status"] for s in w.signals()] == ["SUCCESS"]
+    assert [s.status for s in w.signals()] == ["SUCCESS"]
 
 
 def test_the_time_budget_table_states_the_synthesized_figures(
@@ -430,7 +450,7 @@ def test_the_time_budget_table_states_the_synthesized_figures(
         "reserve at the end": f"| {poll.SAFETY_SECONDS:g} s |",
         "**check function timeout**": f"| **{w.gate().check_timeout} s** |",
         "Task `TimeoutSeconds`": f"| {task_timeouts.pop()} s |",
-        "signal PUT": f"| {httpput.PUT_WORST_CASE:g} s |",
+        "the signal": f"| {cfnsignal.SIGNAL_WORST_CASE:g} s |",
     }
     lines = [line for line in table.split("\n### ")[0].splitlines() if line.startswith("| ")]
     for start, figure in rows.items():

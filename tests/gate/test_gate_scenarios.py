@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from hyperpod_constructs.gate.runtime.hyperpod_gate import poll
 from hyperpod_constructs.gate.runtime.hyperpod_gate.decision import SETTLE_SECONDS
 from tests.support.hyperpod_sim import TICK, GroupSpec, constant, linear, steps, unlimited
 from tests.support.wire import ApiError
@@ -98,9 +99,8 @@ def test_fast_minimum_in_20_minutes(monkeypatch: pytest.MonkeyPatch) -> None:
     assert reached is not None and 18 * MIN <= reached - w.clock.start <= 22 * MIN
     assert 0 <= detection_latency(w) <= w.poll_interval
     (signal,) = w.signals()
-    body = signal.json()
-    assert body["Status"] == "SUCCESS"
-    assert body["Reason"].startswith(
+    assert signal.status == "SUCCESS" and signal.unique_id == "hyperpod-min-count-gate"
+    assert signal.reason.startswith(
         "all gated groups reached their minimum: gpu 16/16 (target 16, InService)"
     )
     polls = polls_of(w, execution)
@@ -114,7 +114,7 @@ def test_fast_minimum_in_20_minutes(monkeypatch: pytest.MonkeyPatch) -> None:
     assert w.sim.calls == {"DescribeCluster": len(polls), "ListClusterNodes": 1}
     # armed at 1 min; polls every minute; the minimum is reached at 20 min 20 s
     assert len(polls) == 21 and polls[-1].time - w.clock.start == 21 * MIN
-    assert w.cfn.condition(w.handle_id()).status == "CREATE_COMPLETE"
+    assert w.cfn.condition(w.condition_id()).status == "CREATE_COMPLETE"
     assert len(w.sns.messages) == 1 and "READY" in w.sns.messages[0]["Subject"]
     assert_loop_ended(w, execution)
     w.assert_no_secret_leak()
@@ -133,7 +133,7 @@ def test_slow_minimum_at_2h50(monkeypatch: pytest.MonkeyPatch) -> None:
     assert abs(len(polls) - (reached - w.clock.start - ARM_AT) / SLOW_POLL) <= 2
     assert w.sim.calls == {"DescribeCluster": len(polls), "ListClusterNodes": 1}
     assert execution.transitions == 3 * len(polls)
-    assert w.cfn.condition(w.handle_id()).status == "CREATE_COMPLETE"
+    assert w.cfn.condition(w.condition_id()).status == "CREATE_COMPLETE"
     assert_loop_ended(w, execution)
 
 
@@ -160,19 +160,22 @@ def test_never_rolls_back_at_3h_and_fails(monkeypatch: pytest.MonkeyPatch) -> No
     assert rolled is not None and rolled - w.clock.start == pytest.approx(3 * HOUR, abs=10)
     (signal,) = w.signals()
     assert 0 <= signal.time - rolled <= w.poll_interval
-    body = signal.json()
-    assert body["Status"] == "FAILURE"
-    reason = body["Reason"]
+    assert signal.status == "FAILURE"
+    reason = signal.reason
     assert "HyperPod rolled back instance group(s) gpu" in reason
     assert "gpu 0/16 (target 16, InService, HyperPod reports target 0 and minimum 0)" in reason
     assert "3-hour window" in reason and "training plan" in reason
     assert "Latest errors (newest first): [gpu] Failed to launch 6 ml.p5.48xlarge" in reason
-    assert len(reason) <= 1000
-    assert execution.cause is not None and execution.cause.startswith(reason[:900])
+    assert len(reason) <= poll.RETURN_REASON_LIMIT
+    assert execution.cause == reason
     polls = polls_of(w, execution)
     assert w.sim.calls == {"DescribeCluster": len(polls), "ListClusterEvents": 1}
-    condition = w.cfn.condition(w.handle_id())
-    assert condition.status == "CREATE_FAILED" and condition.reason == reason
+    condition = w.cfn.condition(w.condition_id())
+    # What the stack events show: the UniqueId, which starts the reason.
+    assert condition.status == "CREATE_FAILED" and condition.reason == (
+        "Received FAILURE signal with UniqueId "
+        "gate-failed-HyperPod-rolled-back-instance-group-s-gpu-InService"
+    )
     assert "FAILED" in w.sns.messages[0]["Subject"]
     assert_loop_ended(w, execution, events=1)
     w.assert_no_secret_leak()
@@ -211,7 +214,7 @@ def test_update_raising_the_minimum_waits_again(monkeypatch: pytest.MonkeyPatch)
     assert len(polls_of(w, first)) == first_polls  # the old loop had already ended
     assert any("gpu 10/14 (target 16, Updating)" in p.result["reason"] for p in polls_of(w, second))
     assert 0 <= detection_latency(w, requirements=RAISED) <= w.poll_interval
-    assert w.signals(RAISED)[0].json()["Status"] == "SUCCESS"
+    assert w.signals(RAISED)[0].status == "SUCCESS"
     assert len(w.signals(FIRST)) == 1  # the first handle was not signalled again
     # cleanup: CloudFormation deletes the old physical id
     delete = w.custom_resource("Delete", w.properties(FIRST), physical_id=first.arn)
@@ -230,7 +233,7 @@ def test_update_rolled_back_to_previous_values_fails(monkeypatch: pytest.MonkeyP
     rolled = w.sim.rolled_back_at("gpu")
     assert rolled is not None and rolled - updated_at == pytest.approx(3 * HOUR, abs=20)
     (signal,) = w.signals(RAISED)
-    reason = signal.json()["Reason"]
+    reason = signal.reason
     assert "rolled back instance group(s) gpu" in reason
     assert "gpu 10/14 (target 16, InService, HyperPod reports target 16 and minimum 8)" in reason
     # Updating for 5 minutes while scaling in, then InService with the old values
@@ -249,7 +252,7 @@ def test_update_rollback_with_old_boto3_fails_at_the_deadline(
     w.run(until_elapsed=9 * HOUR)
     assert second.status == "FAILED"
     (signal,) = w.signals(RAISED)
-    reason = signal.json()["Reason"]
+    reason = signal.reason
     assert "deadline reached" in reason and "gpu 10/14 (target 16, InService)" in reason
     assert 0 <= signal.time - deadline <= w.poll_interval
     assert_loop_ended(w, second, events=1, nodes=1)  # the first gate's opening check
@@ -286,7 +289,7 @@ def test_controller_failure_fails_with_failure_message(monkeypatch: pytest.Monke
     execution = start(w)
     w.run(until_elapsed=3 * HOUR)
     assert execution.status == "FAILED"
-    reason = w.signals()[0].json()["Reason"]
+    reason = w.signals()[0].reason
     assert "cluster train is Failed" in reason
     assert "FailureMessage: Lifecycle script on_create.sh failed on ip-10-1-2-3" in reason
     assert "gpu not listed (minimum 16, target 16)" in reason
@@ -320,7 +323,7 @@ def test_throttling_and_5xx_are_absorbed(monkeypatch: pytest.MonkeyPatch) -> Non
     reached = w.sim.min_reached_at("gpu")
     assert reached is not None
     (signal,) = w.signals()
-    assert signal.json()["Status"] == "SUCCESS"
+    assert signal.status == "SUCCESS"
     assert 0 <= signal.time - reached <= w.poll_interval + 60  # + retry back-off
     assert_loop_ended(w, execution)
 
@@ -359,7 +362,7 @@ def test_access_denied_past_the_settle_window_fails_naming_the_permission(
     assert signal.time - w.clock.start - ARM_AT == pytest.approx(
         SETTLE_SECONDS, abs=w.poll_interval
     )
-    reason = signal.json()["Reason"]
+    reason = signal.reason
     assert "may not call sagemaker:DescribeCluster" in reason
     assert "grant sagemaker:DescribeCluster" in reason
     assert w.sim.calls == {"DescribeCluster": len(polls)}  # AccessDenied is not retried
@@ -379,18 +382,17 @@ def test_access_denied_during_iam_propagation_does_not_fail_the_gate(
     w.run(until_elapsed=3 * HOUR)
     assert execution.status == "SUCCEEDED"
     (signal,) = w.signals()
-    assert signal.json()["Status"] == "SUCCESS"
+    assert signal.status == "SUCCESS"
     assert_loop_ended(w, execution)
 
 
-def test_a_check_that_cannot_read_the_handle_is_signalled_by_the_arm_function(
+def test_a_check_denied_by_cloudformation_is_signalled_by_the_arm_function(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 8, defect 3: DescribeStackResource denied to the check function for good. Today
-    the gate reports FAILED without a signal and the stack waits 12 hours; now the arm
-    function (another role) signals the decision, so CloudFormation sees it at once."""
+    """Issue 8, defect 3: every CloudFormation call denied to the check function for good. The
+    arm function (another role) signals the decision, so CloudFormation sees it at once."""
     w = GateWorld(monkeypatch, cluster_groups(steps((0, 0), (30 * MIN, 16))))
-    denied = ApiError("AccessDenied", "not authorized to perform: DescribeStackResource")
+    denied = ApiError("AccessDenied", "not authorized to perform: cloudformation", 403)
     original = w.cfn.fake.handler
 
     def handler(operation: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -402,9 +404,8 @@ def test_a_check_that_cannot_read_the_handle_is_signalled_by_the_arm_function(
     execution = start(w)
     w.run(until_elapsed=3 * HOUR)
     (signal,) = w.signals()
-    body = signal.json()
-    assert body["Status"] == "SUCCESS"
-    assert "checked by the arm function" in body["Reason"]
+    assert (signal.status, signal.role) == ("SUCCESS", "arm")
+    assert "checked by the arm function" in signal.reason
     assert [i.function for i in w.invocations][-2:] == ["poll", "arm-fallback"]
     assert execution.status == "SUCCEEDED"
     reached = w.sim.min_reached_at("gpu")
@@ -429,7 +430,7 @@ def test_cluster_deleted_mid_wait(
     w.run(until_elapsed=3 * HOUR)
     assert execution.status == "FAILED"
     (signal,) = w.signals()
-    assert expected in signal.json()["Reason"]
+    assert expected in signal.reason
     assert signal.time - (w.clock.start + 40 * MIN + 30) <= w.poll_interval + 10
     assert_loop_ended(w, execution, events=events)
 
@@ -442,7 +443,7 @@ def test_deadline_fails_before_the_backstop(monkeypatch: pytest.MonkeyPatch) -> 
     assert execution.status == "FAILED" and execution.error == "MinCountGateFailed"
     (signal,) = w.signals()
     assert 0 <= signal.time - deadline <= w.poll_interval
-    reason = signal.json()["Reason"]
+    reason = signal.reason
     assert "deadline reached" in reason and "gpu 10/16 (target 16, Creating)" in reason
     assert_loop_ended(w, execution, events=1)
 
@@ -465,7 +466,7 @@ def test_old_boto3_still_detects_a_new_group_rollback(monkeypatch: pytest.Monkey
     execution = start(w)
     w.run(until_elapsed=6 * HOUR)
     assert execution.status == "FAILED"
-    reason = w.signals()[0].json()["Reason"]
+    reason = w.signals()[0].reason
     assert "gpu 0/16 (target 16, InService, HyperPod reports target 0)" in reason
     rolled = w.sim.rolled_back_at("gpu")
     assert rolled is not None and w.signals()[0].time - rolled <= w.poll_interval
@@ -491,7 +492,7 @@ def test_ungated_groups_never_hold_the_gate(monkeypatch: pytest.MonkeyPatch) -> 
     assert execution.status == "SUCCEEDED"
     signal = w.signals()[0]
     assert signal.time - w.clock.start < 25 * MIN
-    reason = signal.json()["Reason"]
+    reason = signal.reason
     assert "cluster train is Creating" in reason  # the login node is not up yet
     assert "cpu" not in reason and "login" not in reason
     assert 0 <= detection_latency(w) <= w.poll_interval
@@ -502,11 +503,11 @@ def test_handle_gone_abandons_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     # e.g. the stack moved on (rollback/update) but StopExecution never reached the loop
     w = GateWorld(monkeypatch, cluster_groups(steps((0, 10), (HOUR, 16))))
     execution = start(w)
-    w.at(30 * MIN, lambda: w.cfn.remove_resource(w.handle_id()))
+    w.at(30 * MIN, lambda: w.cfn.remove_resource(w.condition_id()))
     w.run(until_elapsed=4 * HOUR)
     assert execution.status == "SUCCEEDED"
     last = polls_of(w, execution)[-1].result
-    assert last["status"] == "ABANDONED" and "no longer exists" in last["reason"]
+    assert last["status"] == "ABANDONED" and "no longer waits" in last["reason"]
     assert w.signals() == [] and w.sns.messages == []
     assert_loop_ended(w, execution, nodes=1)  # the check that decided READY, then stopped
 
@@ -514,17 +515,17 @@ def test_handle_gone_abandons_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_slow_api_near_the_function_timeout_never_fails_a_ready_gate(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 8, defect 2, on the engine: hanging calls and a hanging signal PUT; every check
+    """Issue 8, defect 2, on the engine: hanging calls and a hanging signal; every check
     ends within its function timeout (the harness reports Sandbox.Timedout otherwise)."""
     w = GateWorld(monkeypatch, cluster_groups(steps((0, 0), (20 * MIN, 16))))
     w.at(30 * MIN, lambda: w.sim.hang(count=5))
-    w.at(30 * MIN, lambda: w.http.failures.extend([TimeoutError()] * 3))
+    w.at(30 * MIN, lambda: w.cfn.signal_faults.extend(["hang"] * 3))
     execution = start(w)
     w.run(until_elapsed=3 * HOUR)
     assert execution.status == "SUCCEEDED"
     assert all(i.duration <= w.gate().check_timeout for i in w.invocations)
-    assert [s.json()["Status"] for s in w.signals()] == ["SUCCESS"]
-    # READY twice: the first signal PUT timed out (WAITING), the next check delivered it
+    assert [s.status for s in w.signals()] == ["SUCCESS"]
+    # READY twice: the first signal timed out (WAITING), the next check delivered it
     undelivered = [p for p in polls_of(w, execution) if "not delivered" in p.result["reason"]]
     assert len(undelivered) == 1
     assert_loop_ended(w, execution, nodes=2)
@@ -541,7 +542,7 @@ def test_a_lambda_timeout_or_crash_is_retried_not_reported(
     execution = start(w)
     w.run(until_elapsed=2 * HOUR)
     assert execution.status == "SUCCEEDED"
-    assert [s.json()["Status"] for s in w.signals()] == ["SUCCESS"]
+    assert [s.status for s in w.signals()] == ["SUCCESS"]
     arm = [i for i in w.invocations if i.function == "arm-fallback"]
     assert len(arm) == arm_checks
     assert execution.task_invocations == len(polls_of(w, execution)) + 2 + arm_checks
@@ -557,8 +558,7 @@ def test_a_check_that_keeps_timing_out_is_covered_by_the_arm_function(
     w.run(until_elapsed=2 * HOUR)
     assert execution.status == "SUCCEEDED"
     (signal,) = w.signals()
-    body = signal.json()
-    assert body["Status"] == "SUCCESS" and "checked by the arm function" in body["Reason"]
+    assert signal.status == "SUCCESS" and "checked by the arm function" in signal.reason
     assert [i.function for i in w.invocations][-1] == "arm-fallback"
 
 
@@ -569,7 +569,7 @@ def test_a_gated_group_removed_mid_wait_fails_the_gate(monkeypatch: pytest.Monke
     w.run(until_elapsed=2 * HOUR)
     assert execution.status == "FAILED"
     (signal,) = w.signals()
-    reason = signal.json()["Reason"]
+    reason = signal.reason
     assert "instance group(s) gpu Deleting" in reason
     assert signal.time - (w.clock.start + 30 * MIN) <= w.poll_interval
     assert_loop_ended(w, execution, events=1)
@@ -586,14 +586,14 @@ def test_eventbridge_events_open_the_gate_within_seconds(monkeypatch: pytest.Mon
     assert reached is not None
     first, *later = w.signals()
     fast = [i for i in w.invocations if i.function == "fastpath"]
-    assert first.json()["Status"] == "SUCCESS", [(i.time - reached, i.result) for i in fast]
-    assert "seen through an EventBridge event" in first.json()["Reason"], [
+    assert first.status == "SUCCESS", [(i.time - reached, i.result) for i in fast]
+    assert "seen through an EventBridge event" in first.reason, [
         (i.time - reached, i.result) for i in fast
     ]
     assert first.time - reached <= EVENT_DELAY + TICK
-    assert all(s.json()["Status"] == "SUCCESS" for s in later)
-    assert {s.json()["UniqueId"] for s in w.signals()} == {"hyperpod-min-count-gate"}
-    assert w.cfn.condition(w.handle_id()).completed_at == first.time
+    assert all(s.status == "SUCCESS" for s in later)
+    assert {s.unique_id for s in w.signals()} == {"hyperpod-min-count-gate"}
+    assert w.cfn.condition(w.condition_id()).completed_at == first.time
     assert len(w.sns.messages) == 1  # only the loop notifies
     fast = [i for i in w.invocations if i.function == "fastpath"]
     assert fast and all(i.result["status"] in ("IGNORED", "READY") for i in fast)
@@ -608,6 +608,6 @@ def test_eventbridge_never_fails_the_gate(monkeypatch: pytest.MonkeyPatch) -> No
     w.run(until_elapsed=6 * HOUR)
     assert execution.status == "FAILED"
     (signal,) = w.signals()
-    assert signal.json()["Status"] == "FAILURE"
+    assert signal.status == "FAILURE"
     fast = [i for i in w.invocations if i.function == "fastpath"]
     assert fast and all(i.result["status"] == "IGNORED" for i in fast)

@@ -131,13 +131,12 @@ def test_an_update_adding_a_group_waits_for_it_not_for_a_group_that_lost_nodes(
     second = w.execution(response)
     w.run(until_elapsed=w.clock.elapsed + 8 * HOUR)
     (signal,) = w.signals(BOTH)
-    body = signal.json()
-    assert body["Status"] == "SUCCESS", body["Reason"]
+    assert signal.status == "SUCCESS", signal.reason
     assert second.status == "SUCCEEDED"
     assert "waits for gpu2 (new group); not for gpu (minimum unchanged: 16)" in response["Reason"]
     assert [r["groupName"] for r in second.input["requirements"]] == ["gpu2"]
-    assert body["Reason"].startswith("all gated groups reached their minimum: gpu2 4/4")
-    assert "gpu " not in body["Reason"]  # the group this update does not gate is not judged
+    assert signal.reason.startswith("all gated groups reached their minimum: gpu2 4/4")
+    assert "gpu " not in signal.reason  # the group this update does not gate is not judged
     reached = w.sim.min_reached_at("gpu2")
     assert reached is not None and signal.time - reached <= w.poll_interval
     assert signal.time - updated_at < HOUR
@@ -170,8 +169,9 @@ def test_an_update_removing_a_gated_group_does_not_judge_the_others_again(
     w.sim.remove_group("gpu2")
     response = w.arm_gate(GPU, "Update", physical_id=first.arn, old_properties=w.properties(BOTH))
     w.run(until_elapsed=w.clock.elapsed + 8 * HOUR)
-    assert [s.json()["Status"] for s in w.signals(GPU)] == ["SUCCESS"]
-    assert response["Status"] == "SUCCESS" and response["PhysicalResourceId"] == arm.NOTHING_GATED
+    assert [s.status for s in w.signals(GPU)] == ["SUCCESS"]
+    assert response["Status"] == "SUCCESS"
+    assert w.execution(response).input["requirements"] == []  # a loop with nothing to wait for
     assert "waits for no group; not for gpu (minimum unchanged: 16)" in response["Reason"]
 
 
@@ -198,20 +198,24 @@ def test_an_update_from_a_gate_that_declared_nothing_waits_for_every_group(
 
 
 def test_an_update_that_gates_nothing_completes_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Scale-out without a new minimum: HyperPod holds nothing back, so the new wait is
-    signalled READY by the arm itself, with the reason, and no loop starts."""
+    """Scale-out without a new minimum: HyperPod holds nothing back, so the new wait opens at
+    the first check that finds the wait condition (CloudFormation creates it after the arm's
+    answer: a signal before that is refused and sent again), within one poll; the loop waits
+    for no group."""
     w = world(monkeypatch)
     first = opened(w)
-    starts = len(w.calls("StartExecution"))
     scaled = [Gated("gpu", 16, 24)]
     response = w.arm_gate(scaled, "Update", physical_id=first.arn, old_properties=w.properties(GPU))
     assert response["Status"] == "SUCCESS", response
-    assert response["PhysicalResourceId"] == arm.NOTHING_GATED
-    assert len(w.calls("StartExecution")) == starts
+    assert "waits for no group; not for gpu (minimum unchanged: 16)" in response["Reason"]
+    armed_at = w.clock.time()
+    loop = w.execution(response)
+    assert loop.input["requirements"] == []
+    w.run(until_elapsed=w.clock.elapsed + HOUR)
     (signal,) = w.signals(scaled)
-    assert signal.json()["Status"] == "SUCCESS"
-    assert "waits for no group; not for gpu (minimum unchanged: 16)" in signal.json()["Reason"]
-    assert w.cfn.condition(w.handle_id(scaled)).status == "CREATE_COMPLETE"
+    assert signal.status == "SUCCESS" and loop.status == "SUCCEEDED"
+    assert signal.time - armed_at <= w.poll_interval + MIN
+    assert w.cfn.condition(w.condition_id(scaled)).status == "CREATE_COMPLETE"
     assert "READY" in w.sns.messages[-1]["Subject"]
     w.assert_no_secret_leak()
 
@@ -258,8 +262,8 @@ def assert_untouched(w: GateWorld, execution: Execution, starts: int = 1) -> Non
     assert execution.running and w.signals() == []
     w.run(until_elapsed=6 * HOUR)
     assert execution.status == "SUCCEEDED"
-    assert [s.json()["Status"] for s in w.signals()] == ["SUCCESS"]
-    assert "gpu 16/16" in w.signals()[0].json()["Reason"]
+    assert [s.status for s in w.signals()] == ["SUCCESS"]
+    assert "gpu 16/16" in w.signals()[0].reason
 
 
 @pytest.mark.parametrize(

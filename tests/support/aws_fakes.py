@@ -1,7 +1,8 @@
 """Fakes for the non-SageMaker edges of the gate: CloudFormation (DescribeStackResource,
-wait condition handles and conditions, custom resource responses), SNS Publish, and the
-urllib seam used for the presigned-URL PUTs. (Step Functions is moto's engine, see
-moto_sfn.py.)"""
+SignalResource on wait conditions with a CreationPolicy, custom resource responses), SNS
+Publish, and the urllib seam used for the custom resource's presigned-URL PUTs. (Step
+Functions is moto's engine, see moto_sfn.py; moto 5.2 has no SignalResource, so this fake
+answers it, its requests checked against botocore's model.)"""
 
 from __future__ import annotations
 
@@ -11,10 +12,16 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.message import Message
 from typing import Any
+
+from botocore.exceptions import ReadTimeoutError  # type: ignore[import-untyped, unused-ignore]
+from botocore.validate import ParamValidator  # type: ignore[import-untyped, unused-ignore]
+
+from hyperpod_constructs.gate.runtime.hyperpod_gate.aws import READ_TIMEOUT
 
 from .clock import VirtualClock
 from .wire import ACCOUNT, REGION, ApiError, ContractViolation, WireFake
@@ -44,14 +51,36 @@ class Put:
 
 
 @dataclass
-class WaitCondition:
-    """A wait condition (Count 1) attached to a handle."""
+class Signal:
+    """One ``SignalResource`` CloudFormation accepted (the wait condition was waiting)."""
 
-    handle: str
+    time: float
+    logical_id: str
+    unique_id: str
+    status: str
+    role: str | None
+    """The gate role that sent it ("check" or "arm"; ``None`` outside a handler)."""
+    reason: str = ""
+    """Not part of the signal (SignalResource carries none): the reason of the decision the
+    sending invocation returned, which the loop reports in its state, cause and message.
+    Filled by the world once the invocation ends."""
+
+
+@dataclass
+class WaitCondition:
+    """A wait condition with a ``CreationPolicy`` (``ResourceSignal`` Count 1)."""
+
+    logical_id: str
     timeout_at: float
     status: str = "CREATE_IN_PROGRESS"
     reason: str = ""
     completed_at: float | None = None
+
+
+SIGNAL_TIMEOUT_REASON = "Failed to receive 1 resource signal(s) within the specified duration"
+"""How CloudFormation words a creation policy's timeout."""
+GATE_ROLE_CREDENTIALS = ("AKIDTESTTESTTESTTEST", "test-secret", "test-token")
+"""The credentials of every fake client (``WireFake.client``): secrets a leak test looks for."""
 
 
 class FakeCloudFormation:
@@ -63,27 +92,40 @@ class FakeCloudFormation:
         self.stack_id = f"arn:aws:cloudformation:{REGION}:{ACCOUNT}:stack/{stack_name}/{_UUID}"
         self.stack_deleted = False
         self.resources: dict[str, dict[str, str]] = {}
-        self.handle_urls: dict[str, str] = {}
         self.response_urls: dict[str, str] = {}
-        self.signals: dict[str, list[Put]] = {}
+        self.handle_urls: dict[str, str] = {}
+        """Declaration handles' URLs: never used by the gate, but secrets all the same."""
+        self.signals: dict[str, list[Signal]] = {}
+        """Accepted signals per wait condition."""
+        self.refusals: list[tuple[str, dict[str, Any]]] = []
+        """Refused ``SignalResource`` calls: (error code, params)."""
         self.responses: dict[str, list[Put]] = {}
         self.wait_conditions: dict[str, WaitCondition] = {}
+        self.role: Callable[[], str | None] = lambda: None
+        """The gate role making the current call (the world sets it: "check" or "arm")."""
+        self.denied_roles: set[str] = set()
+        """Roles whose ``SignalResource`` IAM denies (e.g. a policy edited by hand, an SCP)."""
+        self.signal_faults: list[ApiError | str] = []
+        """Errors answered to the next ``SignalResource`` attempts, first (throttling, 5xx;
+        ``"hang"``: the client's read timeout expires, in virtual time)."""
         self.fake = WireFake("cloudformation", self._handle)
 
     # -- stack model -------------------------------------------------------------
     @property
     def secrets(self) -> list[str]:
-        """Every presigned URL handed out, and its signature alone."""
-        urls = [*self.handle_urls.values(), *self.response_urls.values()]
+        """Every presigned URL handed out (the custom resource's ResponseURLs), its signature
+        alone, and the credentials the gate's clients sign with."""
+        urls = [*self.response_urls.values(), *self.handle_urls.values()]
         signatures = [
             urllib.parse.parse_qs(urllib.parse.urlsplit(u).query)["X-Amz-Signature"][0]
             for u in urls
         ]
-        return urls + signatures
+        return urls + signatures + list(GATE_ROLE_CREDENTIALS)
 
     def add_wait_handle(self, logical_id: str, metadata: str | None = None) -> str:
         """Create an AWS::CloudFormation::WaitConditionHandle (with the template's Metadata,
-        resolved, as JSON text); return its URL."""
+        resolved, as JSON text: the gate's declaration); return its URL. No wait condition
+        references it: the gate never signals it."""
         path = urllib.parse.quote(f"{self.stack_id}/{logical_id}", safe="")
         url = (
             f"https://cloudformation-waitcondition-{REGION}.s3.amazonaws.com/{path}"
@@ -100,31 +142,20 @@ class FakeCloudFormation:
         if metadata is not None:
             self.resources[logical_id]["metadata"] = metadata
         self.handle_urls[logical_id] = url
-        self.signals.setdefault(logical_id, [])
         return url
 
-    def add_wait_condition(
-        self, handle: str, timeout_seconds: int, logical_id: str | None = None
-    ) -> WaitCondition:
-        """Create the wait condition that waits for one signal on ``handle``; with a
-        ``logical_id`` it is also a stack resource (DescribeStackResource shows its status)."""
-        condition = WaitCondition(handle, self.clock.time() + timeout_seconds)
-        self.wait_conditions[handle] = condition
-        for early in self.signals.get(handle, [])[:1]:
-            # A signal the handle received before its condition existed counts (the gate may
-            # signal on its first check, or at once when an update gates nothing).
-            document = early.json()
-            success = document["Status"] == "SUCCESS"
-            condition.status = "CREATE_COMPLETE" if success else "CREATE_FAILED"
-            condition.reason = document["Reason"]
-            condition.completed_at = self.clock.time()
-        if logical_id is not None:
-            self.resources[logical_id] = {
-                "type": "AWS::CloudFormation::WaitCondition",
-                "physical": f"{self.stack_id}/{logical_id}",
-                "status": "",
-                "handle": handle,
-            }
+    def add_wait_condition(self, logical_id: str, timeout_seconds: int) -> WaitCondition:
+        """CloudFormation creates the wait condition ``logical_id`` (a creation policy of one
+        signal within ``timeout_seconds``); it waits from now."""
+        condition = WaitCondition(logical_id, self.clock.time() + timeout_seconds)
+        self.wait_conditions[logical_id] = condition
+        self.signals.setdefault(logical_id, [])
+        self.resources[logical_id] = {
+            "type": "AWS::CloudFormation::WaitCondition",
+            "physical": f"{self.stack_id}/{logical_id}",
+            "status": "",
+            "condition": logical_id,
+        }
         return condition
 
     def remove_resource(self, logical_id: str) -> None:
@@ -150,43 +181,82 @@ class FakeCloudFormation:
         self.responses.setdefault(request_id, [])
         return url
 
-    def condition(self, handle: str) -> WaitCondition:
-        """The wait condition of ``handle`` with its timeout applied."""
-        condition = self.wait_conditions[handle]
+    def condition(self, logical_id: str) -> WaitCondition:
+        """The wait condition ``logical_id`` with its timeout applied."""
+        condition = self.wait_conditions[logical_id]
         if condition.status == "CREATE_IN_PROGRESS" and self.clock.time() >= condition.timeout_at:
-            condition.status, condition.reason = "CREATE_FAILED", "WaitCondition timed out"
+            condition.status, condition.reason = "CREATE_FAILED", SIGNAL_TIMEOUT_REASON
             condition.completed_at = condition.timeout_at
         return condition
 
     # -- HTTP side -----------------------------------------------------------------
     def receive_put(self, put: Put) -> int:
-        """Route a PUT to a handle or a ResponseURL; return the HTTP status S3 would."""
+        """Route a PUT to a ResponseURL; return the HTTP status S3 would."""
         if put.headers.get("Content-type", "") != "":
             return 403  # SignatureDoesNotMatch: the URL was signed without a content type
-        for logical_id, url in self.handle_urls.items():
-            if put.url == url:
-                return self._signal(logical_id, put)
         for request_id, url in self.response_urls.items():
             if put.url == url:
                 return self._response(request_id, put)
         return 403
 
-    def _signal(self, logical_id: str, put: Put) -> int:
-        document = put.json()
-        if set(document) != {"Status", "Reason", "UniqueId", "Data"}:
-            raise ContractViolation(f"wait condition signal has fields {sorted(document)}")
-        if document["Status"] not in ("SUCCESS", "FAILURE"):
-            raise ContractViolation(f"bad signal status {document['Status']}")
-        if not all(isinstance(v, str) for v in document.values()):
-            raise ContractViolation("signal fields must be strings")
-        self.signals[logical_id].append(put)
-        condition = self.wait_conditions.get(logical_id)
-        if condition is not None and self.condition(logical_id).status == "CREATE_IN_PROGRESS":
-            success = document["Status"] == "SUCCESS"
-            condition.status = "CREATE_COMPLETE" if success else "CREATE_FAILED"
-            condition.reason = document["Reason"]
-            condition.completed_at = self.clock.time()
-        return 200
+    def _signal(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``SignalResource`` as CloudFormation answers it: IAM first, then the stack, then
+        the resource, which must be a wait condition still waiting (Count 1: its first
+        signal decides); a signal to anything else is a ValidationError."""
+        operation = self.fake.model.operation_model("SignalResource")
+        report = ParamValidator().validate(params, operation.input_shape)
+        if report.has_errors():
+            raise ContractViolation(f"invalid SignalResource request:\n{report.generate_report()}")
+        role = self.role()
+        stack = params["StackName"]
+        logical_id = params["LogicalResourceId"]
+        try:
+            if self.signal_faults:
+                fault = self.signal_faults.pop(0)
+                if isinstance(fault, ApiError):
+                    raise fault
+                self.clock.advance(float(READ_TIMEOUT))
+                raise ReadTimeoutError(
+                    endpoint_url=f"https://cloudformation.{REGION}.amazonaws.com/"
+                )
+            if role in self.denied_roles:
+                raise ApiError(
+                    "AccessDenied",
+                    f"User: arn:aws:sts::{ACCOUNT}:assumed-role/Gate-{role}-role/fn is not "
+                    f"authorized to perform: cloudformation:SignalResource on resource: {stack} "
+                    "with an explicit deny",
+                    403,
+                )
+            if self.stack_deleted or stack not in (self.stack_id, self.stack_name):
+                raise ApiError("ValidationError", f"Stack with id {stack} does not exist")
+            if logical_id not in self.resources:
+                raise ApiError(
+                    "ValidationError",
+                    f"Resource {logical_id} does not exist for stack {self.stack_name}",
+                )
+            if logical_id not in self.wait_conditions:
+                raise ApiError(
+                    "ValidationError",
+                    f"Resource {logical_id} cannot be signaled (no creation policy)",
+                )
+            condition = self.condition(logical_id)
+            if condition.status != "CREATE_IN_PROGRESS":
+                raise ApiError(
+                    "ValidationError",
+                    f"Resource {logical_id} is in {condition.status} state and cannot be signaled",
+                )
+        except ApiError as error:
+            self.refusals.append((error.code, dict(params)))
+            raise
+        signal = Signal(self.clock.time(), logical_id, params["UniqueId"], params["Status"], role)
+        self.signals[logical_id].append(signal)
+        if signal.status == "SUCCESS":
+            condition.status = "CREATE_COMPLETE"
+        else:
+            condition.status = "CREATE_FAILED"
+            condition.reason = f"Received FAILURE signal with UniqueId {signal.unique_id}"
+        condition.completed_at = signal.time
+        return {}
 
     def _response(self, request_id: str, put: Put) -> int:
         document = put.json()
@@ -202,6 +272,8 @@ class FakeCloudFormation:
 
     # -- API side --------------------------------------------------------------------
     def _handle(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        if operation == "SignalResource":
+            return self._signal(params)
         if operation != "DescribeStackResource":
             raise ApiError("ValidationError", f"{operation} is not simulated")
         stack = params.get("StackName")
@@ -215,8 +287,6 @@ class FakeCloudFormation:
                 f"Resource {logical_id} does not exist for stack {self.stack_name}",
             )
         status = resource["status"]
-        if "handle" in resource:
-            status = self.condition(resource["handle"]).status
         detail: dict[str, Any] = {
             "StackName": self.stack_name,
             "StackId": self.stack_id,
@@ -225,6 +295,11 @@ class FakeCloudFormation:
             "LastUpdatedTimestamp": datetime.fromtimestamp(self.clock.time(), UTC),
             "ResourceStatus": status,
         }
+        if "condition" in resource:
+            condition = self.condition(resource["condition"])
+            detail["ResourceStatus"] = condition.status
+            if condition.reason:
+                detail["ResourceStatusReason"] = condition.reason
         if resource["physical"]:  # none yet while a resource is being created
             detail["PhysicalResourceId"] = resource["physical"]
         if "metadata" in resource:

@@ -4,7 +4,7 @@ Answers ``DescribeStacks``, ``DescribeStackResource`` and ``GetTemplate`` (throu
 :class:`~tests.support.wire.WireFake`, so every answer is checked against botocore's model).
 The gate's wait condition can be linked to the gate harness's
 :class:`~tests.support.aws_fakes.FakeCloudFormation`: its state then comes from the real gate
-loop's signal, with the reason worded as CloudFormation words it.
+loop's ``SignalResource``, with the reason worded as CloudFormation words it.
 """
 
 from __future__ import annotations
@@ -70,24 +70,16 @@ class FakeStack:
             resource_type, status, None, physical_id or logical_id, self.clock.time()
         )
 
-    def link_wait_condition(self, logical_id: str, cfn: FakeCloudFormation, handle: str) -> None:
-        """Create the wait condition ``logical_id``; its state follows the gate's signal to
-        ``handle``, and the stack rolls back when it fails, as CloudFormation does."""
+    def link_wait_condition(self, logical_id: str, cfn: FakeCloudFormation) -> None:
+        """Create the wait condition ``logical_id``; its state follows the gate's signals to
+        it (``cfn``), and the stack rolls back when it fails, as CloudFormation does."""
         self.create(logical_id, "CREATE_IN_PROGRESS")
 
         def state() -> ResourceStatus:
-            condition = cfn.condition(handle)
+            condition = cfn.condition(logical_id)
             if condition.status != "CREATE_FAILED":
                 return condition.status, None
-            signals = cfn.signals.get(handle) or []
-            if not signals:
-                return condition.status, condition.reason
-            unique_id = signals[-1].json()["UniqueId"]
-            return (
-                condition.status,
-                f"WaitCondition received failed message: '{condition.reason}' for uniqueId: "
-                f"{unique_id}",
-            )
+            return condition.status, condition.reason
 
         self.resources[logical_id].link = state
 

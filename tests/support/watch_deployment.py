@@ -107,8 +107,8 @@ class Deployment:
         return self.world.sim
 
     def _arm(self) -> None:
-        """CloudFormation: the cluster resource is complete; create the handle, the arm custom
-        resource (which starts the real gate loop) and the wait condition."""
+        """CloudFormation: the cluster resource is complete; create the arm custom resource
+        (which starts the real gate loop) and the wait condition."""
         if self.sim.status == "Failed":
             self.stack.status = "ROLLBACK_IN_PROGRESS"
             self.stack.reason = "The following resource(s) failed to create: [Cluster]."
@@ -116,25 +116,21 @@ class Deployment:
         ((cluster_id, _),) = resources_of(self.template, "AWS::SageMaker::Cluster")
         ((gate_id, gate),) = resources_of(self.template, "Custom::HyperPodMinCountGate")
         props = gate["Properties"]
-        handle = props["WaitHandleLogicalId"]
-        ((condition_id, _),) = [
-            (k, r)
-            for k, r in resources_of(self.template, "AWS::CloudFormation::WaitCondition")
-            if r["Properties"]["Handle"] == {"Ref": handle}
-        ]
+        condition_id = props["WaitConditionLogicalId"]
+        ((_, condition),) = resources_of(self.template, "AWS::CloudFormation::WaitCondition")
+        assert condition["CreationPolicy"]["ResourceSignal"]["Count"] == 1
         if cluster_id not in self.stack.resources:
             self.stack.create(cluster_id, physical_id=self.sim.arn)
-        self.stack.create(handle)
         resolve = template_resolver(self.template, self.parameters)
         requirements = [
             Requirement(r["GroupName"], int(resolve(r["MinCount"])), int(resolve(r["TargetCount"])))
             for r in props["Requirements"]
         ]
-        # The world runs this template's gate: its handle, arm resource and wait condition.
+        # The world runs this template's gate: its arm resource and wait condition.
         response = self.world.arm_gate(requirements)
         assert response["Status"] == "SUCCESS", response
         self.stack.create(gate_id)
-        self.stack.link_wait_condition(condition_id, self.world.cfn, handle)
+        self.stack.link_wait_condition(condition_id, self.world.cfn)
 
     def update_to_template(self) -> None:
         """CloudFormation updates the stack: UpdateCluster sets the template's minimums now (the

@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import (
     RESOURCE_TYPE,
 )
 
-from .aws_fakes import STACK_ID, FakeCloudFormation, FakeHttp, FakeSns, Put
+from .aws_fakes import STACK_ID, FakeCloudFormation, FakeHttp, FakeSns, Signal
 from .clock import Scheduler, VirtualClock, forbid_real_sleep, patch_botocore_retry_sleep
 from .hyperpod_sim import CapacityCurve, GroupSpec, HyperPodSimulator, unlimited
 from .moto_sfn import LambdaResult, VirtualStepFunctions
@@ -77,10 +78,12 @@ class SynthesizedGate:
     """The arm resource's properties as CloudFormation sends them (scalars as strings)."""
     definition: dict[str, Any]
     handle_id: str
+    """The wait condition handle that declares the wait (Metadata); never signalled."""
     condition_id: str
     check_timeout: int
     arm_timeout: int
     wait_timeout: int
+    """Seconds of the wait condition's CreationPolicy (ResourceSignal Timeout)."""
     fast_path_input: dict[str, Any]
     """What the EventBridge rule sends the check function (its target's constant Input)."""
     fast_path_pattern: dict[str, Any]
@@ -256,8 +259,10 @@ def gate_of_template(
         return found
 
     _, gate = one(RESOURCE_TYPE)
-    handle_id, handle = one("AWS::CloudFormation::WaitConditionHandle")
+    handle_id, handle = one("AWS::CloudFormation::WaitConditionHandle")  # the declaration
     condition_id, condition = one("AWS::CloudFormation::WaitCondition")
+    policy = condition["CreationPolicy"]["ResourceSignal"]
+    assert int(policy["Count"]) == 1 and "Properties" not in condition, condition
     _, machine = one("AWS::StepFunctions::StateMachine")
     _, rule = one("AWS::Events::Rule")
     (target,) = rule["Properties"]["Targets"]
@@ -280,13 +285,25 @@ def gate_of_template(
         condition_id=condition_id,
         check_timeout=timeouts["hyperpod_gate.poll.handler"],
         arm_timeout=timeouts["hyperpod_gate.arm.handler"],
-        wait_timeout=int(condition["Properties"]["Timeout"]),
+        wait_timeout=iso_seconds(policy["Timeout"]),
         fast_path_input=json.loads(resolve(target["Input"])),
         fast_path_pattern=resolve(rule["Properties"]["EventPattern"]),
         check_env=env["hyperpod_gate.poll.handler"],
         arm_env=env["hyperpod_gate.arm.handler"],
         handle_metadata=json.dumps(_as_sent(resolve(handle.get("Metadata", {})))),
     )
+
+
+def iso_seconds(duration: str) -> int:
+    """Seconds of an ISO 8601 duration as a creation policy's Timeout writes it (PT#H#M#S)."""
+    match = re.fullmatch(r"PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?", duration)
+    assert match is not None and duration != "PT", f"not a creation policy timeout: {duration}"
+    hours, minutes, seconds = (int(part or 0) for part in match.groups())
+    return hours * 3600 + minutes * 60 + seconds
+
+
+ROLES = {"poll": "check", "fastpath": "check", "arm": "arm", "arm-fallback": "arm"}
+"""The role each function of the harness runs as."""
 
 
 # -- the running world ---------------------------------------------------------------------
@@ -429,6 +446,7 @@ class GateWorld:
 
         self.sim = HyperPodSimulator(self.clock, self.groups, **dict(self.sim_options))
         self.cfn = FakeCloudFormation(self.clock)
+        self.cfn.role = lambda: ROLES.get(self.running or "")
         self.sns = FakeSns()
         self.http = FakeHttp(self.clock, self.cfn)
         self.invocations: list[Invocation] = []
@@ -538,11 +556,11 @@ class GateWorld:
         """ResourceProperties exactly as CloudFormation delivers them for these groups."""
         return dict(self.gate(requirements).properties)
 
-    def handle_id(self, requirements: Sequence[Requirement] | None = None) -> str:
-        """Logical id of the wait handle (default: of the gate armed last)."""
+    def condition_id(self, requirements: Sequence[Requirement] | None = None) -> str:
+        """Logical id of the wait condition (default: of the gate armed last)."""
         if requirements is None and self.armed:
-            return self.armed[-1].handle_id
-        return self.gate(requirements).handle_id
+            return self.armed[-1].condition_id
+        return self.gate(requirements).condition_id
 
     # -- wiring --------------------------------------------------------------------------
     def _client(self, service: str) -> Any:
@@ -597,6 +615,7 @@ class GateWorld:
         result and whether it ran past its timeout."""
         out, err = io.StringIO(), io.StringIO()
         began = self.clock.time()
+        sent = {k: len(v) for k, v in self.cfn.signals.items()}
         outer, self.running = self.running, function
         gate = self.gate()
         env = gate.arm_env if function.startswith("arm") else gate.check_env
@@ -613,6 +632,10 @@ class GateWorld:
                 else:
                     os.environ[name] = value
         duration = self.clock.time() - began
+        reason = result.get("reason") if isinstance(result, dict) else None
+        for logical_id, signals in self.cfn.signals.items():
+            for signal in signals[sent.get(logical_id, 0) :]:
+                signal.reason = str(reason or "")
         self.invocations.append(
             Invocation(function, began, duration, event, result, out.getvalue(), err.getvalue())
         )
@@ -734,8 +757,8 @@ class GateWorld:
         physical_id: str | None = None,
         old_properties: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """What CloudFormation does: create the handle, send Create/Update to the arm
-        resource, then create the wait condition (both named as the template names them)."""
+        """What CloudFormation does: send Create/Update to the arm resource, then create the
+        wait condition (named as the template names it) unless the stack already has it."""
         gate = self.gate(requirements)
         if gate.handle_id not in self.cfn.resources:
             self.cfn.add_wait_handle(gate.handle_id, gate.handle_metadata)
@@ -746,7 +769,8 @@ class GateWorld:
             old_properties=old_properties,
         )
         if response["Status"] == "SUCCESS":
-            self.cfn.add_wait_condition(gate.handle_id, gate.wait_timeout, gate.condition_id)
+            if gate.condition_id not in self.cfn.resources:
+                self.cfn.add_wait_condition(gate.condition_id, gate.wait_timeout)
             self.armed.append(gate)
         return response
 
@@ -762,6 +786,8 @@ class GateWorld:
         gate = self.gate(requirements)
         if gate.handle_id not in self.cfn.resources:
             self.cfn.add_wait_handle(gate.handle_id, gate.handle_metadata)
+        if gate.condition_id not in self.cfn.resources:
+            self.cfn.add_wait_condition(gate.condition_id, gate.wait_timeout)
         props = arm.parse_properties(gate.properties)
         armed = datetime.fromtimestamp(self.clock.time() - armed_ago, UTC)
         event = arm.execution_input(props, stack_id=self.cfn.stack_id, now=armed)
@@ -799,9 +825,9 @@ class GateWorld:
             and "error" not in (i.result if isinstance(i.result, dict) else {})
         ]
 
-    def signals(self, requirements: Sequence[Requirement] | None = None) -> list[Put]:
-        """Signals received by the wait handle of these gated groups (default: last armed)."""
-        return self.cfn.signals.get(self.handle_id(requirements), [])
+    def signals(self, requirements: Sequence[Requirement] | None = None) -> list[Signal]:
+        """Signals the wait condition of these gated groups took (default: last armed)."""
+        return self.cfn.signals.get(self.condition_id(requirements), [])
 
     def stdout(self) -> str:
         """Everything the Lambda functions printed."""
@@ -815,12 +841,18 @@ class GateWorld:
         for fake in (self.sim.fake, self.sns.fake):
             haystacks.append(json.dumps(fake.attempts))
         haystacks.append(json.dumps(self.sfn_calls, default=str))
+        haystacks.append(json.dumps(self.cfn.fake.attempts, default=str))
+        for arn in self.executions():  # every state, input, output and cause of every loop
+            history = self.sfn_client.get_execution_history(executionArn=arn, maxResults=1000)
+            haystacks.append(json.dumps(history["events"], default=str))
+            described = self.sfn_client.describe_execution(executionArn=arn)
+            haystacks.append(json.dumps(described, default=str))
         for put in self.http.puts:
             haystacks.append(put.body.decode())
         text = "\n".join(haystacks)
         for secret in self.cfn.secrets:
-            assert secret not in text, "a presigned URL (or its signature) leaked"
-        assert "X-Amz-Signature" not in text
+            assert secret not in text, "a presigned URL, its signature or a credential leaked"
+        assert "X-Amz-Signature" not in text and "X-Amz-Credential" not in text
 
 
 def _freeze_long_lived_heap() -> None:

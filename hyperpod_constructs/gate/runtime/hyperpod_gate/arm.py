@@ -47,8 +47,6 @@ NOT_STARTED = "hyperpod-min-count-gate-not-started"
 """PhysicalResourceId of a gate whose execution could not be started."""
 SETTLED = "hyperpod-min-count-gate-settled"
 """PhysicalResourceId after an update back to gated values whose wait already ended."""
-NOTHING_GATED = "hyperpod-min-count-gate-nothing-gated"
-"""PhysicalResourceId of an update that gates no group: its wait was signalled at once."""
 HANDLE_TYPE = "AWS::CloudFormation::WaitConditionHandle"
 STATUS_READS = 3
 """How often the arm resource's status is read before a request is refused (CloudFormation
@@ -71,7 +69,6 @@ def execution_input(props: ArmProperties, *, stack_id: str, now: datetime) -> di
         "deadline": int(now.timestamp()) + props.timeout_seconds,
         "pollIntervalSeconds": props.poll_interval_seconds,
         "stackId": stack_id,
-        "waitHandleLogicalId": props.wait_handle_logical_id,
         "waitConditionLogicalId": props.wait_condition_logical_id,
         "metricsNamespace": props.metrics_namespace,
     }
@@ -335,9 +332,9 @@ def needs_new_wait(event: Mapping[str, Any]) -> bool:
 
 
 def unchanged_wait_reason(event: Mapping[str, Any]) -> str:
-    """Why an Update that keeps the wait handle starts no new wait (pure). The counts can
-    differ under the same handle only when they are parameters whose values changed: the
-    handle's logical id embeds the parameter's name, not its value."""
+    """Why an Update that keeps the wait condition starts no new wait (pure). The counts can
+    differ under the same wait condition only when they are parameters whose values changed: the
+    condition's logical id embeds the parameter's name, not its value."""
     old = (event.get("OldResourceProperties") or {}).get(Prop.REQUIREMENTS)
     new = (event.get("ResourceProperties") or {}).get(Prop.REQUIREMENTS)
     if old == new:
@@ -378,8 +375,8 @@ def _arm(
             event, success=False, physical_id=fallback, reason=f"MinCount gate not armed: {exc}"
         )
     what = f"this {request_type.lower()} {scope.text()}{note}"
-    if not scope.waits_for:
-        return _signal_nothing_gated(event, context, props, what, fallback)
+    # Nothing gated: the loop still runs, with no group to wait for, and opens the wait at its
+    # first check that finds the wait condition (CloudFormation creates it after this answer).
     ok, value, detail = _start(event, replace(props, requirements=scope.waits_for))
     if not ok:
         print(f"hyperpod-min-count-gate arm {request_type}: start failed ({detail})")
@@ -394,34 +391,13 @@ def _arm(
     )
 
 
-def _signal_nothing_gated(
-    event: Mapping[str, Any], context: Any, props: ArmProperties, what: str, fallback: str
-) -> dict[str, Any]:
-    """An update that gates no group: HyperPod holds nothing back, so its wait completes now
-    (the same signal and READY notification as the loop's)."""
-    stack_id = str(event.get("StackId", ""))
-    request = poll.parse_event(execution_input(props, stack_id=stack_id, now=aws.now()))
-    reason = f"MinCount gate open at once: {what}: nothing to wait for"
-    outcome = poll._finish(request, poll.Outcome("READY", reason), poll.Budget.of(context))
-    request_type = str(event.get("RequestType", ""))
-    print(f"hyperpod-min-count-gate arm {request_type}: {outcome.status}; {what}")
-    if outcome.status == "READY":
-        return response_document(event, success=True, physical_id=NOTHING_GATED, reason=reason)
-    return response_document(
-        event,
-        success=False,
-        physical_id=fallback,
-        reason=f"MinCount gate could not complete its wait ({outcome.status}): {outcome.reason}",
-    )
-
-
 def handler(event: Mapping[str, Any], context: Any) -> Any:
     """CloudFormation custom resource entry point (Create, Update, Delete).
 
     The poll loop also invokes this function, with its own state instead of a CloudFormation
-    request, when the check function could not signal the wait condition (or could not run at
-    all): this function's role then signals the FAILURE, so the stack learns why instead of
-    waiting for the wait condition's 12-hour limit."""
+    request, when the check function's signal was refused (or it could not run at all): this
+    function's role then signals the decision, so the stack learns it instead of waiting for
+    the wait condition's 12-hour limit."""
     if "RequestType" not in event:
         return poll.fallback_handler(event, context)
     request_type = str(event.get("RequestType", ""))

@@ -1,7 +1,7 @@
 """The gate's fault model: every way a step can fail, transient or permanent, in one place.
 
 Pure (no boto3 import at module level). The state machine's Retry/Catch (``definition.py``),
-the check (``poll.py``), the wait-handle signal (``httpput.py``) and the docs' fault table
+the check (``poll.py``), the signal (``cfnsignal.py``) and the docs' fault table
 (``docs/gate.md``, tested against :data:`FAULT_TABLE`) all read it.
 
 The rule the gate keeps: a *transient* fault of any length before the deadline means WAITING
@@ -99,9 +99,10 @@ def is_transient_api_fault(kind: str) -> bool:
 
 
 def signal_fault(status: int | None) -> Transience:
-    """A wait-handle PUT that failed with HTTP ``status`` (``None``: no answer): 5xx, 429
-    and no answer are transient; any other 4xx is permanent (an expired or refused presigned
-    URL answers 403, and the same URL will answer 403 again)."""
+    """A presigned-URL PUT (the custom resource's response) that failed with HTTP ``status``
+    (``None``: no answer): 5xx, 429 and no answer are transient; any other 4xx is permanent
+    (an expired or refused presigned URL answers 403, and the same URL will answer 403
+    again)."""
     if status is None or status == 429 or status >= 500:
         return "transient"
     return "permanent"
@@ -155,15 +156,14 @@ FAULT_TABLE: Final = (
         "permanent",
         "`AccessDeniedException`",
         "WAITING for the first 10 minutes (IAM propagation), then FAILED naming the "
-        "permission; reading the wait handle denied: the arm function signals; "
-        "ListClusterNodes still denied after those 10 minutes: DescribeCluster's counts "
-        "decide, with a note naming the permission",
+        "permission; ListClusterNodes still denied after those 10 minutes: DescribeCluster's "
+        "counts decide, with a note naming the permission",
     ),
     Fault(
         "api",
         "not-found",
         "permanent",
-        "`ResourceNotFound` on DescribeCluster; a deleted wait handle",
+        "`ResourceNotFound` on DescribeCluster; a deleted wait condition",
         "FAILED (cluster deleted); ABANDONED (gate deleted or superseded); on "
         "ListClusterNodes: WAITING, the next DescribeCluster decides",
     ),
@@ -177,18 +177,30 @@ FAULT_TABLE: Final = (
     ),
     Fault(
         "signal",
-        "4xx",
+        "refused",
         "permanent",
-        "HTTP 403 (expired presigned URL), 400, 404",
-        "the loop ends FAILED (`MinCountGateSignalRefused`) with the undelivered decision, "
-        "and the topic is told; the wait condition then ends at its own timeout",
+        "`AccessDenied`, a `ValidationError` while the wait condition still waits",
+        "retried in the check, then by the arm function (another role); still refused: the "
+        "loop ends FAILED (`MinCountGateSignalRefused`) within that poll, naming the decision "
+        "and the `aws cloudformation signal-resource` command that delivers it, and the topic "
+        "is told; during the first 10 minutes after arming: WAITING (IAM propagation, the "
+        "wait condition not created yet)",
     ),
     Fault(
         "signal",
-        "5xx",
+        "no longer waiting",
+        "permanent",
+        "a `ValidationError` once the wait condition completed, failed or was deleted",
+        "the wait condition's state decides: the decision it already holds counts as "
+        "delivered; completed before a FAILURE: OPENED; failed or deleted before a SUCCESS: "
+        "ABANDONED",
+    ),
+    Fault(
+        "signal",
         "transient",
-        "HTTP 5xx, 429, no answer",
-        "retried once, then WAITING: decided and signalled again at the next poll",
+        "transient",
+        "throttling, HTTP 5xx, no answer (after botocore's retries)",
+        "WAITING: decided and signalled again at the next poll",
     ),
 )
 """The fault table of ``docs/gate.md`` (a test keeps the page and this tuple equal)."""

@@ -1,8 +1,8 @@
 """HTTP PUT of a JSON document to a presigned URL, with retries.
 
-Used for the wait condition handle signal and the CloudFormation custom
-resource response.  The URL is a credential: it never appears in a log line,
-an exception message or a returned reason (see :func:`redact`).
+Used for the CloudFormation custom resource response (the wait condition is signalled with
+``SignalResource``, see ``cfnsignal.py``).  The URL is a credential: it never appears in a log
+line, an exception message or a returned reason (see :func:`redact`).
 """
 
 from __future__ import annotations

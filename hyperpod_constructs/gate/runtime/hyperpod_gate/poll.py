@@ -5,9 +5,9 @@ DescribeCluster says every gated group reached its minimum (to confirm that many
 are ``Running``: :func:`list_nodes`, going on from where earlier checks got, read with
 ``GetExecutionHistory``: :mod:`confirm`); ``ListClusterEvents`` only when the decision is
 FAILED (to enrich the reason).  On a terminal decision the
-wait condition handle is signalled (its presigned URL is read at that moment
-with ``DescribeStackResource`` and never logged), the optional SNS topic is
-notified, and the status is returned to the state machine:
+wait condition is signalled with ``cloudformation:SignalResource`` (``cfnsignal.py``: IAM,
+no presigned URL), the optional SNS topic is notified, and the status is returned to the
+state machine:
 
 ``{"status": "WAITING" | "CONFIRMING" | "READY" | "FAILED" | "ABANDONED" | ..., "reason": str}``
 (see :data:`PollStatus`)
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from . import aws, confirm, faults, httpput, notify
+from . import aws, cfnsignal, confirm, faults, httpput, notify
 from .contract import ENV_ARM_LOGICAL_ID, ENV_STACK_ID, is_execution_arn
 from .decision import (
     DEFAULT_METRICS_NAMESPACE,
@@ -57,14 +57,13 @@ PollStatus = Literal[
 ]
 """CONFIRMING: a WAITING whose check spent its time budget confirming Running nodes and kept
 its progress (the state machine checks again at once, without the poll interval); OPENED: the
-wait condition completed already (the fast path signalled it); REFUSED: the wait handle
-refused the signal for good (HTTP 4xx); IGNORED: a check that did nothing (a fast-path check
-that found nothing to do, or an invocation that names no running execution of this gate)."""
+wait condition completed already (the fast path signalled it); UNSIGNALLED: the check
+function's signal was refused (the arm function, another role, tries next); REFUSED: the arm
+function's was refused too, while the wait condition still waits; IGNORED: a check that did
+nothing (a fast-path check that found nothing to do, or an invocation that names no running
+execution of this gate)."""
 
-UNIQUE_ID = "hyperpod-min-count-gate"
-SIGNAL_REASON_LIMIT = 1000
 RETURN_REASON_LIMIT = 4000
-SIGNAL_DATA_LIMIT = 256
 SUBJECT_LIMIT = 100
 LOG_LINE_LIMIT = 300
 EVENTS_PAGE_SIZE = 50
@@ -73,8 +72,8 @@ SAFETY_SECONDS = 5.0
 """Kept free at the end of every invocation (logging, returning the result)."""
 DEFAULT_BUDGET_SECONDS = 95.0
 """The budget when the context does not report its remaining time."""
-SIGNAL_WORST_CASE = aws.CALL_WORST_CASE + httpput.PUT_WORST_CASE
-"""Reading the handle URL and PUTting the signal, at worst (44 s)."""
+SIGNAL_WORST_CASE = cfnsignal.SIGNAL_WORST_CASE
+"""The signal (SignalResource) and, for a refusal, reading the wait condition (44 s)."""
 CHECK_WORST_CASE = 3 * aws.CALL_WORST_CASE + SIGNAL_WORST_CASE
 """Reading the execution's input and the wait condition, DescribeCluster and the signal, at
 worst (143 s): below the function's timeout."""
@@ -122,11 +121,10 @@ class PollRequest:
     deadline: datetime
     poll_interval_seconds: int
     stack_id: str
-    wait_handle_logical_id: str
+    wait_condition_logical_id: str
     topic_arn: str | None
     metrics_namespace: str
     armed_at: datetime | None = None
-    wait_condition_logical_id: str | None = None
     execution_arn: str | None = None
     """The running execution this request was read from (where the confirmation's progress
     is kept); ``None`` for a request not read from one."""
@@ -188,8 +186,8 @@ def _str(event: Mapping[str, Any], key: str) -> str:
 def parse_event(event: Mapping[str, Any]) -> PollRequest:
     """Validate the execution input (``$.check`` from a previous loop is ignored)."""
     raw = event.get("requirements")
-    if not isinstance(raw, list) or not raw:
-        raise ValueError("requirements must be a non-empty list")
+    if not isinstance(raw, list):  # empty: an update that gates no group (opens at once)
+        raise ValueError("requirements must be a list")
     requirements: dict[str, GroupRequirement] = {}
     for item in raw:
         if not isinstance(item, Mapping):
@@ -206,14 +204,13 @@ def parse_event(event: Mapping[str, Any]) -> PollRequest:
     topic = event.get("topicArn")
     namespace = event.get("metricsNamespace")
     armed = event.get("armedAt")
-    condition = event.get("waitConditionLogicalId")
     return PollRequest(
         cluster_name=_str(event, "clusterName"),
         requirements=requirements,
         deadline=datetime.fromtimestamp(float(deadline_value), tz=UTC),
         poll_interval_seconds=_int(event.get("pollIntervalSeconds"), "pollIntervalSeconds"),
         stack_id=_str(event, "stackId"),
-        wait_handle_logical_id=_str(event, "waitHandleLogicalId"),
+        wait_condition_logical_id=_str(event, "waitConditionLogicalId"),
         topic_arn=topic if isinstance(topic, str) and topic else None,
         metrics_namespace=(
             namespace if isinstance(namespace, str) and namespace else DEFAULT_METRICS_NAMESPACE
@@ -223,7 +220,6 @@ def parse_event(event: Mapping[str, Any]) -> PollRequest:
             if isinstance(armed, (int, float)) and not isinstance(armed, bool)
             else None
         ),
-        wait_condition_logical_id=condition if isinstance(condition, str) and condition else None,
     )
 
 
@@ -339,16 +335,6 @@ def metric_lines(
         }
         lines.append(json.dumps(document, separators=(",", ":")))
     return lines
-
-
-def signal_document(outcome: Outcome) -> dict[str, str]:
-    """Body of the wait condition handle signal (pure)."""
-    return {
-        "Status": "SUCCESS" if outcome.status == "READY" else "FAILURE",
-        "Reason": clip(outcome.reason, SIGNAL_REASON_LIMIT),
-        "UniqueId": UNIQUE_ID,
-        "Data": clip(f"{outcome.status} {outcome.summary}".strip(), SIGNAL_DATA_LIMIT),
-    }
 
 
 def _error_events(sagemaker: Any, request: PollRequest) -> tuple[list[Mapping[str, Any]], str]:
@@ -584,10 +570,35 @@ def _publish(request: PollRequest, outcome: Outcome, budget: Budget) -> None:
         print(f"hyperpod-min-count-gate sns publish failed: {label}")
 
 
+def refused_reason(request: PollRequest, outcome: Outcome, delivery: cfnsignal.Delivery) -> str:
+    """Why the loop stops with a decision CloudFormation did not take (pure): the decision,
+    the refusal, and how to deliver it by hand before the wait condition's own timeout."""
+    success = outcome.status == "READY"
+    return clip(
+        f"MinCount gate could not deliver its decision {outcome.status}: "
+        f"cloudformation:SignalResource on wait condition {request.wait_condition_logical_id} "
+        f"was refused ({delivery.label}: {httpput.redact(delivery.message)[:300]}) to the check "
+        "function and to the arm function while the wait condition still waits. The loop "
+        "stops. What to do: restore cloudformation:SignalResource on this stack to the gate "
+        "functions' roles (statement SignalWaitConditionOfThisStack), or deliver the decision "
+        "yourself before the wait condition's own timeout: "
+        f"{cfnsignal.manual_command(request.stack_id, request.wait_condition_logical_id, success)}"
+        f". Decision: {outcome.reason}",
+        RETURN_REASON_LIMIT,
+    )
+
+
 def _finish(
-    request: PollRequest, outcome: Outcome, budget: Budget, *, notify: bool = True
+    request: PollRequest,
+    outcome: Outcome,
+    budget: Budget,
+    *,
+    notify: bool = True,
+    by_arm: bool = False,
 ) -> Outcome:
-    """Signal the wait condition handle for a READY/FAILED outcome, then notify."""
+    """Signal the wait condition for a READY/FAILED outcome, then notify. A refusal from the
+    check function hands the decision to the arm function (UNSIGNALLED); from the arm
+    function it ends the loop (REFUSED), and the topic is told."""
     if not budget.allows(SIGNAL_WORST_CASE):
         return Outcome(
             "WAITING",
@@ -596,89 +607,63 @@ def _finish(
             outcome.summary,
             "TimeBudget",
         )
-    try:
-        detail = aws.client("cloudformation").describe_stack_resource(
-            StackName=request.stack_id, LogicalResourceId=request.wait_handle_logical_id
-        )["StackResourceDetail"]
-    except Exception as exc:
-        code = aws.error_code(exc)
-        if code is None and not aws.is_transient(exc):
-            raise
-        label = code or type(exc).__name__
-        if code == "ValidationError" and "does not exist" in aws.error_message(exc):
-            return Outcome(
-                "ABANDONED",
-                f"wait condition handle {request.wait_handle_logical_id} or its stack no "
-                "longer exists: the gate was deleted or superseded; stopping "
-                f"(decision was {outcome.status})",
-                outcome.summary,
-            )
-        if aws.is_transient(exc):
-            return Outcome(
-                "WAITING",
-                f"decision {outcome.status}, but reading the wait condition handle failed "
-                f"transiently ({label}); retrying at the next poll",
-                outcome.summary,
-                label,
-            )
-        denied = aws.is_access_denied(exc)
-        if denied and _propagating(request, aws.now()):
-            return Outcome(
-                "WAITING",
-                f"decision {outcome.status}, but reading the wait condition handle was denied "
-                f"({label}) while the new policy may still be propagating; retrying",
-                outcome.summary,
-                label,
-            )
-        missing = " (missing permission cloudformation:DescribeStackResource)" if denied else ""
-        unsignalled = Outcome(
-            "UNSIGNALLED",
-            clip(
-                f"{outcome.reason} -- the check function could not read the wait condition "
-                f"handle: DescribeStackResource failed with {label}{missing}",
-                RETURN_REASON_LIMIT,
-            ),
-            outcome.summary,
-            label,
-            decision="READY" if outcome.status == "READY" else "FAILED",
-        )
-        return unsignalled
-    status = str(detail.get("ResourceStatus") or "")
-    url = detail.get("PhysicalResourceId")
-    if status.startswith("DELETE") or not isinstance(url, str) or not url.startswith("https://"):
+    delivery = cfnsignal.send(
+        request.stack_id,
+        request.wait_condition_logical_id,
+        success=outcome.status == "READY",
+        reason=outcome.reason,
+        propagating=_propagating(request, aws.now()),
+        allows=budget.allows,
+    )
+    decided = "READY" if outcome.status == "READY" else "FAILED"
+    if delivery.kind == "ended":
         return Outcome(
             "ABANDONED",
-            f"wait condition handle {request.wait_handle_logical_id} is {status or 'unknown'} "
-            f"and cannot be signalled; stopping (decision was {outcome.status})",
+            f"wait condition {request.wait_condition_logical_id} no longer waits (failed, "
+            "deleted, or its stack is gone: the gate was deleted or superseded); stopping "
+            f"(decision was {outcome.status}; {delivery.label})",
             outcome.summary,
         )
-    try:
-        httpput.put_json(url, signal_document(outcome))
-    except httpput.DeliveryError as exc:
-        if exc.permanent:
-            refused = Outcome(
-                "REFUSED",
-                clip(
-                    f"MinCount gate could not deliver its decision {outcome.status}: the wait "
-                    f"condition handle refused the signal for good ({exc}; an expired or "
-                    "revoked presigned URL answers 403). The loop stops; the wait condition "
-                    "ends at its own timeout. Decision: " + outcome.reason,
-                    RETURN_REASON_LIMIT,
-                ),
-                outcome.summary,
-                "SignalRefused",
-                decision="READY" if outcome.status == "READY" else "FAILED",
-                groups=outcome.groups,
-            )
-            _publish(request, refused, budget)
-            return refused
+    if delivery.kind == "opened":
+        opened = Outcome(
+            "OPENED",
+            f"the gate of cluster {request.cluster_name} opened already (the wait condition "
+            f"was signalled SUCCESS); the loop stops (decision was {outcome.status})",
+            outcome.summary,
+            groups=outcome.groups,
+        )
+        if notify:
+            _publish(request, Outcome("READY", opened.reason, groups=outcome.groups), budget)
+        return opened
+    if delivery.kind == "waiting":
         return Outcome(
             "WAITING",
             f"decision {outcome.status}, but the wait condition signal was not delivered "
-            f"({exc}); retrying at the next poll",
+            f"({delivery.label}); signalling again at the next poll",
             outcome.summary,
-            "SignalDelivery",
+            delivery.label or "SignalDelivery",
         )
+    if delivery.kind == "refused":
+        reason = refused_reason(request, outcome, delivery)
+        if not by_arm:
+            return Outcome(
+                "UNSIGNALLED",
+                reason,
+                outcome.summary,
+                delivery.label,
+                decision=decided,
+                groups=outcome.groups,
+            )
+        refused = Outcome(
+            "REFUSED",
+            reason,
+            outcome.summary,
+            "SignalRefused",
+            decision=decided,
+            groups=outcome.groups,
+        )
+        _publish(request, refused, budget)
+        return refused
     if notify:
         _publish(request, outcome, budget)
     return outcome
@@ -762,29 +747,19 @@ def _poll(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outc
     )
     if outcome.status == "WAITING":
         return outcome
-    return _finish(request, outcome, budget)
+    return _finish(request, outcome, budget, by_arm=by_arm)
 
 
 def _condition_status(request: PollRequest) -> str:
     """The wait condition's status: ``IN_PROGRESS`` (or not created yet, or unreadable: the
     signal decides then), ``COMPLETE``, ``ENDED`` (failed or being deleted) or ``UNKNOWN``
     (a transient failure reading it)."""
-    if request.wait_condition_logical_id is None:
-        return "IN_PROGRESS"
-    try:
-        detail = aws.client("cloudformation").describe_stack_resource(
-            StackName=request.stack_id, LogicalResourceId=request.wait_condition_logical_id
-        )["StackResourceDetail"]
-    except Exception as exc:
-        if aws.is_transient(exc):
-            return "UNKNOWN"
-        return "IN_PROGRESS"  # not created yet (it follows the arm resource), or denied
-    status = str(detail.get("ResourceStatus") or "")
-    if status == "CREATE_COMPLETE":
-        return "COMPLETE"
-    if status.startswith(("CREATE_FAILED", "DELETE")):
+    state = cfnsignal.condition_state(request.stack_id, request.wait_condition_logical_id)
+    if state in ("COMPLETE", "UNKNOWN"):
+        return state
+    if state in ("FAILED", "DELETED"):
         return "ENDED"
-    return "IN_PROGRESS"
+    return "IN_PROGRESS"  # waiting, not created yet (it follows the arm resource), or denied
 
 
 def check(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outcome:
@@ -819,7 +794,7 @@ def check(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outc
             return Outcome("IGNORED", clip(reason, RETURN_REASON_LIMIT), error=type(exc).__name__)
         failure = Outcome("FAILED", clip(reason, RETURN_REASON_LIMIT), error=type(exc).__name__)
         try:
-            return _finish(request, failure, budget)
+            return _finish(request, failure, budget, by_arm=True)
         except Exception as again:
             return Outcome("UNSIGNALLED", failure.reason, error=type(again).__name__)
 
@@ -902,7 +877,7 @@ def _fast_path(budget: Budget) -> Outcome:
         return Outcome("IGNORED", ignored.reason, error=ignored.error)
     if not budget.allows(aws.CALL_WORST_CASE):
         return Outcome("IGNORED", "too little time left")
-    if _condition_status(request) != "IN_PROGRESS" or request.wait_condition_logical_id is None:
+    if _condition_status(request) != "IN_PROGRESS":
         return Outcome("IGNORED", "the wait condition is not waiting")
     if not budget.allows(aws.CALL_WORST_CASE):
         return Outcome("IGNORED", "too little time left")
@@ -925,7 +900,7 @@ def _fast_path(budget: Budget) -> Outcome:
         summarize(decision.groups),
     )
     signalled = _finish(request, ready, budget, notify=False)
-    if signalled.status == "REFUSED":  # the loop reports it (and notifies) at its next check
+    if signalled.status == "UNSIGNALLED":  # the loop reports it (and notifies) at its next check
         return Outcome("IGNORED", signalled.reason, signalled.summary, signalled.error)
     return signalled
 
@@ -962,5 +937,5 @@ def handler(event: Mapping[str, Any], context: Any) -> dict[str, Any]:
 
 def fallback_handler(event: Mapping[str, Any], context: Any) -> dict[str, Any]:
     """Run in the *arm* function (another role) when the check function could not run or
-    could not read the wait handle: the same check, from here."""
+    its signal was refused: the same check, from here."""
     return _run(event, context, by_arm=True)
