@@ -19,8 +19,9 @@ affects the initial transition to InService", and its timer restarts when ``MinC
 changes): a create gates every group with a minimum; an update gates the groups it adds and
 the groups whose minimum it raises, not unchanged, lowered or removed ones.
 
-A short sample runs in the suite; ``HYPERPOD_LIFECYCLE_EXAMPLES`` (and
-``HYPERPOD_LIFECYCLE_STEPS``) set a longer one, e.g. for ``make test-deep``.
+``make test`` runs a sample drawn from the run's seed, ``make test-deep`` every life
+(tests/support/depth.py); ``HYPERPOD_LIFECYCLE_EXAMPLES`` (and ``HYPERPOD_LIFECYCLE_STEPS``)
+set other counts.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from hypothesis.stateful import (
 )
 
 from tests.support.aws_fakes import Signal
+from tests.support.depth import DEEP, examples
 from tests.support.hyperpod_sim import CapacityCurve, GroupSpec, constant, steps
 from tests.support.world import Execution, GateWorld, Requirement
 
@@ -52,7 +54,12 @@ POLL = 5 * MIN
 """The gate's poll interval here (a real option value): fewer checks, the same logic."""
 POOL = ("gpu", "gpu2", "trn")
 """Compute groups a template may have (a rename is a removal and an addition)."""
-EXAMPLES = int(os.environ.get("HYPERPOD_LIFECYCLE_EXAMPLES", "6"))
+DEEP_LIVES = 100
+"""Lives a deep run (``make test-deep``) tries, derandomized: the same on every run."""
+SAMPLED_LIVES = 4
+"""Lives ``make test`` tries, drawn from the run's printed seed (tests/support/depth.py)."""
+EXAMPLES = int(os.environ.get("HYPERPOD_LIFECYCLE_EXAMPLES") or examples(DEEP_LIVES, SAMPLED_LIVES))
+"""Lives per test; ``HYPERPOD_LIFECYCLE_EXAMPLES`` sets another count."""
 STEPS = int(os.environ.get("HYPERPOD_LIFECYCLE_STEPS", "8"))
 
 CURVES: dict[str, CapacityCurve] = {
@@ -427,7 +434,7 @@ SETTINGS = settings(
     max_examples=EXAMPLES,
     stateful_step_count=STEPS,
     deadline=None,
-    derandomize=True,
+    derandomize=DEEP,
     # Shrinking a life of virtual hours takes minutes: the printed steps reproduce it.
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
@@ -441,7 +448,7 @@ class UpdateScopeLifecycle(Lifecycle):
     node_losses = True
 
 
-TestLifecycle = Lifecycle.TestCase
+TestLifecycle = pytest.mark.deep(Lifecycle.TestCase)
 TestLifecycle.settings = SETTINGS
 
 
@@ -452,9 +459,7 @@ def test_the_docs_name_the_lifecycle_switch() -> None:
     assert "HYPERPOD_LIFECYCLE_EXAMPLES" in text
 
 
-@pytest.mark.skipif(
-    "HYPERPOD_LIFECYCLE_EXAMPLES" not in os.environ, reason="a deep run's (random lives)"
-)
+@pytest.mark.deep
 def test_an_update_fails_only_for_what_it_gates() -> None:
     """The random lives, with node losses, FAILURE judged by what each update gates."""
     run_state_machine_as_test(UpdateScopeLifecycle, settings=SETTINGS)
