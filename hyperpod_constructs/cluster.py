@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import jsii
@@ -384,121 +384,189 @@ def _rendered_findings(resource: sagemaker.CfnCluster) -> list[Finding]:
     ] + tag_findings(TagManager.of(resource).tag_values())  # type: ignore[union-attr]
 
 
-@dataclass(frozen=True)
-class _Parameter:
-    """A constructor parameter checked by its value alone: its findings, and the value used
-    in its place when there are any (the synth fails on them; the construct still builds)."""
+_VALUE_CHECK = "hyperpod_constructs.value_check"
+"""The metadata key of a :class:`_ClusterProps` field's :class:`_ValueCheck`."""
 
-    name: str
-    findings: Callable[[object], list[Finding]]
-    fallback: object
+
+@dataclass(frozen=True)
+class _ValueCheck:
+    """A constructor parameter's check by its value alone (a field's metadata): its findings,
+    given the parameter's name and value, and ``rank``, the place of its findings among the
+    parameters checked this way (1 first; the report's order)."""
+
+    findings: Callable[[str, object], list[Finding]]
+    rank: int
+
+
+def _checked(findings: Callable[[str, object], list[Finding]], *, rank: int) -> dict[str, Any]:
+    """The metadata of a :class:`_ClusterProps` field checked by its value alone."""
+    return {_VALUE_CHECK: _ValueCheck(findings, rank)}
 
 
 def _typed(
-    name: str, ok: Callable[[object], bool], expected: str, fallback: object, *, optional: bool
-) -> _Parameter:
-    """A parameter whose only check is its type (``HP-ARG-TYPE``): ``ok``, or ``None`` when
-    ``optional``."""
-    return _Parameter(
-        name, lambda value: check(name, value, ok, expected, optional=optional), fallback
+    ok: Callable[[object], bool], expected: str, *, optional: bool, rank: int
+) -> dict[str, Any]:
+    """The metadata of a field whose only check is its type (``HP-ARG-TYPE``): ``ok``, or
+    ``None`` when ``optional``."""
+    return _checked(
+        lambda name, value: check(name, value, ok, expected, optional=optional), rank=rank
     )
 
 
-_PARAMETERS: tuple[_Parameter, ...] = (
-    _typed(
-        "node_provisioning_mode",
-        instance_of(NodeProvisioningMode),
-        "a NodeProvisioningMode, e.g. NodeProvisioningMode.CONTINUOUS",
-        NodeProvisioningMode.CONTINUOUS,
-        optional=True,
-    ),
-    _Parameter("node_recovery", node_recovery_findings, NodeRecovery.AUTOMATIC),
-    _typed("execution_role", _is_role, "an iam.IRole or None", None, optional=True),
-    _typed("vpc", _is_vpc, "an ec2.IVpc or None", None, optional=True),
-    _typed(
-        "vpc_subnets",
-        instance_of(ec2.SubnetSelection),
-        "an ec2.SubnetSelection or None",
-        None,
-        optional=True,
-    ),
-    _typed(
-        "security_groups",
-        _is_security_groups,
-        "a list of ec2.ISecurityGroup or None",
-        None,
-        optional=True,
-    ),
-    _typed(
-        "slurm_config_strategy",
-        instance_of(SlurmConfigStrategy),
-        "a SlurmConfigStrategy or None",
-        None,
-        optional=True,
-    ),
-    _typed(
-        "accounting_database",
-        _is_accounting_database,
-        "AccountingDatabase(endpoint=..., secret=<secretsmanager.ISecret>) or None",
-        None,
-        optional=True,
-    ),
-    _typed(
-        "instance_groups",
-        is_sequence,
-        "a list of InstanceGroup (or an empty list)",
-        (),
-        optional=False,
-    ),
-    _typed(
-        "slurm_layout",
-        instance_of(SlurmLayout),
-        "a SlurmLayout, e.g. SlurmLayout.API",
-        SlurmLayout.API,
-        optional=False,
-    ),
-    _typed("declare_slurm_orchestrator", is_bool, "True or False (a bool)", False, optional=False),
-    _typed(
-        "removal_policy",
-        _is_removal_policy,
-        f"{_REMOVAL_POLICIES}, or None",
-        None,
-        optional=True,
-    ),
-)
-"""The parameters checked by value alone, in the order their findings are reported."""
+@dataclass(frozen=True, kw_only=True)
+class _ClusterProps:
+    """The keyword parameters of :class:`HyperPodSlurmCluster`, declared once: each field is
+    one parameter, with the constructor's name, annotation and default (a test compares them
+    with the signature and its docstring's ``:param`` entries). A field checked by its value
+    alone carries its :class:`_ValueCheck` (:func:`_typed`, :func:`_checked`); the others are
+    checked by the rules of the props in :func:`_resolve_props`."""
+
+    instance_groups: Sequence[InstanceGroup] = field(
+        default=(),
+        metadata=_typed(
+            is_sequence,
+            "a list of InstanceGroup (or an empty list)",
+            optional=False,
+            rank=9,
+        ),
+    )
+    cluster_name: str | None = None
+    node_provisioning_mode: NodeProvisioningMode = field(
+        default=NodeProvisioningMode.CONTINUOUS,
+        metadata=_typed(
+            instance_of(NodeProvisioningMode),
+            "a NodeProvisioningMode, e.g. NodeProvisioningMode.CONTINUOUS",
+            optional=True,
+            rank=1,
+        ),
+    )
+    node_recovery: NodeRecovery | str | None = field(
+        default=NodeRecovery.AUTOMATIC,
+        metadata=_checked(lambda _, value: node_recovery_findings(value), rank=2),
+    )
+    lifecycle_scripts: LifecycleScripts | None = None
+    execution_role: iam.IRole | None = field(
+        default=None,
+        metadata=_typed(_is_role, "an iam.IRole or None", optional=True, rank=3),
+    )
+    vpc: ec2.IVpc | None = field(
+        default=None,
+        metadata=_typed(_is_vpc, "an ec2.IVpc or None", optional=True, rank=4),
+    )
+    vpc_subnets: ec2.SubnetSelection | None = field(
+        default=None,
+        metadata=_typed(
+            instance_of(ec2.SubnetSelection),
+            "an ec2.SubnetSelection or None",
+            optional=True,
+            rank=5,
+        ),
+    )
+    security_groups: Sequence[ec2.ISecurityGroup] | None = field(
+        default=None,
+        metadata=_typed(
+            _is_security_groups,
+            "a list of ec2.ISecurityGroup or None",
+            optional=True,
+            rank=6,
+        ),
+    )
+    slurm_config_strategy: SlurmConfigStrategy | None = field(
+        default=None,
+        metadata=_typed(
+            instance_of(SlurmConfigStrategy),
+            "a SlurmConfigStrategy or None",
+            optional=True,
+            rank=7,
+        ),
+    )
+    slurm_layout: SlurmLayout = field(
+        default=SlurmLayout.API,
+        metadata=_typed(
+            instance_of(SlurmLayout),
+            "a SlurmLayout, e.g. SlurmLayout.API",
+            optional=False,
+            rank=10,
+        ),
+    )
+    declare_slurm_orchestrator: bool = field(
+        default=False,
+        metadata=_typed(is_bool, "True or False (a bool)", optional=False, rank=11),
+    )
+    accounting_database: AccountingDatabase | None = field(
+        default=None,
+        metadata=_typed(
+            _is_accounting_database,
+            "AccountingDatabase(endpoint=..., secret=<secretsmanager.ISecret>) or None",
+            optional=True,
+            rank=8,
+        ),
+    )
+    tags: Mapping[str, str] | None = None
+    readiness_gate: MinCountGateOptions | None = None
+    removal_policy: RemovalPolicy | None = field(
+        default=None,
+        metadata=_typed(
+            _is_removal_policy,
+            f"{_REMOVAL_POLICIES}, or None",
+            optional=True,
+            rank=12,
+        ),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class _ResolvedProps(_ClusterProps):
+    """The props resolved once (:func:`_resolve_props`), which the cluster reads as
+    ``self._props``: every parameter's value usable as it is (a value with errors replaced by
+    its default, ``lifecycle_scripts`` ``None`` and ``tags`` empty when they have errors,
+    ``readiness_gate`` the options the gate uses), what derives from them, and every finding
+    of the props in the order the report lists them."""
+
+    name: str
+    """``cluster_name``, or one derived from the construct path (:func:`_default_name`)."""
+    gate_enabled: bool
+    """Whether groups with a minimum are gated (``readiness_gate.enabled`` as given)."""
+    render_accounting_database: bool
+    """Whether the database is rendered (it has no errors)."""
+    findings: tuple[Finding, ...]
+
+    @property
+    def gate_options(self) -> MinCountGateOptions:
+        """The gate's options: the defaults also when the options given have errors (the
+        app may depend on the gate; the synth fails on the findings)."""
+        return self.readiness_gate if self.readiness_gate is not None else MinCountGateOptions()
 
 
 @dataclass(frozen=True)
-class _Props:
-    """The constructor's arguments, resolved once (:func:`_resolve_props`): every value
-    usable as it is (a value with errors replaced by its fallback), the defaults applied, and
-    every finding of the props in the order the report lists them."""
+class _Parameter:
+    """A constructor parameter checked by its value alone, read off its field: its findings,
+    and the value used in its place when there are any, its default (the synth fails on the
+    findings; the construct still builds)."""
 
-    instance_groups: Sequence[InstanceGroup]
     name: str
-    mode: NodeProvisioningMode
-    node_recovery: NodeRecovery | str | None
-    lifecycle_scripts: LifecycleScripts | None
-    """None also when they have errors (binding them could not work)."""
-    execution_role: iam.IRole | None
-    vpc: ec2.IVpc | None
-    vpc_subnets: ec2.SubnetSelection | None
-    security_groups: Sequence[ec2.ISecurityGroup] | None
-    slurm_config_strategy: SlurmConfigStrategy | None
-    slurm_layout: SlurmLayout
-    declare_slurm_orchestrator: bool
-    accounting_database: AccountingDatabase | None
-    render_accounting_database: bool
-    """Whether the database is rendered (it has no errors)."""
-    tags: Mapping[str, str]
-    """Empty when the tags have errors."""
-    gate_options: MinCountGateOptions
-    """The defaults also when the options given have errors (the app may depend on the gate;
-    the synth fails on the findings)."""
-    gate_enabled: bool
-    removal_policy: RemovalPolicy | None
-    findings: tuple[Finding, ...]
+    findings: Callable[[str, object], list[Finding]]
+    fallback: object
+
+
+def _checked_parameters(props: type[_ClusterProps]) -> tuple[_Parameter, ...]:
+    """The fields of ``props`` checked by value alone, in the order of their ranks."""
+    checked = sorted(
+        (
+            (parameter.metadata[_VALUE_CHECK], parameter)
+            for parameter in fields(props)
+            if _VALUE_CHECK in parameter.metadata
+        ),
+        key=lambda entry: entry[0].rank,
+    )
+    return tuple(
+        _Parameter(parameter.name, value_check.findings, parameter.default)
+        for value_check, parameter in checked
+    )
+
+
+_PARAMETERS = _checked_parameters(_ClusterProps)
+"""The parameters checked by value alone, in the order their findings are reported."""
 
 
 def _default_name(cluster: Construct, cluster_name: str | None) -> str:
@@ -522,23 +590,27 @@ def _has_errors(findings: Sequence[Finding]) -> bool:
     return any(finding.is_error for finding in findings)
 
 
-def _resolve_props(cluster: Construct, given: Mapping[str, Any]) -> _Props:
+def _resolve_props(cluster: Construct, given: _ClusterProps) -> _ResolvedProps:
     """Check every parameter once and decide, in this one place, between each value and its
-    fallback. ``given`` holds the constructor's keyword arguments by name."""
+    fallback: first the parameters checked by value alone (:data:`_PARAMETERS`), then the
+    rules of the props (the name, the lifecycle scripts, the database, the tags, the gate's
+    options, the network selection)."""
     found: list[Finding] = []
-    usable: dict[str, Any] = {}
+    fallbacks: dict[str, Any] = {}
     for parameter in _PARAMETERS:
-        problems = parameter.findings(given[parameter.name])
+        problems = parameter.findings(parameter.name, getattr(given, parameter.name))
         found += problems
-        usable[parameter.name] = parameter.fallback if problems else given[parameter.name]
-    name = _default_name(cluster, given["cluster_name"])
-    role, vpc, subnets = usable["execution_role"], usable["vpc"], usable["vpc_subnets"]
-    scripts = given["lifecycle_scripts"]
+        if problems:
+            fallbacks[parameter.name] = parameter.fallback
+    usable = replace(given, **fallbacks)
+    name = _default_name(cluster, usable.cluster_name)
+    role, vpc, subnets = usable.execution_role, usable.vpc, usable.vpc_subnets
+    scripts = usable.lifecycle_scripts
     role_owned = role is None or isinstance(role, iam.Role)
     scripts_findings = lifecycle_findings(scripts, group=None, role_owned=role_owned)
-    tags_findings = tag_findings(given["tags"])
-    database_findings = accounting_findings(usable["accounting_database"])
-    readiness_gate = given["readiness_gate"]
+    tags_findings = tag_findings(usable.tags)
+    database_findings = accounting_findings(usable.accounting_database)
+    readiness_gate = usable.readiness_gate
     options = _gate_options(readiness_gate)
     gate_enabled = options.enabled is not False
     gate_findings = gate_option_findings(
@@ -553,30 +625,22 @@ def _resolve_props(cluster: Construct, given: Mapping[str, Any]) -> _Props:
         + (gate_findings if gate_enabled else [])
         + network_selection_findings(
             has_vpc=vpc is not None,
-            security_groups_given=usable["security_groups"] is not None,
+            security_groups_given=usable.security_groups is not None,
             subnets_given=subnets is not None,
             explicit_subnets=subnets is not None and subnets.subnets is not None,
         )
     )
-    return _Props(
-        instance_groups=usable["instance_groups"],
-        name=name,
-        mode=usable["node_provisioning_mode"],
-        node_recovery=usable["node_recovery"],
+    resolved = replace(
+        usable,
         lifecycle_scripts=None if _has_errors(scripts_findings) else scripts,
-        execution_role=role,
-        vpc=vpc,
-        vpc_subnets=subnets,
-        security_groups=usable["security_groups"],
-        slurm_config_strategy=usable["slurm_config_strategy"],
-        slurm_layout=usable["slurm_layout"],
-        declare_slurm_orchestrator=usable["declare_slurm_orchestrator"],
-        accounting_database=usable["accounting_database"],
-        render_accounting_database=not _has_errors(database_findings),
-        tags={} if _has_errors(tags_findings) else (given["tags"] or {}),
-        gate_options=MinCountGateOptions() if _has_errors(gate_findings) else options,
+        tags={} if _has_errors(tags_findings) else (usable.tags or {}),
+        readiness_gate=MinCountGateOptions() if _has_errors(gate_findings) else options,
+    )
+    return _ResolvedProps(
+        **{parameter.name: getattr(resolved, parameter.name) for parameter in fields(resolved)},
+        name=name,
         gate_enabled=gate_enabled,
-        removal_policy=usable["removal_policy"],
+        render_accounting_database=not _has_errors(database_findings),
         findings=tuple(found),
     )
 
@@ -784,35 +848,34 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         _check_scope_and_id(scope, id)
         super().__init__(scope, id)
         self._init_state()
-        props = _resolve_props(
+        self._props = _resolve_props(
             self,
-            {
-                "instance_groups": instance_groups,
-                "cluster_name": cluster_name,
-                "node_provisioning_mode": node_provisioning_mode,
-                "node_recovery": node_recovery,
-                "lifecycle_scripts": lifecycle_scripts,
-                "execution_role": execution_role,
-                "vpc": vpc,
-                "vpc_subnets": vpc_subnets,
-                "security_groups": security_groups,
-                "slurm_config_strategy": slurm_config_strategy,
-                "slurm_layout": slurm_layout,
-                "declare_slurm_orchestrator": declare_slurm_orchestrator,
-                "accounting_database": accounting_database,
-                "tags": tags,
-                "readiness_gate": readiness_gate,
-                "removal_policy": removal_policy,
-            },
+            _ClusterProps(
+                instance_groups=instance_groups,
+                cluster_name=cluster_name,
+                node_provisioning_mode=node_provisioning_mode,
+                node_recovery=node_recovery,
+                lifecycle_scripts=lifecycle_scripts,
+                execution_role=execution_role,
+                vpc=vpc,
+                vpc_subnets=vpc_subnets,
+                security_groups=security_groups,
+                slurm_config_strategy=slurm_config_strategy,
+                slurm_layout=slurm_layout,
+                declare_slurm_orchestrator=declare_slurm_orchestrator,
+                accounting_database=accounting_database,
+                tags=tags,
+                readiness_gate=readiness_gate,
+                removal_policy=removal_policy,
+            ),
         )
-        self._keep(props)
-        self._record(props.findings)
-        self._add_role(props)
-        vpc_config = self._add_network(props)
-        self._resource = self._add_resource(props, vpc_config)
-        self._add_tags(props)
+        self._record(self._props.findings)
+        self._add_role()
+        vpc_config = self._add_network()
+        self._resource = self._add_resource(vpc_config)
+        self._add_tags()
         self.node.add_validation(_ClusterRules(self))
-        for group in props.instance_groups:
+        for group in self._props.instance_groups:
             self.add_instance_group(group)
 
     @classmethod
@@ -864,7 +927,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     @property
     def cluster_name(self) -> str:
         """The cluster name."""
-        return self._name
+        return self._props.name
 
     @property
     def cluster_status(self) -> str:
@@ -878,12 +941,12 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
 
     @property
     def node_provisioning_mode(self) -> NodeProvisioningMode:
-        return self._mode
+        return self._props.node_provisioning_mode
 
     @property
     def vpc(self) -> ec2.IVpc | None:
         """The VPC the nodes run in, or ``None`` for HyperPod's own network."""
-        return self._vpc
+        return self._props.vpc
 
     @property
     def role(self) -> iam.IRole:
@@ -957,17 +1020,17 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             return
         findings = validate_group(
             group,
-            gate=self._gate_enabled,
+            gate=self._props.gate_enabled,
             role_owned=isinstance(group.execution_role or self._role, iam.Role),
         )
-        if self._slurm_layout is SlurmLayout.LIFECYCLE_SCRIPTS:
+        if self._props.slurm_layout is SlurmLayout.LIFECYCLE_SCRIPTS:
             # Partitions live in provisioning_parameters.json (Slurm's own names, not rendered).
             findings = [f for f in findings if f.rule not in PARTITION_RULES]
         overridden = group.vpc_subnets is not None or group.security_groups is not None
         if overridden and not any(f.rule == "HP-ARG-TYPE" for f in findings):
             findings += override_network_findings(
                 group,
-                has_vpc=self._vpc is not None,
+                has_vpc=self._props.vpc is not None,
                 cluster_security_groups=len(self._security_groups),
             )
         self._record(findings, position=position)
@@ -987,8 +1050,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             self._teardown.add(role)
             self._grant_vpc_access(role)
         self._open_file_systems(group)
-        if role is not None and self._accounting is not None:
-            self._accounting.secret.grant_read(role)
+        if role is not None and self._props.accounting_database is not None:
+            self._props.accounting_database.secret.grant_read(role)
         if group.has_minimum:
             self._sync_gate(group)
 
@@ -1027,43 +1090,33 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         self._metric_groups: dict[str, str] = {}
         """The groups whose gate metrics were asked for, and the method that asked first."""
 
-    def _keep(self, props: _Props) -> None:
-        """The resolved props the groups added later read."""
-        self._mode = props.mode
-        self._lifecycle = props.lifecycle_scripts
-        self._strategy = props.slurm_config_strategy
-        self._slurm_layout = props.slurm_layout
-        self._accounting = props.accounting_database
-        self._gate_options = props.gate_options
-        self._gate_enabled = props.gate_enabled
-        self._vpc = props.vpc
-        self._name = props.name
-
-    def _add_role(self, props: _Props) -> None:
+    def _add_role(self) -> None:
         """The groups' default execution role (a new one unless one is given), and the
         teardown order. SageMaker assumes the execution role while it deletes the cluster, so
         roles, their policies, the lifecycle upload and the network must outlive the cluster:
         one group the cluster depends on, read at synth, so what is added later (group roles,
         the VPC policy, the upload) counts too."""
-        self._role = props.execution_role or self._default_role()
+        self._role = self._props.execution_role or self._default_role()
         self._teardown = DependencyGroup(self._role)
 
-    def _add_network(self, props: _Props) -> dict[str, Any] | None:
+    def _add_network(self) -> dict[str, Any] | None:
         """The cluster's ``VpcConfig`` (and its security group when none is given), and the
         default role's access to it."""
+        props = self._props
         vpc_config = self._network(props.vpc, props.vpc_subnets, props.security_groups)
         self._has_network = vpc_config is not None
         self._connections = ec2.Connections(security_groups=self._security_groups)
         self._grant_vpc_access(self._role)
         return vpc_config
 
-    def _add_tags(self, props: _Props) -> None:
+    def _add_tags(self) -> None:
         """The tags, on the cluster and everything the construct creates."""
-        for key, value in props.tags.items():
+        for key, value in (self._props.tags or {}).items():
             Tags.of(self).add(key, value)
 
-    def _orchestrator(self, props: _Props) -> dict[str, Any] | None:
+    def _orchestrator(self) -> dict[str, Any] | None:
         """``Orchestrator.Slurm`` (the accounting database's secret readable by the role)."""
+        props = self._props
         slurm: dict[str, Any] = {}
         if props.slurm_config_strategy is not None:
             slurm["SlurmConfigStrategy"] = props.slurm_config_strategy.value
@@ -1073,11 +1126,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             database.secret.grant_read(self._role)
         return {"Slurm": slurm} if slurm or props.declare_slurm_orchestrator else None
 
-    def _add_resource(
-        self, props: _Props, vpc_config: dict[str, Any] | None
-    ) -> sagemaker.CfnCluster:
+    def _add_resource(self, vpc_config: dict[str, Any] | None) -> sagemaker.CfnCluster:
         """The ``AWS::SageMaker::Cluster``, its removal policy and its teardown order."""
-        orchestrator = self._orchestrator(props)
+        props = self._props
+        orchestrator = self._orchestrator()
         resource = _CfnCluster(
             self,
             "Resource",
@@ -1085,7 +1137,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             # A name that is not a str is reported (HP-NAME-CLUSTER); jsii would reject it.
             cluster_name=props.name if isinstance(props.name, str) else None,
             node_provisioning_mode=(
-                props.mode.value if props.mode is NodeProvisioningMode.CONTINUOUS else None
+                props.node_provisioning_mode.value
+                if props.node_provisioning_mode is NodeProvisioningMode.CONTINUOUS
+                else None
             ),
             node_recovery=(
                 props.node_recovery.value
@@ -1164,15 +1218,15 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
 
     def _cross_group_findings(self) -> list[Finding]:
         spec = ClusterSpec(
-            name=self._name,
-            mode=self._mode,
+            name=self._props.name,
+            mode=self._props.node_provisioning_mode,
             groups=self._groups,
-            slurm_config_strategy=self._strategy,
-            has_accounting_database=self._accounting is not None,
+            slurm_config_strategy=self._props.slurm_config_strategy,
+            has_accounting_database=self._props.accounting_database is not None,
             has_vpc=self._has_network,
             security_group_count=len(self._security_groups) if self._has_network else None,
             subnet_count=len(self._subnet_ids) if self._has_network else None,
-            slurm_layout=self._slurm_layout,
+            slurm_layout=self._props.slurm_layout,
         )
         return [f for f in validate_cluster(spec) if f.rule != "HP-NAME-CLUSTER"]
 
@@ -1252,9 +1306,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             self._keep_security_groups(group.security_groups)
         groups = group.security_groups or tuple(self._security_groups)
         if group.vpc_subnets is not None and (
-            group.vpc_subnets.subnets is not None or self._vpc is not None
+            group.vpc_subnets.subnets is not None or self._props.vpc is not None
         ):
-            subnets = _subnet_ids(self._vpc, group.vpc_subnets)
+            subnets = _subnet_ids(self._props.vpc, group.vpc_subnets)
         else:
             subnets = list(self._subnet_ids)
         security_group_ids = [sg.security_group_id for sg in groups]
@@ -1328,7 +1382,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         return self._role_arns[key]
 
     def _bind_lifecycle(self, group: InstanceGroup) -> BoundLifecycle | None:
-        scripts = group.lifecycle_scripts or self._lifecycle
+        scripts = group.lifecycle_scripts or self._props.lifecycle_scripts
         if scripts is None:
             return None
         role = group.execution_role or self._role
@@ -1362,8 +1416,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
                 group,
                 execution_role_arn=self._role_arn(group),
                 lifecycle=self._bound_lifecycles.get(group.name),
-                continuous=self._mode is NodeProvisioningMode.CONTINUOUS,
-                slurm_config=self._slurm_layout is SlurmLayout.API,
+                continuous=self._props.node_provisioning_mode is NodeProvisioningMode.CONTINUOUS,
+                slurm_config=self._props.slurm_layout is SlurmLayout.API,
                 override_vpc_config=self._override_vpc_configs.get(id(group)),
             )
             for group in self._wired
@@ -1380,8 +1434,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         self._metric_groups.setdefault(group_name, method)
         return gate_metric(
             name,
-            namespace=self._gate_options.metrics_namespace,
-            cluster_name=self._name,
+            namespace=self._props.gate_options.metrics_namespace,
+            cluster_name=self._props.name,
             group_name=group_name,
             **options,
         )
@@ -1397,13 +1451,13 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     def _sync_gate(self, group: InstanceGroup | None) -> None:
         """Add a gated group to the readiness gate (created with the first one; ``None``
         only creates it)."""
-        if not self._gate_enabled:
+        if not self._props.gate_enabled:
             return
         if self._gate is None:
             from .gate.construct import MinCountGate
 
             self._gate = MinCountGate(
-                self, "MinCountGate", cluster=self, options=self._gate_options
+                self, "MinCountGate", cluster=self, options=self._props.gate_options
             )
             self._record(self._gate.findings)
         if group is None:
