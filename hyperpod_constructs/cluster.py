@@ -38,12 +38,12 @@ from ._dependable import LazyDependable, drop_implied_dependencies
 from ._lazy import lazy_any, lazy_list
 from ._nag import acknowledge, acknowledge_compliance
 from ._roles import statements_land
+from ._runtime.hyperpod_gate.contract import Requirement
 from ._synthesizer import refusing_synthesizer
 from ._tokens import count_or_token, is_unresolved
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy, SlurmLayout
 from .gate.metrics import GateMetrics, gate_metric, unwatched_metric_errors
 from .gate.options import MinCountGateOptions
-from .gate.runtime.hyperpod_gate.contract import Requirement
 from .instance_group import InstanceGroup
 from .instance_type import known_names
 from .lifecycle import BoundLifecycle, LifecycleScripts

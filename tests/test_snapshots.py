@@ -31,7 +31,7 @@ from hyperpod_constructs.lifecycle import UPLOAD_FOLLOW, UPLOAD_IGNORE_MODE
 from tests.conftest import ROOT, new_app
 from tests.template_utils import asset_hashes, normalize_asset_hashes, only, resources
 
-GATE_RUNTIME = ROOT / "hyperpod_constructs" / "gate" / "runtime"
+GATE_RUNTIME = ROOT / "hyperpod_constructs" / "_runtime"
 LIFECYCLE_DIR = ROOT / "examples" / "lifecycle"
 GATE_HANDLERS = {"hyperpod_gate.poll.handler", "hyperpod_gate.arm.handler"}
 BYTECODE = ("__pycache__", ".pyc")

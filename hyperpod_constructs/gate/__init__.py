@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .runtime.hyperpod_gate.contract import Requirement
-from .runtime.hyperpod_gate.decision import GateDecision, GroupRequirement, evaluate_gate
+from .._runtime.hyperpod_gate.contract import Requirement
+from .._runtime.hyperpod_gate.decision import GateDecision, GroupRequirement, evaluate_gate
 
 if TYPE_CHECKING:
     from .options import MinCountGateOptions

@@ -18,7 +18,7 @@ from botocore.validate import ParamValidator  # type: ignore[import-untyped, unu
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 from moto import mock_aws
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate import notify, poll
+from hyperpod_constructs._runtime.hyperpod_gate import notify, poll
 from tests.support.hyperpod_sim import GroupSpec, constant, steps
 from tests.support.wire import reference_model
 from tests.support.world import GateWorld
