@@ -29,17 +29,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "values",
         (
             "_core",
-            "_tokens",
-            "_sanitize",
+            "_cdk",
             "_version",
-            "_lazy",
-            "_nag",
-            "_roles",
-            "_dependable",
-            "_synthesizer",
-            "_aws_model",
-            "_shapes",
-            "_input",
             "enums",
             "permissions",
         ),
@@ -63,8 +54,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "constructs",
         (
-            "_cluster_interface",
-            "rendering",
+            "_cluster",
+            "_report",
             "gate.metrics",
             "gate.resources",
             "gate.construct",
@@ -76,7 +67,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "",
             "__main__",
-            "_report_text",
+            "_aws",
             "reporting",
             "policy",
             "blueprints",

@@ -30,16 +30,17 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct, Dependable, IValidation
 
-from .._cluster_interface import IHyperPodCluster
-from .._core.finding import Finding, HyperPodValidationError
-from .._dependable import DependencyRoots
-from .._lazy import lazy_any, lazy_string
-from .._nag import (
+from .._cdk.dependable import DependencyRoots
+from .._cdk.lazy import lazy_any, lazy_string
+from .._cdk.nag import (
     acknowledge,
     acknowledge_compliance_each,
     arn_placeholder,
     ref_placeholder,
 )
+from .._cdk.tokens import is_unresolved
+from .._cluster.interface import IHyperPodCluster
+from .._core.finding import Finding, HyperPodValidationError
 from .._runtime.hyperpod_gate.contract import (
     ARM_PROPERTY_KEYS,
     ENV_ARM_LOGICAL_ID,
@@ -55,7 +56,6 @@ from .._runtime.hyperpod_gate.contract import (
     options_of,
 )
 from .._runtime.hyperpod_gate.fastpath import FAST_PATH_DETAIL_TYPES, fast_path_input
-from .._tokens import is_unresolved
 from ..validation.gate_rules import gate_option_findings
 from .definition import build_definition
 from .metrics import GateMetrics, MetricOptions, WatchedMetrics, gate_metric

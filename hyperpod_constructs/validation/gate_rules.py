@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 
 from aws_cdk import Duration
 
+from .._cdk.tokens import is_unresolved
 from .._core.arguments import TOKEN, check, instance_of, is_bool
 from .._core.finding import Finding, Severity
 from .._core.rule import Rule, Scope, Source, reports
 from .._core.sources import PUT_METRIC_DATA, SLURM_SCALING, STEP_FUNCTIONS_QUOTAS, WAIT_CONDITION
-from .._tokens import is_unresolved
 from ..gate.definition import HISTORY_QUOTA, history_events, max_timeout_for_history
 from ..gate.options import MAX_POLL, MIN_POLL, MinCountGateOptions, max_gate_timeout_seconds
 
