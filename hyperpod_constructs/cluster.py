@@ -40,10 +40,10 @@ from ._cluster.rendering import DELETED, apply_overrides, render_group, to_l1
 from ._core.arguments import RULE as ARGUMENT_RULE
 from ._core.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
 from ._core.finding import merge_findings
+from ._gate.metrics import GateMetrics, gate_metric, unwatched_metric_errors
 from ._report.records import WARNING_PREFIX, annotation_texts, record_findings
 from ._runtime.hyperpod_gate.contract import Requirement
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy, SlurmLayout
-from .gate.metrics import GateMetrics, gate_metric, unwatched_metric_errors
 from .gate.options import MinCountGateOptions
 from .instance_group import InstanceGroup
 from .instance_type import known_names
@@ -82,8 +82,8 @@ if TYPE_CHECKING:
     from aws_cdk import aws_events as events
     from aws_cdk import aws_secretsmanager as secretsmanager  # annotations only
 
-    from .gate.construct import MinCountGate
-    from .gate.metrics import MetricOptions
+    from ._gate.construct import MinCountGate
+    from ._gate.metrics import MetricOptions
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
 
@@ -1400,7 +1400,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         if not self._gate_enabled:
             return
         if self._gate is None:
-            from .gate.construct import MinCountGate
+            from ._gate.construct import MinCountGate
 
             self._gate = MinCountGate(
                 self, "MinCountGate", cluster=self, options=self._gate_options

@@ -25,7 +25,7 @@ from aws_cdk.cx_api import CloudAssembly
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.json import JSONSnapshotExtension
 
-import hyperpod_constructs.gate.construct as gate_construct
+import hyperpod_constructs._gate.construct as gate_construct
 from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup
 from hyperpod_constructs.lifecycle import UPLOAD_FOLLOW, UPLOAD_IGNORE_MODE
 from tests.conftest import ROOT, new_app

@@ -1,4 +1,5 @@
-"""The MinCount readiness gate: the pure decision, its options and the CDK construct.
+"""The MinCount readiness gate's values: the pure decision, its options and its state machine's
+definition. The construct, ``MinCountGate``, is imported from ``hyperpod_constructs``.
 
 The pure parts (the decision, the arm properties' contract) import without aws_cdk, so the
 template summary CLI can use them; ``MinCountGateOptions`` loads aws_cdk on first use.

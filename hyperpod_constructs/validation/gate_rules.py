@@ -96,7 +96,7 @@ WARN_GATE_TIMEOUT = Rule(
     Scope.GATE,
     "`readiness_gate.timeout`",
     "at least 3 h (HyperPod's MinCount window)",
-    checked_by="hyperpod_constructs.gate.construct (MinCountGate)",
+    checked_by="hyperpod_constructs._gate.construct (MinCountGate)",
     source=Source(SLURM_SCALING, "a group whose minimum is not met within 3 hours rolls back"),
 )
 
@@ -107,7 +107,7 @@ WARN_GATE_SUBSCRIPTION = Rule(
     "a subscription to the gate's notification topic",
     "no dependency on `cluster.ready` (or the cluster): it would be created after the READY "
     "message was sent",
-    checked_by="hyperpod_constructs.gate.subscriptions (SubscriptionAfterReady)",
+    checked_by="hyperpod_constructs._gate.subscriptions (SubscriptionAfterReady)",
     source=Source(
         WAIT_CONDITION, "a resource that depends on a wait condition is created after it completes"
     ),

@@ -690,7 +690,7 @@ def test_a_long_construct_path_is_hash_truncated_to_255() -> None:
 
 
 def test_gate_logical_id_keeps_short_paths_readable_and_cuts_long_ones() -> None:
-    from hyperpod_constructs.gate.construct import gate_logical_id
+    from hyperpod_constructs._gate.construct import gate_logical_id
 
     assert gate_logical_id(["Clüster", "MinCountGate"], "Wait", "ab12cd34") == (
         "ClsterMinCountGateWaitab12cd34"

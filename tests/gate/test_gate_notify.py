@@ -180,7 +180,7 @@ def _subscribed(*, after_ready: bool) -> list[Any]:
     from aws_cdk.assertions import Annotations
 
     from hyperpod_constructs import MinCountGateOptions
-    from hyperpod_constructs.gate.subscriptions import WARNING_ID
+    from hyperpod_constructs._gate.subscriptions import WARNING_ID
     from tests.gate.test_construct import build, compute, controller
 
     def subscribe(stack: Stack, cluster: Any) -> None:

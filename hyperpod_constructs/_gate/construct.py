@@ -56,15 +56,15 @@ from .._runtime.hyperpod_gate.contract import (
     options_of,
 )
 from .._runtime.hyperpod_gate.fastpath import FAST_PATH_DETAIL_TYPES, fast_path_input
-from ..validation.gate_rules import gate_option_findings
-from .definition import build_definition
-from .metrics import GateMetrics, MetricOptions, WatchedMetrics, gate_metric
-from .options import (
+from ..gate.definition import build_definition
+from ..gate.options import (
     HYPERPOD_MIN_COUNT_WINDOW,
     LOOP_BACKSTOP_MARGIN_SECONDS,
     MAX_GATE_TIMEOUT,
     MinCountGateOptions,
 )
+from ..validation.gate_rules import gate_option_findings
+from .metrics import GateMetrics, MetricOptions, WatchedMetrics, gate_metric
 from .resources import LambdaCode, function_vpc_config, log_group_properties
 
 if TYPE_CHECKING:

@@ -25,8 +25,8 @@ from constructs import Construct
 from .._cdk.nag import acknowledge
 from .._cdk.synthesizer import refusing_synthesizer
 from .._core.finding import Finding
+from ..gate.options import MinCountGateOptions
 from ..validation.cluster_rules import synthesizer_asset_findings
-from .options import MinCountGateOptions
 
 if TYPE_CHECKING:
     from aws_cdk import aws_ec2 as ec2
