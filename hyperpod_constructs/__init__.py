@@ -30,7 +30,7 @@ _EXPORTS: dict[str, str] = {
     "HyperPodSlurmCluster": ".cluster",
     "HyperPodClusterBase": ".cluster",
     "IHyperPodCluster": ".cluster",
-    "MinCountGate": ".gate.construct",
+    "MinCountGate": "._gate.construct",
     # props and options
     "InstanceGroup": ".instance_group",
     "MinCountGateOptions": ".gate.options",
@@ -91,6 +91,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # for type checkers only; tests/test_api.py keeps this block and _EXPORTS equal
+    from ._gate.construct import MinCountGate as MinCountGate
     from .cluster import AccountingDatabase as AccountingDatabase
     from .cluster import HyperPodClusterBase as HyperPodClusterBase
     from .cluster import HyperPodSlurmCluster as HyperPodSlurmCluster
@@ -105,7 +106,6 @@ if TYPE_CHECKING:  # for type checkers only; tests/test_api.py keeps this block 
     from .enums import NodeType as NodeType
     from .enums import SlurmConfigStrategy as SlurmConfigStrategy
     from .enums import SlurmLayout as SlurmLayout
-    from .gate.construct import MinCountGate as MinCountGate
     from .gate.options import MinCountGateOptions as MinCountGateOptions
     from .instance_group import InstanceGroup as InstanceGroup
     from .instance_type import HyperPodInstanceType as HyperPodInstanceType

@@ -16,7 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ._sanitize import printable
+from ._core.sanitize import printable
 from .convert.cli import add_convert_command, run_convert
 from .plan.cli import add_plan_command, run_plan
 from .summary import AssemblyError, render_json, render_text, summarize

@@ -27,23 +27,24 @@ from aws_cdk import aws_sagemaker as sagemaker
 from aws_cdk.interfaces.aws_sagemaker import ClusterReference, IClusterRef
 from constructs import Construct, DependencyGroup, IConstruct, IDependable, IValidation
 
-from ._cluster_interface import EVENT_DETAIL_TYPES, EVENT_SOURCE
-from ._cluster_interface import IHyperPodCluster as IHyperPodCluster
-from ._cluster_interface import OnEventOptions as OnEventOptions
+from ._cdk.dependable import LazyDependable, drop_implied_dependencies
+from ._cdk.lazy import lazy_any, lazy_list
+from ._cdk.nag import acknowledge, acknowledge_compliance
+from ._cdk.roles import statements_land
+from ._cdk.synthesizer import refusing_synthesizer
+from ._cdk.tokens import count_or_token, is_unresolved
+from ._cluster.interface import EVENT_DETAIL_TYPES, EVENT_SOURCE
+from ._cluster.interface import IHyperPodCluster as IHyperPodCluster
+from ._cluster.interface import OnEventOptions as OnEventOptions
+from ._cluster.rendering import DELETED, apply_overrides, render_group, to_l1
 from ._core.arguments import RULE as ARGUMENT_RULE
 from ._core.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
 from ._core.finding import merge_findings
-from ._core.report import WARNING_PREFIX, annotation_texts, record_findings
-from ._dependable import LazyDependable, drop_implied_dependencies
-from ._lazy import lazy_any, lazy_list
-from ._nag import acknowledge, acknowledge_compliance
-from ._roles import statements_land
-from ._synthesizer import refusing_synthesizer
-from ._tokens import count_or_token, is_unresolved
+from ._gate.metrics import GateMetrics, gate_metric, unwatched_metric_errors
+from ._report.records import WARNING_PREFIX, annotation_texts, record_findings
+from ._runtime.hyperpod_gate.contract import Requirement
 from .enums import NodeProvisioningMode, NodeRecovery, SlurmConfigStrategy, SlurmLayout
-from .gate.metrics import GateMetrics, gate_metric, unwatched_metric_errors
 from .gate.options import MinCountGateOptions
-from .gate.runtime.hyperpod_gate.contract import Requirement
 from .instance_group import InstanceGroup
 from .instance_type import known_names
 from .lifecycle import BoundLifecycle, LifecycleScripts
@@ -53,7 +54,6 @@ from .permissions import (
     execution_role_principal,
     network_interface_statements,
 )
-from .rendering import DELETED, apply_overrides, render_group, to_l1
 from .validation import (
     ClusterSpec,
     Finding,
@@ -82,8 +82,8 @@ if TYPE_CHECKING:
     from aws_cdk import aws_events as events
     from aws_cdk import aws_secretsmanager as secretsmanager  # annotations only
 
-    from .gate.construct import MinCountGate
-    from .gate.metrics import MetricOptions
+    from ._gate.construct import MinCountGate
+    from ._gate.metrics import MetricOptions
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
 
@@ -1454,7 +1454,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         if not self._props.gate_enabled:
             return
         if self._gate is None:
-            from .gate.construct import MinCountGate
+            from ._gate.construct import MinCountGate
 
             self._gate = MinCountGate(
                 self, "MinCountGate", cluster=self, options=self._props.gate_options

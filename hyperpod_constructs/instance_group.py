@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 
+from ._cdk.tokens import is_unresolved
 from ._core.arguments import is_int
 from ._core.finding import Finding
-from ._tokens import is_unresolved
 from .enums import (
     AutoPatchStrategy,
     CapacityType,

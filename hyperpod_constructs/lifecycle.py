@@ -12,12 +12,12 @@ from aws_cdk import Aws, CfnResource, Fn, IgnoreMode, RemovalPolicy, SymlinkFoll
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IDependable
 
+from ._cdk.dependable import drop_implied_dependencies
+from ._cdk.lazy import lazy_any
+from ._cdk.nag import acknowledge, acknowledge_compliance, acknowledge_guard, arn_placeholder
+from ._cdk.roles import statements_land
 from ._core.finding import Finding, HyperPodValidationError
 from ._core.limits import REQUIRED_BUCKET_PREFIX
-from ._dependable import drop_implied_dependencies
-from ._lazy import lazy_any
-from ._nag import acknowledge, acknowledge_compliance, acknowledge_guard, arn_placeholder
-from ._roles import statements_land
 from .lifecycle_files import LifecycleFileError, Selection, ignore_lines, select_files
 
 if TYPE_CHECKING:  # imported where scripts are bound: a cluster without them loads neither

@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ._sanitize import printable
+from ._core.sanitize import printable
 
 DEFAULT_EXCLUDES: tuple[str, ...] = (
     # Dotfiles and dot-folders: .env, .git/, .hg/, .svn/, .aws/, .ssh/, .npmrc, .netrc ...

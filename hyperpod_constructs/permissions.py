@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from aws_cdk import Aws
 from aws_cdk import aws_iam as iam
 
-from ._lazy import lazy_any
+from ._cdk.lazy import lazy_any
 
 SAGEMAKER_SERVICE = "sagemaker.amazonaws.com"
 

@@ -52,7 +52,7 @@ from contextlib import contextmanager
 from typing import TextIO
 
 from ._core.finding import HyperPodValidationError
-from ._report_text import ValidationFailure, classify, print_report, validation_messages
+from ._report.text import ValidationFailure, classify, print_report, validation_messages
 from .sizing import SizingError
 
 __all__ = [

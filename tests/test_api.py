@@ -302,7 +302,7 @@ HyperPodSlurmCluster(
         ),
     ],
 )
-print(sorted(m for m in sys.modules if m.startswith(("hyperpod_constructs.gate.construct",
+print(sorted(m for m in sys.modules if m.startswith(("hyperpod_constructs._gate.construct",
                                                         "aws_cdk.aws_stepfunctions"))))
 """
 

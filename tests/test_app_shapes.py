@@ -35,7 +35,7 @@ from constructs import Construct
 
 from examples.fsdp import FsdpTrainingStack, add_fsdp_cluster
 from hyperpod_constructs import HyperPodSlurmCluster
-from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import RESOURCE_TYPE
+from hyperpod_constructs._runtime.hyperpod_gate.contract import RESOURCE_TYPE
 from tests.conftest import CDK_CONTEXT, ROOT, new_app
 from tests.support.cdk_cli import SYNTH, cdk_env
 from tests.template_utils import depends_on, describe_matches, resources

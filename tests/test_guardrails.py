@@ -36,7 +36,7 @@ from hyperpod_constructs import (
     LifecycleScripts,
     MinCountGateOptions,
 )
-from hyperpod_constructs._nag import GUARD_PLUGIN
+from hyperpod_constructs._cdk.nag import GUARD_PLUGIN
 from hyperpod_constructs.lifecycle import LifecycleBucketOptions
 from tests.conftest import CDK_CONTEXT, ROOT, new_app
 from tests.test_app_shapes import AZ_CONTEXT, ENV, delivery_pipeline

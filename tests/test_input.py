@@ -1,4 +1,4 @@
-"""The one reader (``_input``) and the one sanitizer (``_sanitize``), table-driven."""
+"""The one reader (``_aws.input``) and the one sanitizer (``_core.sanitize``), table-driven."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hyperpod_constructs._input import InputError, parse_json, read_json
-from hyperpod_constructs._sanitize import printable
+from hyperpod_constructs._aws.input import InputError, parse_json, read_json
+from hyperpod_constructs._core.sanitize import printable
 
 
 @pytest.mark.parametrize(

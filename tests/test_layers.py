@@ -4,8 +4,9 @@ no imports close a circle.
 Each import is a dependency, wherever it is written: at module level, inside a function, and
 under ``if TYPE_CHECKING:``. Importing ``a.b.c`` also runs ``a/b/__init__.py`` (unless the
 importer is inside ``a.b`` already), so that package is a dependency too. The gate's Lambda
-runtime (``gate/runtime``) is a separate deployable that imports nothing of the library; it is
-outside the layers (tests/gate/test_gate_runtime_package.py checks it).
+runtime (``_runtime``) is a separate deployable that imports nothing of the library; it is
+outside the layers, and any module may import it (tests/gate/test_gate_runtime_package.py
+checks it).
 """
 
 from __future__ import annotations
@@ -20,29 +21,11 @@ import pytest
 PACKAGE = "hyperpod_constructs"
 ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 PAGE = ROOT.parent / "docs" / "layout.md"
-OUTSIDE = ("gate.runtime",)
+OUTSIDE = ("_runtime",)
 """Modules outside the layers (by prefix, below the package)."""
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (
-        "values",
-        (
-            "_core",
-            "_tokens",
-            "_sanitize",
-            "_version",
-            "_lazy",
-            "_nag",
-            "_roles",
-            "_dependable",
-            "_synthesizer",
-            "_aws_model",
-            "_shapes",
-            "_input",
-            "enums",
-            "permissions",
-        ),
-    ),
+    ("values", ("_core", "_cdk", "_version", "enums", "permissions")),
     (
         "model",
         (
@@ -54,29 +37,17 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lifecycle",
             "instance_group",
             "gate",
-            "gate.options",
-            "gate.definition",
         ),
     ),
     ("rules", ("validation",)),
-    (
-        "constructs",
-        (
-            "_cluster_interface",
-            "rendering",
-            "gate.metrics",
-            "gate.resources",
-            "gate.construct",
-            "cluster",
-        ),
-    ),
+    ("constructs", ("_cluster", "_gate", "_report", "cluster")),
     (
         "entry points",
         (
             "",
             "__main__",
-            "_report_text",
             "reporting",
+            "_aws",
             "policy",
             "blueprints",
             "summary",
@@ -86,9 +57,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
 )
-"""The layers, bottom first, each with the modules and packages in it (a package's entry
-covers its modules unless one is listed itself; ``""`` is the package's ``__init__``). A module
-may import its own layer and those below."""
+"""The layers, bottom first, each with its packages and top-level modules (``""`` is the
+package's ``__init__``). A package is in one layer with every module in it; a module may
+import its own layer and those below."""
+TOP_LEVEL_PRIVATE = {"__init__", "__main__", "_version"}
+"""The only private modules at the package's top level: the helpers live in private
+sub-packages, one layer each."""
 
 
 def _modules() -> dict[str, Path]:
@@ -105,16 +79,12 @@ MODULES = _modules()
 
 
 def layer_of(module: str) -> int:
-    """The index of ``module``'s layer: that of its longest listed prefix."""
-    best: tuple[int, int] | None = None
+    """The index of ``module``'s layer: that of its top-level package or module."""
+    top = module.partition(".")[0]
     for index, (_, entries) in enumerate(LAYERS):
-        for entry in entries:
-            inside = module == entry or (entry != "" and module.startswith(f"{entry}."))
-            if inside and (best is None or len(entry) > best[1]):
-                best = (index, len(entry))
-    if best is None:
-        raise KeyError(f"{PACKAGE}.{module} is in no layer: add it to LAYERS")
-    return best[0]
+        if top in entries:
+            return index
+    raise KeyError(f"{PACKAGE}.{module} is in no layer: add {top!r} to LAYERS")
 
 
 def _ancestors(module: str) -> list[str]:
@@ -156,7 +126,7 @@ def imports(module: str) -> set[str]:
             while name not in MODULES and name:
                 name = name.rpartition(".")[0]
             if any(name == o or name.startswith(f"{o}.") for o in OUTSIDE):
-                name = ".".join(name.split(".")[:1])  # the runtime's parent package: gate
+                continue  # the gate's Lambda code, below every layer (its __init__ is empty)
             found |= {name, *_ancestors(name)} - own - {module}
     return found
 
@@ -198,10 +168,24 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_every_module_is_in_one_layer_listed_once() -> None:
     entries = [entry for _, layer in LAYERS for entry in layer]
-    assert len(entries) == len(set(entries)), "a module is listed in two layers"
+    assert len(entries) == len(set(entries)), "a package is listed in two layers"
     assert {m: layer_of(m) for m in MODULES}  # raises for a module in no layer
     listed = {e for e in entries if e}
     assert listed <= set(MODULES), f"listed but not in the package: {listed - set(MODULES)}"
+
+
+def test_the_layers_list_packages_and_top_level_modules() -> None:
+    """Each entry is a top-level package or module (a package's modules are in its layer,
+    never listed on their own), and the private helpers are in private packages: the top
+    level holds no private module but the version."""
+    entries = [entry for _, layer in LAYERS for entry in layer if entry]
+    assert [entry for entry in entries if "." in entry] == []
+    private = {path.stem for path in ROOT.glob("_*.py")}
+    assert private == TOP_LEVEL_PRIVATE, (
+        f"move {sorted(private - TOP_LEVEL_PRIVATE)} into a package"
+    )
+    top_level = {name.partition(".")[0] for name in MODULES if name}
+    assert top_level == set(entries), "a top-level package or module is not in LAYERS"
 
 
 def test_the_reader_sees_imports_in_functions_and_under_type_checking() -> None:
@@ -209,7 +193,7 @@ def test_the_reader_sees_imports_in_functions_and_under_type_checking() -> None:
     # gate imports its metrics when one is asked for (in a function), and importing
     # gate.options runs gate/__init__.py.
     assert "lifecycle" in GRAPH["instance_group"]
-    assert "gate.metrics" in GRAPH["gate.construct"]
+    assert "_gate.metrics" in GRAPH["_gate.construct"]
     assert {"gate", "gate.options"} <= GRAPH["validation.gate_rules"]
 
 
@@ -232,17 +216,63 @@ def test_a_circle_is_found() -> None:
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_the_layout_page_shows_these_layers() -> None:
-    """docs/layout.md's table: one row per layer, bottom first, naming the same modules
-    (``__init__`` for the package's own)."""
-    rows = [
-        (cells[0], re.findall(r"`([^`]+)`", cells[1]))
-        for line in PAGE.read_text(encoding="utf-8").splitlines()
+def layout_rows(page: str) -> list[tuple[str, str]]:
+    """The (layer, package or module) pairs of the table on ``page``, in its order: one row
+    per package, and the top-level modules of a layer together in one row."""
+    return [
+        (cells[0], name)
+        for line in page.splitlines()
         if line.startswith("| ") and not line.startswith("| Layer")
         for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
+        for name in re.findall(r"`([^`]+)`", cells[1])
     ]
-    expected = [(name, [entry or "__init__" for entry in entries]) for name, entries in LAYERS]
-    assert rows == expected
+
+
+def test_the_layout_page_shows_these_layers() -> None:
+    """docs/layout.md's table: bottom first, naming the same packages and modules in the
+    same layers (``__init__`` for the package's own)."""
+    expected = [(name, entry or "__init__") for name, entries in LAYERS for entry in entries]
+    assert layout_rows(PAGE.read_text(encoding="utf-8")) == expected
+
+
+def test_a_row_in_another_layer_is_seen() -> None:
+    page = "| Layer | Package or module | What |\n|---|---|---|\n| model | `_gate` | x |\n"
+    assert layout_rows(page) == [("model", "_gate")]
+
+
+PATH = re.compile(r"[\w.*-]+(?:/[\w.*-]+)*/?")
+"""A file or folder path, possibly with a ``*`` pattern."""
+
+
+def named_paths(page: str) -> set[str]:
+    """The file and folder paths ``page`` names: in backquotes (a path with a ``/`` or a file
+    name with a suffix such as ``.py``) and as a link's target."""
+    quoted = {
+        text
+        for text in re.findall(r"`([^`\n]+)`", page)
+        if PATH.fullmatch(text) and ("/" in text or re.search(r"\.(py|md|toml|txt)$", text))
+    }
+    linked = {
+        target.partition("#")[0]
+        for target in re.findall(r"\]\(([^)\s]+)\)", page)
+        if "://" not in target and not target.startswith("#")
+    }
+    return quoted | linked
+
+
+def test_every_path_the_layout_page_names_exists() -> None:
+    """A path is read from the package, the repository or docs/ (a link's target), as the
+    page writes them (``_core/finding.py``, ``tests/test_layers.py``, ``validation.md``)."""
+    bases = (ROOT, ROOT.parent, PAGE.parent)
+    paths = named_paths(PAGE.read_text(encoding="utf-8"))
+    assert {"_core/finding.py", "_gate/construct.py", "../tests/test_layers.py"} <= paths
+    missing = sorted(p for p in paths if not any(list(base.glob(p.rstrip("/"))) for base in bases))
+    assert missing == [], f"docs/layout.md names paths that do not exist: {missing}"
+
+
+def test_a_missing_path_is_named() -> None:
+    page = "Add it to `gate/construct.py` ([guide](gone.md)); `a.b` and `x y/z` are no paths."
+    assert named_paths(page) == {"gate/construct.py", "gone.md"}
 
 
 RULE_ID = re.compile(r"HP-[A-Z0-9]+(?:-[A-Z0-9]+)*")

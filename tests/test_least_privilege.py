@@ -389,7 +389,7 @@ def test_the_gate_reads_the_cluster_and_its_nodes_on_the_cluster_arn_only(
     """Both gate functions may read the cluster, list its nodes (the Running confirmation) and
     its events, on the cluster's ARN only; parliament, which knows each action's resource
     types, finds nothing in those statements but the actions its table does not know yet."""
-    from hyperpod_constructs.gate.construct import CHECK_ACTIONS
+    from hyperpod_constructs._gate.construct import CHECK_ACTIONS
 
     gated = 0
     for stack, template in example_templates.items():

@@ -27,7 +27,7 @@ from hyperpod_constructs import (
     LifecycleScripts,
     MinCountGateOptions,
 )
-from hyperpod_constructs._nag import COMPLIANCE_PACKS, RULE_PACKS
+from hyperpod_constructs._cdk.nag import COMPLIANCE_PACKS, RULE_PACKS
 from tests.conftest import ROOT, new_app
 
 PLUGIN = "AwsSolutions"

@@ -350,7 +350,7 @@ def test_the_gate_counts_instances_of_any_type(template: dict[str, Any], sagemak
     type in ``InstanceTypeDetails``): the gate reads the group's count, so a mix of the
     fallback types meets the minimum. The response is checked against botocore's output
     shape first."""
-    from hyperpod_constructs.gate.runtime.hyperpod_gate.decision import (
+    from hyperpod_constructs._runtime.hyperpod_gate.decision import (
         GroupRequirement,
         evaluate_gate,
     )

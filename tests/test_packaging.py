@@ -140,7 +140,7 @@ def test_the_wheel_holds_every_file_of_the_package_and_the_license(dist: Path) -
     ).stdout.split()
     names = set(zipfile.ZipFile(the_wheel(dist)).namelist())
     assert [path for path in tracked if path not in names] == []
-    assert "hyperpod_constructs/gate/runtime/hyperpod_gate/poll.py" in names
+    assert "hyperpod_constructs/_runtime/hyperpod_gate/poll.py" in names
     assert "hyperpod_constructs/py.typed" in names
     assert not [name for name in names if "__pycache__" in name or name.endswith(".pyc")]
     version = PYPROJECT["version"]

@@ -62,7 +62,7 @@ from hyperpod_constructs import (
     NodeType,
     SlurmConfigStrategy,
 )
-from hyperpod_constructs._core.report import WARNING_PREFIX
+from hyperpod_constructs._report.records import WARNING_PREFIX
 from hyperpod_constructs.instance_type import known_names
 from tests.conftest import new_app
 from tests.support import api_model

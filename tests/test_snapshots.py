@@ -25,13 +25,13 @@ from aws_cdk.cx_api import CloudAssembly
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.json import JSONSnapshotExtension
 
-import hyperpod_constructs.gate.construct as gate_construct
+import hyperpod_constructs._gate.construct as gate_construct
 from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup
 from hyperpod_constructs.lifecycle import UPLOAD_FOLLOW, UPLOAD_IGNORE_MODE
 from tests.conftest import ROOT, new_app
 from tests.template_utils import asset_hashes, normalize_asset_hashes, only, resources
 
-GATE_RUNTIME = ROOT / "hyperpod_constructs" / "gate" / "runtime"
+GATE_RUNTIME = ROOT / "hyperpod_constructs" / "_runtime"
 LIFECYCLE_DIR = ROOT / "examples" / "lifecycle"
 GATE_HANDLERS = {"hyperpod_gate.poll.handler", "hyperpod_gate.arm.handler"}
 BYTECODE = ("__pycache__", ".pyc")

@@ -17,7 +17,7 @@ import pytest
 from aws_cdk.cx_api import CloudAssembly
 from rich.console import Console
 
-from hyperpod_constructs._sanitize import printable
+from hyperpod_constructs._core.sanitize import printable
 from hyperpod_constructs.watch import screen
 from hyperpod_constructs.watch.model import (
     EventView,

@@ -2,8 +2,9 @@
 
 :class:`Finding` and :class:`Severity` (``finding``), a rule's metadata and its binding to the
 check that reports it (``rule``), the argument predicates and type checks (``arguments``),
-HyperPod's limits (``limits``), the pages the rules cite (``sources``) and the findings
-recorded per construct (``report``). Nothing here imports the model (instance groups,
-lifecycle scripts, storage), the rules or the constructs; their public names are exported by
-:mod:`hyperpod_constructs.validation`.
+HyperPod's limits (``limits``), the Slurm layout HyperPod accepts (``layout``), the pages the
+rules cite (``sources``) and the one sanitizer of text from outside (``sanitize``). Nothing here
+imports the model (instance groups, lifecycle scripts, storage), the rules or the constructs;
+``arguments`` asks :mod:`hyperpod_constructs._cdk.tokens` whether a value is a CDK token. Their
+public names are exported by :mod:`hyperpod_constructs.validation`.
 """

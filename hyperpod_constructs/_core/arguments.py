@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 
-from .._tokens import is_unresolved
+from .._cdk.tokens import is_unresolved
 from .finding import Finding, HyperPodArgumentError, Severity
 from .rule import Rule, Scope, Source
 

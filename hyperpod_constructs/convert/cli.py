@@ -14,8 +14,8 @@ import sys
 import tempfile
 from typing import Any
 
-from .._input import InputError, read_json
-from .._sanitize import printable
+from .._aws.input import InputError, read_json
+from .._core.sanitize import printable
 from .translate import ConversionError, Options, convert_request
 
 EXIT_OK, EXIT_ERROR = 0, 2

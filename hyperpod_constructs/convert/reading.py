@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._sanitize import FieldError
+from .._core.sanitize import FieldError
 from .source import Call, Code, Raw, assignment, literal
 
 UNSUPPORTED = {

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
+from .._aws.shapes import ShapeError, check
 from .._core.layout import LEGACY_LAYOUT_FILE
-from .._shapes import ShapeError, check
 from .groups import _group, _layouts, _lifecycle, _network
 from .reading import UNSUPPORTED, ConversionError, Options, _expect, _Fields, _Imports
 from .source import Call, Code, DictOf, ListOf, Raw, literal

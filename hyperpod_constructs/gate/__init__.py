@@ -1,4 +1,5 @@
-"""The MinCount readiness gate: the pure decision, its options and the CDK construct.
+"""The MinCount readiness gate's values: the pure decision, its options and its state machine's
+definition. The construct, ``MinCountGate``, is imported from ``hyperpod_constructs``.
 
 The pure parts (the decision, the arm properties' contract) import without aws_cdk, so the
 template summary CLI can use them; ``MinCountGateOptions`` loads aws_cdk on first use.
@@ -8,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .runtime.hyperpod_gate.contract import Requirement
-from .runtime.hyperpod_gate.decision import GateDecision, GroupRequirement, evaluate_gate
+from .._runtime.hyperpod_gate.contract import Requirement
+from .._runtime.hyperpod_gate.decision import GateDecision, GroupRequirement, evaluate_gate
 
 if TYPE_CHECKING:
     from .options import MinCountGateOptions

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .runtime.hyperpod_gate.confirm import CONFIRM_MIN_SECONDS
-from .runtime.hyperpod_gate.faults import INVOCATION_TRANSIENT_ERRORS
+from .._runtime.hyperpod_gate.confirm import CONFIRM_MIN_SECONDS
+from .._runtime.hyperpod_gate.faults import INVOCATION_TRANSIENT_ERRORS
 
 LAMBDA_RETRY_ERRORS = INVOCATION_TRANSIENT_ERRORS
 """Transient invocation errors (the fault model's): retried, then handed to the other

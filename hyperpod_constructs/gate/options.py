@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from aws_cdk import Duration
 
-from .runtime.hyperpod_gate.decision import DEFAULT_METRICS_NAMESPACE
+from .._runtime.hyperpod_gate.decision import DEFAULT_METRICS_NAMESPACE
 
 if TYPE_CHECKING:  # annotations only: a gate without a topic does not load the module
     from aws_cdk import aws_ec2 as ec2

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from .._input import InputError, read_json
-from .._sanitize import printable
+from .._aws.input import InputError, read_json
+from .._core.sanitize import printable
 from ..summary import AssemblyError, StackTemplate, find_templates
 from ..summary.assembly import MAX_FILE_BYTES, read_assembly_json
 from ..watch.target import _stack_identity

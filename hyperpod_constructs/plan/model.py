@@ -5,7 +5,7 @@ Every property change is classified by the one table in :mod:`.semantics`. Count
 the templates with their parameters resolved (:mod:`.resolve`); where the live counts of the
 running cluster are known (``DescribeCluster``), the nodes a change terminates are counted from
 them instead of from the baseline's targets. The readiness gate's own rule
-(:func:`~hyperpod_constructs.gate.runtime.hyperpod_gate.contract.starts_new_wait`) says whether
+(:func:`~hyperpod_constructs._runtime.hyperpod_gate.contract.starts_new_wait`) says whether
 the update waits. Nothing here reads files, calls AWS or prints.
 """
 
@@ -17,7 +17,7 @@ from enum import Enum
 from typing import Any
 
 from .._core.layout import layout_of
-from ..gate.runtime.hyperpod_gate.contract import Prop, starts_new_wait
+from .._runtime.hyperpod_gate.contract import Prop, starts_new_wait
 from ..summary.model import (
     CLUSTER_TYPE,
     ClusterSummary,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._sanitize import printable
+from .._core.sanitize import printable
 from .model import EXIT_DISRUPTIVE, Change, ClusterPlan, GatePlan, GroupChange, GroupPlan, StackPlan
 
 JSON_SCHEMA_VERSION = 1

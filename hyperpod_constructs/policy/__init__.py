@@ -4,7 +4,7 @@
 synth; see ``docs/policies.md``.
 """
 
-from .._dependable import DropImpliedDependsOn
+from .._cdk.dependable import DropImpliedDependsOn
 from .aspect import EXEMPTION_METADATA, WARNING_ID_PREFIX, HyperPodPolicy, PolicyExemption
 from .rules import (
     AllowedInstanceTypes,

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._input import InputError, read_json
-from .._sanitize import printable
+from .._aws.input import InputError, read_json
+from .._core.sanitize import printable
 from .model import ClusterSummary, TemplateError, summarize_template
 
 MANIFEST = "manifest.json"

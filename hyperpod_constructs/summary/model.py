@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from ..gate.runtime.hyperpod_gate.contract import RESOURCE_TYPE, Prop
+from .._runtime.hyperpod_gate.contract import RESOURCE_TYPE, Prop
 
 CLUSTER_TYPE = "AWS::SageMaker::Cluster"
 """The resource type rendered by :class:`~hyperpod_constructs.HyperPodSlurmCluster`."""

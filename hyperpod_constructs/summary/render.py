@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from .._sanitize import printable
+from .._core.sanitize import printable
 from .assembly import AssemblySummary
 from .model import ClusterSummary, Count, GateRequirement, GateSummary, GroupSummary
 

@@ -8,11 +8,11 @@ import unicodedata
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
+from .._cdk.tokens import is_unresolved
 from .._core import limits
 from .._core.arguments import TOKEN, argument_finding, is_text_token
 from .._core.finding import Finding, Severity
 from .._core.rule import Rule, Scope, Source, reports
-from .._tokens import is_unresolved
 from ..enums import NodeRecovery
 from .layout_rules import group_layout
 from .name_rules import cluster_name

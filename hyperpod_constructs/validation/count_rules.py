@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from .._cdk.tokens import is_unresolved
 from .._core import limits
 from .._core.arguments import (
     TOKEN,
@@ -16,7 +17,6 @@ from .._core.arguments import (
 from .._core.finding import Finding, Severity
 from .._core.rule import Rule, Scope, Source, reports
 from .._core.sources import SLURM_SCALING
-from .._tokens import is_unresolved
 from ..enums import NodeType
 
 if TYPE_CHECKING:

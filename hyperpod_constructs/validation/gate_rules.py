@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 
 from aws_cdk import Duration
 
+from .._cdk.tokens import is_unresolved
 from .._core.arguments import TOKEN, check, instance_of, is_bool
 from .._core.finding import Finding, Severity
 from .._core.rule import Rule, Scope, Source, reports
 from .._core.sources import PUT_METRIC_DATA, SLURM_SCALING, STEP_FUNCTIONS_QUOTAS, WAIT_CONDITION
-from .._tokens import is_unresolved
 from ..gate.definition import HISTORY_QUOTA, history_events, max_timeout_for_history
 from ..gate.options import MAX_POLL, MIN_POLL, MinCountGateOptions, max_gate_timeout_seconds
 
@@ -96,7 +96,7 @@ WARN_GATE_TIMEOUT = Rule(
     Scope.GATE,
     "`readiness_gate.timeout`",
     "at least 3 h (HyperPod's MinCount window)",
-    checked_by="hyperpod_constructs.gate.construct (MinCountGate)",
+    checked_by="hyperpod_constructs._gate.construct (MinCountGate)",
     source=Source(SLURM_SCALING, "a group whose minimum is not met within 3 hours rolls back"),
 )
 
@@ -107,7 +107,7 @@ WARN_GATE_SUBSCRIPTION = Rule(
     "a subscription to the gate's notification topic",
     "no dependency on `cluster.ready` (or the cluster): it would be created after the READY "
     "message was sent",
-    checked_by="hyperpod_constructs.gate.subscriptions (SubscriptionAfterReady)",
+    checked_by="hyperpod_constructs._gate.subscriptions (SubscriptionAfterReady)",
     source=Source(
         WAIT_CONDITION, "a resource that depends on a wait condition is created after it completes"
     ),

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._cdk.tokens import is_unresolved
 from .._core import limits
 from .._core.finding import Finding, Severity
 from .._core.rule import Rule, Scope, Source, reports
 from .._core.sources import SLURM_DEEP_HEALTH_CHECKS
-from .._tokens import is_unresolved
 from ..enums import DeepHealthCheck, NodeType
 
 if TYPE_CHECKING:

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from .._cdk.tokens import is_unresolved
 from .._core import layout, limits
 from .._core.finding import Finding, Severity
 from .._core.rule import Rule, Scope, Source, reports
 from .._core.sources import SLURM_REFERENCE, SLURM_SCALING
-from .._tokens import is_unresolved
 from ..enums import NodeProvisioningMode, NodeType
 
 if TYPE_CHECKING:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 
+from .._cdk.tokens import is_unresolved
 from .._core import limits
 from .._core.arguments import argument_finding
 from .._core.finding import Finding, Severity
 from .._core.rule import Rule, Scope, Source, reports
 from .._core.sources import INSTANCE_ROLE_POLICY
-from .._tokens import is_unresolved
 from ..lifecycle import FILES_RULE, ON_CREATE, LifecycleScripts, selection_findings
 
 E, W = Severity.ERROR, Severity.WARNING

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .._cdk.tokens import is_unresolved
 from .._core import limits
 from .._core.arguments import (
     TOKEN,
@@ -13,7 +14,6 @@ from .._core.arguments import (
 )
 from .._core.finding import Finding, Severity
 from .._core.rule import Rule, Scope, Source, reports
-from .._tokens import is_unresolved
 from .group_arguments import label
 
 if TYPE_CHECKING:

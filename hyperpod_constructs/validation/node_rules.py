@@ -7,6 +7,7 @@ import difflib
 import re
 from typing import TYPE_CHECKING
 
+from .._cdk.tokens import is_unresolved
 from .._core import limits
 from .._core.arguments import (
     is_int,
@@ -16,7 +17,6 @@ from .._core.arguments import (
 )
 from .._core.finding import Finding, Severity
 from .._core.rule import Rule, Scope, Source, reports
-from .._tokens import is_unresolved
 from ..instance_type import known_names
 
 if TYPE_CHECKING:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from aws_cdk import Duration
 
+from .._cdk.tokens import is_unresolved
 from .._core import limits
 from .._core.arguments import (
     TOKEN,
@@ -15,7 +16,6 @@ from .._core.arguments import (
 )
 from .._core.finding import Finding, Severity
 from .._core.rule import Rule, Scope, Source, reports
-from .._tokens import is_unresolved
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup

@@ -2,9 +2,9 @@
 
 ``watch`` calls the very function the gate's check Lambda calls
 (``hyperpod_gate.decision.evaluate_gate``), so both agree on what "ready" and "rolled back"
-mean. Importing it by its package path would run ``hyperpod_constructs/gate/__init__.py``,
-which imports ``aws_cdk`` (seconds of start-up and Node.js); ``decision.py`` is standard library
-only and has no relative imports, so it is loaded here from its file under a private name.
+mean. ``decision.py`` (in ``hyperpod_constructs/_runtime/hyperpod_gate/``) is standard library
+only and has no relative imports, so it is loaded here from its file under a private name,
+without running any package's ``__init__`` (nothing of ``aws_cdk`` is imported).
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 _NAME = "hyperpod_constructs.watch._gate_decision"
-_PACKAGE_NAME = "hyperpod_constructs.gate.runtime.hyperpod_gate.decision"
-_FILE = (
-    Path(__file__).resolve().parent.parent / "gate" / "runtime" / "hyperpod_gate" / "decision.py"
-)
+_PACKAGE_NAME = "hyperpod_constructs._runtime.hyperpod_gate.decision"
+_FILE = Path(__file__).resolve().parent.parent / "_runtime" / "hyperpod_gate" / "decision.py"
 
 
 def _load() -> ModuleType:
@@ -36,7 +34,7 @@ def _load() -> ModuleType:
 
 
 if TYPE_CHECKING:
-    from ..gate.runtime.hyperpod_gate.decision import (
+    from .._runtime.hyperpod_gate.decision import (
         GateDecision,
         GroupProgress,
         GroupRequirement,

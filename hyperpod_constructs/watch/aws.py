@@ -9,7 +9,7 @@ Errors: throttling, 5xx and network errors are retried by botocore (standard mod
 then reported as a ``problem`` of the refresh (the loop gives up after a few in a row). So is an
 answer that cannot be read or does not fit AWS's model (not JSON, truncated, ``{}``, a list where
 an object belongs, botocore's ``ResponseParserError``): every answer is checked against its
-botocore shape (:func:`hyperpod_constructs._shapes.check`) before it is used, and an unreadable
+botocore shape (:func:`hyperpod_constructs._aws.shapes.check`) before it is used, and an unreadable
 one is "unknown" for that refresh, never a verdict. Missing credentials or region, an endpoint
 that never answered, and any other error (e.g. access denied) raise :class:`FatalError` with a
 one-line message.
@@ -36,9 +36,9 @@ from botocore.exceptions import (
     ConnectionError as BotoConnectionError,
 )
 
-from .._input import InputError, parse_json
-from .._sanitize import printable
-from .._shapes import ShapeError, check
+from .._aws.input import InputError, parse_json
+from .._aws.shapes import ShapeError, check
+from .._core.sanitize import printable
 from ..summary import TemplateError
 from .model import Observation, ResourceState, StackState
 from .target import WatchTarget, targets_from_template

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .._sanitize import printable
+from .._core.sanitize import printable
 from ..summary import AssemblyError, find_templates
 from .target import TargetError, WatchTarget, load_targets, select_target
 

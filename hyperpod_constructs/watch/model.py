@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypeVar
 
-from .._sanitize import printable
+from .._core.sanitize import printable
 from ._decision import GateDecision, GroupProgress, GroupRequirement, evaluate_gate
 from .target import Count, WatchTarget
 
@@ -388,7 +388,7 @@ V = TypeVar("V")
 
 def printable_view(value: V) -> V:
     """``value`` (a :class:`Refresh` or a part of it) with every string passed through the one
-    sanitizer (:func:`hyperpod_constructs._sanitize.printable`): names, statuses, reasons,
+    sanitizer (:func:`hyperpod_constructs._core.sanitize.printable`): names, statuses, reasons,
     event descriptions and notes come from AWS, and no control character, escape sequence or
     bidi control among them reaches a terminal, a log line or ``--json``."""
     if isinstance(value, str):

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..gate.runtime.hyperpod_gate.contract import Prop
+from .._runtime.hyperpod_gate.contract import Prop
 from ..summary import AssemblyError, StackTemplate, find_templates, summarize_template
 from ..summary.assembly import read_assembly_json
 from ..summary.model import WAIT_CONDITION_TYPE, ClusterSummary

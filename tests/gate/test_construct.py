@@ -19,9 +19,9 @@ from hyperpod_constructs import (
     InstanceGroup,
     MinCountGateOptions,
 )
+from hyperpod_constructs._runtime.hyperpod_gate import arm, poll
+from hyperpod_constructs._runtime.hyperpod_gate.decision import GroupProgress
 from hyperpod_constructs.gate.definition import CHECK_TIMEOUT_SECONDS
-from hyperpod_constructs.gate.runtime.hyperpod_gate import arm, poll
-from hyperpod_constructs.gate.runtime.hyperpod_gate.decision import GroupProgress
 from tests.conftest import new_app
 from tests.template_utils import (
     actions,
@@ -690,7 +690,7 @@ def test_a_long_construct_path_is_hash_truncated_to_255() -> None:
 
 
 def test_gate_logical_id_keeps_short_paths_readable_and_cuts_long_ones() -> None:
-    from hyperpod_constructs.gate.construct import gate_logical_id
+    from hyperpod_constructs._gate.construct import gate_logical_id
 
     assert gate_logical_id(["Clüster", "MinCountGate"], "Wait", "ab12cd34") == (
         "ClsterMinCountGateWaitab12cd34"
@@ -756,7 +756,7 @@ def test_metrics_are_cloudwatch_metrics_of_what_the_check_writes() -> None:
 
 
 def test_arm_properties_follow_the_one_contract(two_gated: dict[str, Any]) -> None:
-    from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import ARM_PROPERTY_KEYS
+    from hyperpod_constructs._runtime.hyperpod_gate.contract import ARM_PROPERTY_KEYS
 
     _, gate = only(two_gated, "Custom::HyperPodMinCountGate")
     sent = set(gate["Properties"]) - {"ServiceToken", "ServiceTimeout"}

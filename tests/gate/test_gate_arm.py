@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate import arm
+from hyperpod_constructs._runtime.hyperpod_gate import arm
 from tests.support.hyperpod_sim import GroupSpec
 from tests.support.wire import ApiError
 from tests.support.world import (

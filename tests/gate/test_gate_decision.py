@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate.decision import (
+from hyperpod_constructs._runtime.hyperpod_gate.decision import (
     GroupRequirement,
     evaluate_gate,
     latest_error_events,

@@ -13,8 +13,8 @@ import pytest
 from statelint.config import Config
 from statelint.linter import Linter
 
+from hyperpod_constructs._runtime.hyperpod_gate.faults import INVOCATION_TRANSIENT_ERRORS
 from hyperpod_constructs.gate.definition import build_definition
-from hyperpod_constructs.gate.runtime.hyperpod_gate.faults import INVOCATION_TRANSIENT_ERRORS
 
 ARN = "arn:aws:lambda:us-east-1:123456789012:function:HyperPodTrain-GateCheck-1A2B"
 ARM = "arn:aws:lambda:us-east-1:123456789012:function:HyperPodTrain-GateArm-3C4D"

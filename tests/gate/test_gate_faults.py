@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hyperpod_constructs._runtime.hyperpod_gate import cfnsignal, faults, poll
 from hyperpod_constructs.gate.definition import (
     EVENTS_PER_CHECK,
     EVENTS_PER_FAULTED_CHECK,
@@ -23,7 +24,6 @@ from hyperpod_constructs.gate.definition import (
     max_timeout_for_history,
 )
 from hyperpod_constructs.gate.options import LOOP_BACKSTOP_MARGIN_SECONDS, MinCountGateOptions
-from hyperpod_constructs.gate.runtime.hyperpod_gate import cfnsignal, faults, poll
 from hyperpod_constructs.validation.gate_rules import gate_option_findings
 from tests.support.aws_fakes import SIGNAL_TIMEOUT_REASON
 from tests.support.depth import examples

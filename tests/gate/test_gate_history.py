@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
+from hyperpod_constructs._runtime.hyperpod_gate import poll
 from hyperpod_constructs.gate.definition import (
     HISTORY_QUOTA,
     iteration_costs,
     max_timeout_for_history,
     worst_iteration,
 )
-from hyperpod_constructs.gate.runtime.hyperpod_gate import poll
 from tests.gate.test_gate_faults import THROTTLED, _events, groups, start
 from tests.support.hyperpod_sim import steps
 from tests.support.world import GateWorld

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from botocore.validate import ParamValidator
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate import aws, poll
-from hyperpod_constructs.gate.runtime.hyperpod_gate.decision import (
+from hyperpod_constructs._runtime.hyperpod_gate import aws, poll
+from hyperpod_constructs._runtime.hyperpod_gate.decision import (
     RUNNING,
     UNKNOWN_NODE_STATUS,
     NodeTally,

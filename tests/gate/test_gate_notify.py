@@ -18,7 +18,7 @@ from botocore.validate import ParamValidator  # type: ignore[import-untyped, unu
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 from moto import mock_aws
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate import notify, poll
+from hyperpod_constructs._runtime.hyperpod_gate import notify, poll
 from tests.support.hyperpod_sim import GroupSpec, constant, steps
 from tests.support.wire import reference_model
 from tests.support.world import GateWorld
@@ -180,7 +180,7 @@ def _subscribed(*, after_ready: bool) -> list[Any]:
     from aws_cdk.assertions import Annotations
 
     from hyperpod_constructs import MinCountGateOptions
-    from hyperpod_constructs.gate.subscriptions import WARNING_ID
+    from hyperpod_constructs._gate.subscriptions import WARNING_ID
     from tests.gate.test_construct import build, compute, controller
 
     def subscribe(stack: Stack, cluster: Any) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate import aws, cfnsignal, poll
+from hyperpod_constructs._runtime.hyperpod_gate import aws, cfnsignal, poll
 from tests.support.hyperpod_sim import Fault, GroupSpec, constant, steps
 from tests.support.wire import ApiError
 from tests.support.world import TOPIC_ARN, GateWorld, Requirement

@@ -18,8 +18,8 @@ from hyperpod_constructs import (
     MinCountGate,
     MinCountGateOptions,
 )
+from hyperpod_constructs._runtime.hyperpod_gate.contract import RESOURCE_TYPE
 from hyperpod_constructs.gate import Requirement
-from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import RESOURCE_TYPE
 from tests.conftest import new_app
 from tests.support.world import gate_of_template
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-RUNTIME = Path(__file__).resolve().parents[2] / "hyperpod_constructs" / "gate" / "runtime"
+RUNTIME = Path(__file__).resolve().parents[2] / "hyperpod_constructs" / "_runtime"
 PACKAGE = RUNTIME / "hyperpod_gate"
 ALLOWED_THIRD_PARTY = {"boto3", "botocore"}
 

@@ -16,7 +16,7 @@ import os
 
 import pytest
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate import aws, confirm, poll
+from hyperpod_constructs._runtime.hyperpod_gate import aws, confirm, poll
 from tests.support.hyperpod_sim import GroupSpec, steps
 from tests.support.world import Execution, GateWorld
 

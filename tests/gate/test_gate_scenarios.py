@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate import poll
-from hyperpod_constructs.gate.runtime.hyperpod_gate.decision import SETTLE_SECONDS
+from hyperpod_constructs._runtime.hyperpod_gate import poll
+from hyperpod_constructs._runtime.hyperpod_gate.decision import SETTLE_SECONDS
 from tests.support.hyperpod_sim import TICK, GroupSpec, constant, linear, steps, unlimited
 from tests.support.wire import ApiError
 from tests.support.world import EVENT_DELAY, Execution, GateWorld, Requirement

@@ -10,7 +10,7 @@ from botocore.validate import ParamValidator  # type: ignore[import-untyped, unu
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate import cfnsignal
+from hyperpod_constructs._runtime.hyperpod_gate import cfnsignal
 from tests.support.hyperpod_sim import GroupSpec, steps
 from tests.support.wire import ApiError, reference_model
 from tests.support.world import GateWorld, Requirement

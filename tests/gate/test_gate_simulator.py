@@ -9,7 +9,7 @@ import botocore.endpoint
 import pytest
 from botocore.exceptions import ClientError
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate import aws
+from hyperpod_constructs._runtime.hyperpod_gate import aws
 from tests.support.clock import VirtualClock, forbid_real_sleep, patch_botocore_retry_sleep
 from tests.support.hyperpod_sim import GroupSpec, HyperPodSimulator, constant, steps
 from tests.support.wire import ContractViolation

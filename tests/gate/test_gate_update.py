@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate import arm
-from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import (
+from hyperpod_constructs._runtime.hyperpod_gate import arm
+from hyperpod_constructs._runtime.hyperpod_gate.contract import (
     RESOURCE_TYPE,
     Requirement,
     parse_metadata,

@@ -21,7 +21,7 @@ from typing import Any
 from botocore.exceptions import ReadTimeoutError  # type: ignore[import-untyped, unused-ignore]
 from botocore.validate import ParamValidator  # type: ignore[import-untyped, unused-ignore]
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate.aws import READ_TIMEOUT
+from hyperpod_constructs._runtime.hyperpod_gate.aws import READ_TIMEOUT
 
 from .clock import VirtualClock
 from .wire import ACCOUNT, REGION, ApiError, ContractViolation, WireFake

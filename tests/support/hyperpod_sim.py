@@ -53,7 +53,7 @@ import botocore.loaders  # type: ignore[import-untyped, unused-ignore]
 import botocore.session  # type: ignore[import-untyped, unused-ignore]
 from botocore.exceptions import ReadTimeoutError  # type: ignore[import-untyped, unused-ignore]
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate.aws import CLIENT_CONFIG
+from hyperpod_constructs._runtime.hyperpod_gate.aws import CLIENT_CONFIG
 
 from .clock import VirtualClock
 from .wire import ACCOUNT, REGION, ApiError, WireFake

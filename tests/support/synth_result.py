@@ -13,7 +13,7 @@ from pathlib import Path
 
 from aws_cdk import App
 
-from hyperpod_constructs._core.report import annotation_texts
+from hyperpod_constructs._report.records import annotation_texts
 
 Reported = list[tuple[str, str, str]]
 """(severity, construct path, message) of the error and warning annotations."""

@@ -149,7 +149,7 @@ class WireFake:
 
     def client(self, *, service_model_loader: Callable[[], Any] | None = None) -> Any:
         """A real boto3 client (dummy credentials, us-east-1) answered by this fake."""
-        from hyperpod_constructs.gate.runtime.hyperpod_gate.aws import CLIENT_CONFIG
+        from hyperpod_constructs._runtime.hyperpod_gate.aws import CLIENT_CONFIG
 
         session = service_model_loader() if service_model_loader is not None else shared_session()
         client = session.client(

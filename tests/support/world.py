@@ -30,8 +30,8 @@ import botocore.retries.standard  # type: ignore[import-untyped, unused-ignore]
 from botocore.awsrequest import AWSResponse  # type: ignore[import-untyped, unused-ignore]
 from moto import mock_aws
 
-from hyperpod_constructs.gate.runtime.hyperpod_gate import arm, aws, httpput, poll
-from hyperpod_constructs.gate.runtime.hyperpod_gate.contract import (
+from hyperpod_constructs._runtime.hyperpod_gate import arm, aws, httpput, poll
+from hyperpod_constructs._runtime.hyperpod_gate.contract import (
     ENV_ARM_LOGICAL_ID,
     RESOURCE_TYPE,
 )

@@ -30,28 +30,18 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct, Dependable, IValidation
 
-from .._cluster_interface import IHyperPodCluster
-from .._core.finding import Finding, HyperPodValidationError
-from .._dependable import DependencyRoots
-from .._lazy import lazy_any, lazy_string
-from .._nag import (
+from .._cdk.dependable import DependencyRoots
+from .._cdk.lazy import lazy_any, lazy_string
+from .._cdk.nag import (
     acknowledge,
     acknowledge_compliance_each,
     arn_placeholder,
     ref_placeholder,
 )
-from .._tokens import is_unresolved
-from ..validation.gate_rules import gate_option_findings
-from .definition import build_definition
-from .metrics import GateMetrics, MetricOptions, WatchedMetrics, gate_metric
-from .options import (
-    HYPERPOD_MIN_COUNT_WINDOW,
-    LOOP_BACKSTOP_MARGIN_SECONDS,
-    MAX_GATE_TIMEOUT,
-    MinCountGateOptions,
-)
-from .resources import LambdaCode, function_vpc_config, log_group_properties
-from .runtime.hyperpod_gate.contract import (
+from .._cdk.tokens import is_unresolved
+from .._cluster.interface import IHyperPodCluster
+from .._core.finding import Finding, HyperPodValidationError
+from .._runtime.hyperpod_gate.contract import (
     ARM_PROPERTY_KEYS,
     ENV_ARM_LOGICAL_ID,
     ENV_STACK_ID,
@@ -65,14 +55,24 @@ from .runtime.hyperpod_gate.contract import (
     declare,
     options_of,
 )
-from .runtime.hyperpod_gate.fastpath import FAST_PATH_DETAIL_TYPES, fast_path_input
+from .._runtime.hyperpod_gate.fastpath import FAST_PATH_DETAIL_TYPES, fast_path_input
+from ..gate.definition import build_definition
+from ..gate.options import (
+    HYPERPOD_MIN_COUNT_WINDOW,
+    LOOP_BACKSTOP_MARGIN_SECONDS,
+    MAX_GATE_TIMEOUT,
+    MinCountGateOptions,
+)
+from ..validation.gate_rules import gate_option_findings
+from .metrics import GateMetrics, MetricOptions, WatchedMetrics, gate_metric
+from .resources import LambdaCode, function_vpc_config, log_group_properties
 
 if TYPE_CHECKING:
     from aws_cdk import aws_cloudwatch as cloudwatch
     from aws_cdk import aws_sns as sns
 
 
-RUNTIME_DIR = os.path.join(os.path.dirname(__file__), "runtime")
+RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "_runtime")
 RUNTIME = "python3.14"
 """The Lambda runtime of the gate's functions (``lambda.Runtime.PYTHON_3_14``)."""
 LOOP_BACKSTOP_MARGIN = Duration.seconds(LOOP_BACKSTOP_MARGIN_SECONDS)
@@ -596,7 +596,7 @@ class MinCountGate(Construct, GateMetrics):
 
     def _add_arm(self) -> None:
         """The custom resource that starts the loop; its properties follow
-        :class:`~hyperpod_constructs.gate.runtime.hyperpod_gate.contract.ArmProperties`."""
+        :class:`~hyperpod_constructs._runtime.hyperpod_gate.contract.ArmProperties`."""
         properties = {key: lazy_any(self._arm_property(key)) for key in ARM_PROPERTY_KEYS}
         self.arm = CustomResource(
             self,

@@ -1,6 +1,6 @@
 """Every field of a request or an answer checked against AWS's model before it is used.
 
-:func:`check` walks a parsed value along one of the shapes of :mod:`._aws_model` (generated
+:func:`check` walks a parsed value along one of the shapes of :mod:`.model` (generated
 from botocore: CreateCluster's request; DescribeCluster, ListClusterEvents, GetTemplate,
 DescribeStacks, DescribeStackEvents and DescribeStackResource answers) and raises
 :class:`ShapeError` naming the first field whose type does not match, as
@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from ._aws_model import ROOTS, SHAPES
-from ._sanitize import FieldError, printable
+from .._core.sanitize import FieldError, printable
+from .model import ROOTS, SHAPES
 
 __all__ = ["ROOTS", "ShapeError", "check"]
 

@@ -1,5 +1,5 @@
 """Which stack synthesizer refused a construct's file asset (for messages only: the library
-never calls a synthesizer from Python, see ``gate/resources.py``)."""
+never calls a synthesizer from Python, see ``_gate/resources.py``)."""
 
 from __future__ import annotations
 

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TextIO
 
-from ._core.finding import HyperPodValidationError, merge_findings
-from ._core.report import LOADED, WARNING_PREFIX, Reported, forget, reported_in
-from .sizing import SizingError
+from .._core.finding import HyperPodValidationError, merge_findings
+from ..sizing import SizingError
+from .records import LOADED, WARNING_PREFIX, Reported, forget, reported_in
 
 _CONSTRUCT_HEADER = "Validation failed with the following errors:"
 _CONSTRUCT_FAILURE = re.compile(rf"^(?:\w+: )?{re.escape(_CONSTRUCT_HEADER)}")
@@ -236,7 +236,7 @@ def stage_progress(records: Sequence[Reported]) -> StageProgress | None:
     every cluster was checked (the short report's "no template was written" holds)."""
     from aws_cdk import Stage
 
-    from .cluster import HyperPodSlurmCluster  # loaded by then: a cluster reported
+    from ..cluster import HyperPodSlurmCluster  # loaded by then: a cluster reported
 
     if not records:
         return None

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .finding import Finding
+from .._core.finding import Finding
 
 if TYPE_CHECKING:
     from constructs import IConstruct

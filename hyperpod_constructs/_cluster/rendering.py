@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .instance_group import InstanceGroup
-from .lifecycle import BoundLifecycle
+from ..instance_group import InstanceGroup
+from ..lifecycle import BoundLifecycle
 
 _L1_NAMES = {"VolumeSizeInGB": "volumeSizeInGb"}
 """CloudFormation names whose aws-cdk-lib property name is not the name with a lower-case first

@@ -27,7 +27,7 @@ from json import decoder as _json_decoder
 from json import scanner as _json_scanner
 from typing import Any
 
-from ._sanitize import FieldError
+from .._core.sanitize import FieldError
 
 __all__ = [
     "MAX_BYTES",

@@ -22,11 +22,11 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3_assets as s3_assets
 from constructs import Construct
 
+from .._cdk.nag import acknowledge
+from .._cdk.synthesizer import refusing_synthesizer
 from .._core.finding import Finding
-from .._nag import acknowledge
-from .._synthesizer import refusing_synthesizer
+from ..gate.options import MinCountGateOptions
 from ..validation.cluster_rules import synthesizer_asset_findings
-from .options import MinCountGateOptions
 
 if TYPE_CHECKING:
     from aws_cdk import aws_ec2 as ec2

@@ -8,7 +8,7 @@ import jsii
 from aws_cdk import CfnResource, IAspect, Stack
 from constructs import Construct, Dependable, IConstruct
 
-from ._lazy import lazy_any
+from .lazy import lazy_any
 
 
 class DependencyRoots(Dependable):

@@ -1,0 +1,1 @@
+"""The cluster construct's private helpers (constructs layer)."""
