@@ -30,8 +30,15 @@ from constructs import Construct, DependencyGroup, IConstruct, IDependable, IVal
 from ._cluster_interface import EVENT_DETAIL_TYPES, EVENT_SOURCE
 from ._cluster_interface import IHyperPodCluster as IHyperPodCluster
 from ._cluster_interface import OnEventOptions as OnEventOptions
-from ._core.arguments import RULE as ARGUMENT_RULE
-from ._core.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
+from ._core.arguments import (
+    ARG_TYPE,
+    check,
+    instance_of,
+    is_bool,
+    is_sequence,
+    is_str,
+    raise_if_any,
+)
 from ._core.finding import merge_findings
 from ._core.report import WARNING_PREFIX, annotation_texts, record_findings
 from ._dependable import LazyDependable, drop_implied_dependencies
@@ -71,6 +78,7 @@ from .validation import (
     validate_group,
 )
 from .validation.cluster_rules import synthesizer_asset_findings
+from .validation.name_rules import NAME_CLUSTER
 from .validation.node_rules import WARN_INSTANCE_TYPE
 
 if TYPE_CHECKING:
@@ -372,8 +380,7 @@ def _rendered_findings(resource: sagemaker.CfnCluster) -> list[Finding]:
         ("UpdateReplacePolicy", options.update_replace_policy),
     )
     return [
-        Finding(
-            rule=ARGUMENT_RULE,
+        ARG_TYPE.finding(
             field=f"removal_policy ({attribute})",
             value="Snapshot",
             allowed=_REMOVAL_POLICIES,
@@ -546,7 +553,7 @@ def _resolve_props(cluster: Construct, given: Mapping[str, Any]) -> _Props:
         parameter="readiness_gate",
     )
     found += (
-        check_name(name, rule="HP-NAME-CLUSTER", field="cluster_name (ClusterName)", group=None)
+        check_name(name, rule=NAME_CLUSTER, field="cluster_name (ClusterName)", group=None)
         + scripts_findings
         + database_findings
         + tags_findings

@@ -11,6 +11,7 @@ the same rules (checked by the last test).
 
 from __future__ import annotations
 
+import ast
 import dis
 import inspect
 import re
@@ -993,6 +994,70 @@ def test_a_family_declares_its_rules_once() -> None:
     for family in FAMILIES:
         defined = [value for value in vars(family).values() if isinstance(value, Rule)]
         assert set(defined) <= set(family.RULES) | set(RULES.values()), family.__name__
+
+
+def _direct_findings() -> dict[str, int]:
+    """How many ``Finding(...)`` calls each module of the library writes itself."""
+    root = REPO / "hyperpod_constructs"
+    found: dict[str, int] = {}
+    for path in sorted(root.rglob("*.py")):
+        module = path.relative_to(root).as_posix()
+        if module.startswith(("policy/", "gate/runtime/")):
+            continue  # the policy's user-facing Finding API; the gate's separate Lambda code
+        calls = [
+            node
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Call)
+            and (
+                (isinstance(node.func, ast.Name) and node.func.id == "Finding")
+                or (isinstance(node.func, ast.Attribute) and node.func.attr == "Finding")
+            )
+        ]
+        if calls:
+            found[module] = len(calls)
+    return found
+
+
+def test_every_library_finding_is_built_by_its_rule() -> None:
+    """A rule's id, severity and field are bound once, in its ``Rule``: the library builds
+    each finding with ``RULE.finding(...)``. Only ``Rule.finding`` itself builds a
+    ``Finding``, and ``check_name`` for a rule id of the caller's own (a ``str``)."""
+    assert _direct_findings() == {"_core/rule.py": 1, "validation/name_rules.py": 1}
+
+
+def test_a_rules_finding_carries_its_id_severity_and_field() -> None:
+    name_group, multi_head = RULES["HP-NAME-GROUP"], RULES["HP-MULTI-HEAD-IN-CONTINUOUS"]
+    warning = RULES["HP-WARN-DHC"]
+    found = name_group.finding(value="a_b", allowed="a name", fix="use a-b", group="a_b")
+    assert (found.rule, found.severity, found.field) == (
+        "HP-NAME-GROUP",
+        Severity.ERROR,
+        "name (InstanceGroupName)",
+    )
+    assert warning.finding(value=[], allowed="checks", fix="add them").severity is Severity.WARNING
+    indexed = warning.finding(field="instance_types[1]", value=[], allowed="a", fix="b")
+    assert indexed.field == "instance_types[1]"
+    assert multi_head.finding_field is None  # not one property: each finding names its field
+    with pytest.raises(ValueError, match="HP-MULTI-HEAD-IN-CONTINUOUS finding names its field"):
+        multi_head.finding(value=2, allowed="1", fix="use 1")
+    standard, continuous = NodeProvisioningMode.STANDARD, NodeProvisioningMode.CONTINUOUS
+    in_continuous = multi_head.finding(
+        field="instance_count", value=2, allowed="1", fix="use 1", mode=continuous
+    )
+    assert in_continuous.severity is multi_head.severity_in(continuous)
+    with pytest.raises(ValueError, match="does not apply"):
+        multi_head.finding(field="instance_count", value=2, allowed="1", fix="1", mode=standard)
+
+
+def test_a_rules_field_names_one_property_or_none() -> None:
+    """``Rule.finding_field`` reads ``name`` / ``CloudFormationName`` (each in backticks) as
+    ``name (CloudFormationName)``; a field of several properties, a wildcard or words has
+    none."""
+    fields = {rule.id: rule.finding_field for rule in RULES.values()}
+    assert fields["HP-THREADS"] == "threads_per_core (ThreadsPerCore)"
+    assert fields["HP-EBS-KMS"] == "storage[].kms_key_id (EbsVolumeConfig.VolumeKmsKeyId)"
+    for rule_id in ("HP-COUNT-INT", "HP-LIFECYCLE", "HP-MOUNT-PATH", "HP-GATE-HISTORY"):
+        assert fields[rule_id] is None, rule_id
 
 
 def test_docs_rule_table_is_generated_from_the_registry() -> None:

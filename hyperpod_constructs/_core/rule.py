@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, ParamSpec
@@ -93,6 +94,10 @@ class Source:
         return f"{prefix}{where}: {self.says}"
 
 
+_PROPERTY = re.compile(r"`(?P<name>[^`*]+)` / `(?P<cloudformation>[A-Z][^`*]*)`")
+"""A rule's :attr:`Rule.field` that names one property: the library's, then CloudFormation's
+(no wildcard: ``lifecycle_scripts.*`` is several)."""
+
 UNCONFIRMED = "not confirmed by AWS's documentation"
 """The words every warning whose source is :attr:`SourceKind.UNCONFIRMED` says."""
 
@@ -134,18 +139,52 @@ class Rule:
         """The rule's severity for a cluster in ``mode``; None where it does not apply."""
         return dict(self.modes).get(mode, self.severity)
 
+    @property
+    def finding_field(self) -> str | None:
+        """The field its findings name by default, read from :attr:`field`: a rule whose
+        field is ``name`` / ``InstanceGroupName`` (each in backticks) names
+        ``name (InstanceGroupName)``, as messages show it. None when :attr:`field` is not one
+        property and its CloudFormation name (a finding then names its field itself)."""
+        matched = _PROPERTY.fullmatch(self.field)
+        return None if matched is None else f"{matched['name']} ({matched['cloudformation']})"
+
     def finding(
-        self, *, field: str, value: object, allowed: str, fix: str, group: str | None = None
+        self,
+        *,
+        value: object,
+        allowed: str,
+        fix: str,
+        field: str | None = None,
+        group: str | None = None,
+        positions: tuple[int, ...] = (),
+        mode: NodeProvisioningMode | None = None,
     ) -> Finding:
-        """A :class:`Finding` of this rule."""
+        """A :class:`Finding` of this rule, with its severity (:meth:`severity_in` ``mode``
+        when the cluster's mode is given).
+
+        :param field: the field it names, when not :attr:`finding_field` (an item of a list,
+            ``instance_groups[2]``, or a rule about several fields). Default:
+            :attr:`finding_field`.
+        :param mode: the cluster's provisioning mode, for a rule whose severity depends on it
+            (:attr:`modes`). Default: :attr:`severity`.
+        :raises ValueError: no ``field`` for a rule without :attr:`finding_field`, or a
+            ``mode`` the rule does not apply in (both mistakes of a check).
+        """
+        named = self.finding_field if field is None else field
+        if named is None:
+            raise ValueError(f"a {self.id} finding names its field (the rule's is {self.field})")
+        severity = self.severity if mode is None else self.severity_in(mode)
+        if severity is None:
+            raise ValueError(f"{self.id} does not apply with {mode}")
         return Finding(
             rule=self.id,
-            field=field,
+            field=named,
             value=value,
             allowed=allowed,
             fix=fix,
             group=group,
-            severity=self.severity,
+            severity=severity,
+            positions=positions,
         )
 
 

@@ -114,9 +114,7 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
     total, top = len(spec.groups), limits.MAX_INSTANCE_GROUPS
     if not 1 <= total <= top:
         found.append(
-            Finding(
-                rule=GROUPS_COUNT.id,
-                field="instance_groups (InstanceGroups)",
+            GROUPS_COUNT.finding(
                 value=f"{total} groups",
                 allowed=f"1..{top} instance groups",
                 fix="add a controller and at least one compute group"
@@ -129,8 +127,7 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
     controllers = names[NodeType.CONTROLLER]
     if not controllers:
         found.append(
-            Finding(
-                rule=CONTROLLER_REQUIRED.id,
+            CONTROLLER_REQUIRED.finding(
                 field="instance_groups (SlurmConfig.NodeType=Controller)",
                 value=controllers,
                 allowed="a controller group (the cluster is InService only once a controller "
@@ -140,8 +137,7 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
         )
     elif not layout.CONTROLLER.count_allowed(len(controllers)):
         found.append(
-            Finding(
-                rule=CONTROLLER_ONE.id,
+            CONTROLLER_ONE.finding(
                 field="instance_groups (SlurmConfig.NodeType=Controller)",
                 value=controllers,
                 allowed=f"{layout.CONTROLLER.groups()} (the Slurm configuration reference)",
@@ -157,8 +153,7 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
         found += _multi_head(spec)
     if not layout.LOGIN.count_allowed(roles[NodeType.LOGIN]):
         found.append(
-            Finding(
-                rule=LOGIN_MAX.id,
+            LOGIN_MAX.finding(
                 field="instance_groups (SlurmConfig.NodeType=Login)",
                 value=names[NodeType.LOGIN],
                 allowed=f"{layout.LOGIN.groups()} (the Slurm configuration reference)",
@@ -171,9 +166,7 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
     )
     for name in sorted(name for name, n in counts.items() if n > 1):
         found.append(
-            Finding(
-                rule=GROUP_UNIQUE.id,
-                field="name (InstanceGroupName)",
+            GROUP_UNIQUE.finding(
                 value=name,
                 allowed="a name used by one group of the cluster only "
                 f"({counts[name]} groups use it)",
@@ -199,8 +192,7 @@ def _multi_head(spec: ClusterSpec) -> list[Finding]:
             continue
         if count > top:
             found.append(
-                Finding(
-                    rule=MULTI_HEAD_IN_CONTINUOUS.id,
+                MULTI_HEAD_IN_CONTINUOUS.finding(
                     field="instance_count (InstanceCount)",
                     value=count,
                     allowed=f"{top} controller node with node_provisioning_mode=CONTINUOUS "
@@ -212,7 +204,7 @@ def _multi_head(spec: ClusterSpec) -> list[Finding]:
                     f"{layout.LEGACY_LAYOUT_FILE})",
                     group=group.name,
                     positions=(position,),
-                    severity=severity,
+                    mode=spec.mode,
                 )
             )
     return found

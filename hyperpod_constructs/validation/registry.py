@@ -17,7 +17,6 @@ from pathlib import Path
 from types import ModuleType
 
 from .._core import arguments
-from .._core.finding import declare_severities
 from .._core.rule import Rule, Scope
 from ..enums import NodeProvisioningMode
 from . import (
@@ -75,7 +74,6 @@ def _collect(families: tuple[ModuleType, ...]) -> dict[str, Rule]:
 RULES: dict[str, Rule] = _collect(FAMILIES)
 """Every rule of the library, by id, in documentation order."""
 
-declare_severities((entry.id, entry.severity) for entry in RULES.values())
 
 TABLE_BEGIN = "<!-- rule-table:begin (generated from validation/registry.py) -->"
 TABLE_END = "<!-- rule-table:end -->"

@@ -66,8 +66,7 @@ def scheduled_update(group: InstanceGroup) -> list[Finding]:
 
     def add(field: str, value: object, allowed: str, fix: str) -> None:
         found.append(
-            Finding(
-                rule=SCHEDULED_UPDATE.id,
+            SCHEDULED_UPDATE.finding(
                 field=f"{prefix}.{field}",
                 value=value,
                 allowed=allowed,
