@@ -46,17 +46,21 @@ from hyperpod_constructs.validation import (
     RULES,
     Check,
     Rule,
+    Scope,
     Severity,
     accounting_findings,
     gate_findings,
+    reports,
     tag_findings,
     validate_group,
 )
+from hyperpod_constructs.validation.group_rules import GROUP_RULES
 from hyperpod_constructs.validation.registry import (
     MODE_TABLE_BEGIN,
     MODE_TABLE_END,
     TABLE_BEGIN,
     TABLE_END,
+    _group_checks,
     with_rule_table,
 )
 
@@ -893,40 +897,37 @@ def test_gate_timeout_of_3_hours_does_not_warn() -> None:
 
 # -- the tables cover every rule, and the docs list every rule ---------------------------
 
-WARNINGS = {
-    "HP-WARN-DHC",
-    "HP-WARN-DHC-CPU",
-    "HP-WARN-PARTITION-MISSING",
-    "HP-WARN-GATE-TIMEOUT",
-    "HP-WARN-GATE-TOKEN-COUNT",
-    "HP-WARN-DHC-CONNECTIVITY",
-    "HP-WARN-PARTITION-DEV",
-    "HP-WARN-INSTANCE-TYPE",
-    "HP-WARN-LIFECYCLE-BUCKET",
-}
-"""Tested by the warning tests of this module, tests/test_new_rules.py and
-tests/test_rule_claims.py."""
+
+def _rule_pattern(rule_id: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![A-Z0-9-]){re.escape(rule_id)}(?![A-Z0-9-])")
+
+
+def _tests_naming(rule_id: str, *, here: bool = False) -> list[str]:
+    """The test modules whose code names ``rule_id`` (not this one, unless ``here``)."""
+    pattern = _rule_pattern(rule_id)
+    this = Path(__file__).resolve()
+    return [
+        path.relative_to(REPO).as_posix()
+        for path in sorted((REPO / "tests").rglob("*.py"))
+        if (here or path.resolve() != this) and pattern.search(path.read_text(encoding="utf-8"))
+    ]
+
+
+WARNINGS = frozenset(
+    rule.id
+    for rule in RULES.values()
+    if Severity.WARNING in {rule.severity_in(mode) for mode in NodeProvisioningMode}
+)
+"""The registry's warnings: tested by the warning tests of this module,
+tests/test_new_rules.py, tests/test_rule_claims.py and the gate's."""
+BAD_RULES = frozenset(param.values[0].rule for param in BAD)
 ELSEWHERE = {
-    "HP-ARG-TYPE": "tests/test_fuzz_entry_points.py",
-    "HP-GATE-NAMESPACE": "tests/test_new_rules.py",
-    "HP-WARN-GATE-SUBSCRIPTION": "tests/gate/test_gate_notify.py",
-    "HP-DHC-CONNECTIVITY": "tests/test_new_rules.py",
-    "HP-EBS-ROOT-VOLUME": "tests/test_rule_claims.py",
-    "HP-CONTROLLER-COUNT": "tests/test_new_rules.py",
-    "HP-BLUEPRINT-ARGS": "tests/test_blueprints.py",
-    "HP-BLUEPRINT-SIZING": "tests/test_blueprints.py",
-    "HP-SYNTHESIZER-ASSETS": "tests/test_app_shapes.py",
-    "HP-FLEX-TYPES": "tests/test_new_fields.py",
-    "HP-WARN-FLEX-REPEAT": "tests/test_new_fields.py",
-    "HP-WARN-FLEX-MIXED": "tests/test_new_fields.py",
-    "HP-PARTITION-HEAD-NODE": "tests/test_rule_claims.py",
-    "HP-CONTROLLER-ONE": "tests/test_rule_claims.py",
-    "HP-LOGIN-MAX": "tests/test_rule_claims.py",
-    "HP-FSX-NEEDS-VPC": "tests/test_rule_claims.py",
-    "HP-LAYOUT-NEEDS-STANDARD": "tests/test_rule_claims.py",
-    "HP-STRATEGY-IN-CONTINUOUS": "tests/test_rule_claims.py",
-    "HP-MULTI-HEAD-IN-CONTINUOUS": "tests/test_rule_claims.py",
+    rule.id: rule.checked_by or ", ".join(_tests_naming(rule.id))
+    for rule in RULES.values()
+    if rule.id not in BAD_RULES and (rule.checked_by or _tests_naming(rule.id))
 }
+"""The rules without a case in the tables, and where they are tested: with the construct or
+factory that checks them (``Rule.checked_by``), or in the test modules that name them."""
 
 
 def _rules_in_source() -> set[str]:
@@ -942,9 +943,14 @@ def test_every_rule_id_in_the_source_is_registered() -> None:
 
 
 def test_every_registered_rule_has_a_failing_case() -> None:
-    tested = {param.values[0].rule for param in BAD} | WARNINGS | set(ELSEWHERE)
+    tested = BAD_RULES | WARNINGS | set(ELSEWHERE)
     assert set(RULES) == tested
-    assert {RULES[rule].severity for rule in WARNINGS} == {Severity.WARNING}
+    unnamed = [
+        rule
+        for rule in sorted(WARNINGS - BAD_RULES)
+        if not (RULES[rule].checked_by or _tests_naming(rule, here=True))
+    ]
+    assert unnamed == [], f"warnings no test names: {unnamed}"
 
 
 def _rules_a_check_names(check: Check[...]) -> set[str]:
@@ -986,6 +992,53 @@ def test_every_rule_is_bound_to_the_check_that_reports_it() -> None:
         own = {rule.id for rule in check.rules}
         assert _rules_a_check_names(check) <= own | {"HP-ARG-TYPE"}, check
         assert own <= set(RULES), check
+
+
+def test_validate_group_runs_a_check_of_every_group_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The group's checks are derived (``GROUP_RULES``: each family's checks bound with a
+    ``group_order``); a check of a GROUP-scope rule left out of them would never run."""
+    called: list[Check[...]] = []
+    run = Check.__call__
+
+    def spy(check: Check[...], *args: Any, **kwargs: Any) -> list[Any]:
+        called.append(check)
+        return run(check, *args, **kwargs)
+
+    monkeypatch.setattr(Check, "__call__", spy)
+    assert validate_group(compute()) == []
+    missed = [
+        rule.id
+        for rule in RULES.values()
+        if rule.scope is Scope.GROUP and not set(rule.checks) & set(called)
+    ]
+    assert missed == [], f"validate_group runs no check of {missed}"
+    assert [check for check in called if check in GROUP_RULES] == list(GROUP_RULES)
+
+
+def test_the_group_checks_are_each_familys_checks_in_group_order() -> None:
+    bound = [
+        value
+        for family in FAMILIES
+        for value in vars(family).values()
+        if isinstance(value, Check) and value.group_order is not None
+    ]
+    assert set(GROUP_RULES) == set(bound)
+    orders = [check.group_order or 0 for check in GROUP_RULES]
+    assert orders == sorted(orders)
+    assert len(set(orders)) == len(orders)
+
+
+def test_two_group_checks_in_one_place_are_refused() -> None:
+    family = types.ModuleType("family")
+
+    def one(group: InstanceGroup) -> list[Any]:
+        return []
+
+    one.__module__ = family.__name__
+    family.first = reports(group_order=1)(one)  # type: ignore[attr-defined]
+    family.second = reports(group_order=1)(one)  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="the same group_order"):
+        _group_checks((family,))
 
 
 def test_a_family_declares_its_rules_once() -> None:

@@ -190,17 +190,28 @@ class Rule:
 
 class Check(Generic[P]):
     """A pure check (ParallelCluster's validator): called like the function it wraps, it
-    returns the findings of :attr:`rules`, and of no other rule.
+    returns the findings of :attr:`rules`, and of no other rule (but ``HP-ARG-TYPE``: a value
+    of the wrong type, which any check may meet).
 
     :param function: the check: a pure function that returns findings.
     :param rules: the rules it reports.
+    :param group_order: where ``validate_group`` runs it among the checks of one instance
+        group (lower first), for a check that takes the group alone. Default: None (not one
+        of them).
     """
 
-    def __init__(self, function: Callable[P, list[Finding]], rules: tuple[Rule, ...]) -> None:
+    def __init__(
+        self,
+        function: Callable[P, list[Finding]],
+        rules: tuple[Rule, ...],
+        group_order: int | None = None,
+    ) -> None:
         self.function = function
         """The wrapped check."""
         self.rules = rules
         """The rules it reports."""
+        self.group_order = group_order
+        """Where ``validate_group`` runs it (lower first); None when it does not."""
         self.__doc__ = function.__doc__
         self.__name__ = function.__name__
         self.__wrapped__ = function
@@ -212,21 +223,26 @@ class Check(Generic[P]):
         return f"Check({self.__name__}: {', '.join(rule.id for rule in self.rules)})"
 
 
-def reports(*rules: Rule) -> Callable[[Callable[P, list[Finding]]], Check[P]]:
+def reports(
+    *rules: Rule, group_order: int | None = None
+) -> Callable[[Callable[P, list[Finding]]], Check[P]]:
     """Bind a check function to the rules it reports (one or a few tightly related ones):
 
     ```python
     THREADS = Rule("HP-THREADS", Severity.ERROR, Scope.GROUP, "`threads_per_core`", "1 or 2")
 
-    @reports(THREADS)
+    @reports(THREADS, group_order=140)
     def threads(group: InstanceGroup) -> list[Finding]: ...
     ```
 
-    :param rules: the rules the function reports (and no other).
+    :param rules: the rules the function reports (and no other but ``HP-ARG-TYPE``; none for
+        a check of types only).
+    :param group_order: for a check of one instance group: where ``validate_group`` runs it
+        (lower first; the registry collects these checks, ``GROUP_CHECKS``). Default: None.
     """
 
     def bind(function: Callable[P, list[Finding]]) -> Check[P]:
-        check = Check(function, rules)
+        check = Check(function, rules, group_order)
         for rule in rules:
             object.__setattr__(rule, "checks", (*rule.checks, check))
         return check

@@ -12,12 +12,13 @@ users acknowledge warnings by id (``hyperpod:<rule id>``).
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 from types import ModuleType
 
 from .._core import arguments
-from .._core.rule import Rule, Scope
+from .._core.rule import Check, Rule, Scope
 from ..enums import NodeProvisioningMode
 from . import (
     blueprint_rules,
@@ -37,7 +38,16 @@ from . import (
     update_rules,
 )
 
-__all__ = ["FAMILIES", "RULES", "Rule", "Scope", "mode_table", "rule", "rule_table"]
+__all__ = [
+    "FAMILIES",
+    "GROUP_CHECKS",
+    "RULES",
+    "Rule",
+    "Scope",
+    "mode_table",
+    "rule",
+    "rule_table",
+]
 
 FAMILIES: tuple[ModuleType, ...] = (
     arguments,
@@ -74,6 +84,28 @@ def _collect(families: tuple[ModuleType, ...]) -> dict[str, Rule]:
 RULES: dict[str, Rule] = _collect(FAMILIES)
 """Every rule of the library, by id, in documentation order."""
 
+
+def _group_checks(families: tuple[ModuleType, ...]) -> tuple[Check[...], ...]:
+    found = [
+        value
+        for family in families
+        for value in vars(family).values()
+        if isinstance(value, Check)
+        and value.group_order is not None
+        and value.function.__module__ == family.__name__
+    ]
+    ordered = sorted(found, key=lambda check: check.group_order or 0)
+    for first, second in itertools.pairwise(ordered):
+        if first.group_order == second.group_order:
+            raise ValueError(f"{first} and {second} have the same group_order")
+    return tuple(ordered)
+
+
+GROUP_CHECKS: tuple[Check[...], ...] = _group_checks(FAMILIES)
+"""The checks of one instance group (those bound with ``@reports(..., group_order=n)`` in
+their family), in the order ``validate_group`` runs and reports them: the errors of one group
+(``group_order`` 100 and up) before what real configurations taught (200 and up), settings
+HyperPod accepts that do not do what the user meant."""
 
 TABLE_BEGIN = "<!-- rule-table:begin (generated from validation/registry.py) -->"
 TABLE_END = "<!-- rule-table:end -->"

@@ -263,6 +263,7 @@ def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
     FSX_DNS,
     FSX_MOUNT_NAME,
     MOUNT_PATH,
+    group_order=160,
 )
 def storage_configs(group: InstanceGroup) -> list[Finding]:
     """At most four storage configs, each with valid EBS or FSx values."""
