@@ -971,7 +971,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             # Partitions live in provisioning_parameters.json (Slurm's own names, not rendered).
             findings = [f for f in findings if f.rule not in PARTITION_RULES]
         overridden = group.vpc_subnets is not None or group.security_groups is not None
-        if overridden and not any(f.rule == "HP-ARG-TYPE" for f in findings):
+        if overridden and not any(f.rule == ARG_TYPE.id for f in findings):
             findings += override_network_findings(
                 group,
                 has_vpc=self._vpc is not None,
@@ -1181,7 +1181,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             subnet_count=len(self._subnet_ids) if self._has_network else None,
             slurm_layout=self._slurm_layout,
         )
-        return [f for f in validate_cluster(spec) if f.rule != "HP-NAME-CLUSTER"]
+        return [f for f in validate_cluster(spec) if f.rule != NAME_CLUSTER.id]
 
     def _default_role(self) -> iam.Role:
         role = iam.Role(

@@ -33,7 +33,7 @@ CONTROLLER_REQUIRED = Rule(
     "HP-CONTROLLER-REQUIRED",
     E,
     Scope.CROSS_GROUP,
-    "`instance_groups` (NodeType=Controller)",
+    "`instance_groups` / `SlurmConfig.NodeType=Controller`",
     "a controller group",
     source=Source(
         SLURM_SCALING,
@@ -45,7 +45,7 @@ CONTROLLER_ONE = Rule(
     "HP-CONTROLLER-ONE",
     E,
     Scope.CROSS_GROUP,
-    "`instance_groups` (NodeType=Controller)",
+    "`instance_groups` / `SlurmConfig.NodeType=Controller`",
     f"{layout.CONTROLLER.groups()} (more than one is refused)",
     source=Source(
         SLURM_REFERENCE,
@@ -73,7 +73,7 @@ LOGIN_MAX = Rule(
     "HP-LOGIN-MAX",
     E,
     Scope.CROSS_GROUP,
-    "`instance_groups` (NodeType=Login)",
+    "`instance_groups` / `SlurmConfig.NodeType=Login`",
     layout.LOGIN.groups(),
     source=Source(
         SLURM_REFERENCE,
@@ -128,7 +128,6 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
     if not controllers:
         found.append(
             CONTROLLER_REQUIRED.finding(
-                field="instance_groups (SlurmConfig.NodeType=Controller)",
                 value=controllers,
                 allowed="a controller group (the cluster is InService only once a controller "
                 "node is up)",
@@ -138,7 +137,6 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
     elif not layout.CONTROLLER.count_allowed(len(controllers)):
         found.append(
             CONTROLLER_ONE.finding(
-                field="instance_groups (SlurmConfig.NodeType=Controller)",
                 value=controllers,
                 allowed=f"{layout.CONTROLLER.groups()} (the Slurm configuration reference)",
                 fix="keep one controller group and remove the others"
@@ -154,7 +152,6 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
     if not layout.LOGIN.count_allowed(roles[NodeType.LOGIN]):
         found.append(
             LOGIN_MAX.finding(
-                field="instance_groups (SlurmConfig.NodeType=Login)",
                 value=names[NodeType.LOGIN],
                 allowed=f"{layout.LOGIN.groups()} (the Slurm configuration reference)",
                 fix="merge the login groups into one; for more login nodes raise its "

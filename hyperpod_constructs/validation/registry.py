@@ -4,7 +4,10 @@ A rule is one :class:`~hyperpod_constructs.validation.Rule` (id, severity, scope
 one-line summary) bound to the pure check that reports it
 (:func:`~hyperpod_constructs.validation.reports`), both in the ``*_rules.py`` module of its
 family; each family lists its rules in ``RULES``, and :data:`FAMILIES` lists the families once.
-Adding a rule is its declaration and check in its family, plus its test case; the rule table in
+The lists the families imply are derived here: :data:`RULES`, and :data:`GROUP_CHECKS` (the
+checks ``validate_group`` runs, from each check's ``group_order``). Adding a rule is its
+declaration, its check and its findings (``RULE.finding(...)``) in its family, plus its test
+case; the rule table in
 docs/validation.md is generated from this registry (``python -m
 hyperpod_constructs.validation --write``), and a test fails when it is stale. Ids are stable:
 users acknowledge warnings by id (``hyperpod:<rule id>``).
