@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import aws_cdk
 import pytest
 from aws_cdk import App, CfnParameter, Duration, Fn, Size, Stack, Token
 from aws_cdk import aws_ec2 as ec2
@@ -887,6 +888,16 @@ def test_gate_timeout_under_3_hours_warns(timeout: Duration, shown: str) -> None
             r"window.*\[HP-WARN-GATE-TIMEOUT\]"
         ),
     )
+
+
+def test_the_gate_timeout_warning_is_acknowledged_by_its_rule_id() -> None:
+    stack = Stack(App(), "Test")
+    gated(timeout=Duration.hours(2))(stack, Path())
+    assert Annotations.from_stack(stack).find_warning("*", Match.any_value()) != []
+    stack = Stack(App(), "Test")
+    gated(timeout=Duration.hours(2))(stack, Path())
+    aws_cdk.Annotations.of(stack).acknowledge_warning("hyperpod:HP-WARN-GATE-TIMEOUT", "short")
+    assert Annotations.from_stack(stack).find_warning("*", Match.any_value()) == []
 
 
 def test_gate_timeout_of_3_hours_does_not_warn() -> None:
