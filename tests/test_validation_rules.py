@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import dis
+import functools
 import inspect
 import re
 import types
@@ -909,18 +910,25 @@ def test_gate_timeout_of_3_hours_does_not_warn() -> None:
 # -- the tables cover every rule, and the docs list every rule ---------------------------
 
 
-def _rule_pattern(rule_id: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![A-Z0-9-]){re.escape(rule_id)}(?![A-Z0-9-])")
+@functools.cache
+def _ids_named_by_tests() -> dict[str, frozenset[str]]:
+    """The rule ids each test module's code names, by its path from the repository root."""
+    rule_id = re.compile(r"HP-[A-Z0-9]+(?:-[A-Z0-9]+)*")
+    return {
+        path.relative_to(REPO).as_posix(): frozenset(
+            rule_id.findall(path.read_text(encoding="utf-8"))
+        )
+        for path in sorted((REPO / "tests").rglob("*.py"))
+    }
 
 
 def _tests_naming(rule_id: str, *, here: bool = False) -> list[str]:
     """The test modules whose code names ``rule_id`` (not this one, unless ``here``)."""
-    pattern = _rule_pattern(rule_id)
-    this = Path(__file__).resolve()
+    this = Path(__file__).resolve().relative_to(REPO).as_posix()
     return [
-        path.relative_to(REPO).as_posix()
-        for path in sorted((REPO / "tests").rglob("*.py"))
-        if (here or path.resolve() != this) and pattern.search(path.read_text(encoding="utf-8"))
+        module
+        for module, ids in _ids_named_by_tests().items()
+        if (here or module != this) and rule_id in ids
     ]
 
 
