@@ -37,8 +37,15 @@ from ._cluster.interface import EVENT_DETAIL_TYPES, EVENT_SOURCE
 from ._cluster.interface import IHyperPodCluster as IHyperPodCluster
 from ._cluster.interface import OnEventOptions as OnEventOptions
 from ._cluster.rendering import DELETED, apply_overrides, render_group, to_l1
-from ._core.arguments import RULE as ARGUMENT_RULE
-from ._core.arguments import check, instance_of, is_bool, is_sequence, is_str, raise_if_any
+from ._core.arguments import (
+    ARG_TYPE,
+    check,
+    instance_of,
+    is_bool,
+    is_sequence,
+    is_str,
+    raise_if_any,
+)
 from ._core.finding import merge_findings
 from ._gate.metrics import GateMetrics, gate_metric, unwatched_metric_errors
 from ._report.records import WARNING_PREFIX, annotation_texts, record_findings
@@ -71,6 +78,7 @@ from .validation import (
     validate_group,
 )
 from .validation.cluster_rules import synthesizer_asset_findings
+from .validation.name_rules import NAME_CLUSTER
 from .validation.node_rules import WARN_INSTANCE_TYPE
 
 if TYPE_CHECKING:
@@ -372,8 +380,7 @@ def _rendered_findings(resource: sagemaker.CfnCluster) -> list[Finding]:
         ("UpdateReplacePolicy", options.update_replace_policy),
     )
     return [
-        Finding(
-            rule=ARGUMENT_RULE,
+        ARG_TYPE.finding(
             field=f"removal_policy ({attribute})",
             value="Snapshot",
             allowed=_REMOVAL_POLICIES,
@@ -618,7 +625,7 @@ def _resolve_props(cluster: Construct, given: _ClusterProps) -> _ResolvedProps:
         parameter="readiness_gate",
     )
     found += (
-        check_name(name, rule="HP-NAME-CLUSTER", field="cluster_name (ClusterName)", group=None)
+        check_name(name, rule=NAME_CLUSTER, field="cluster_name (ClusterName)", group=None)
         + scripts_findings
         + database_findings
         + tags_findings
@@ -1027,7 +1034,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             # Partitions live in provisioning_parameters.json (Slurm's own names, not rendered).
             findings = [f for f in findings if f.rule not in PARTITION_RULES]
         overridden = group.vpc_subnets is not None or group.security_groups is not None
-        if overridden and not any(f.rule == "HP-ARG-TYPE" for f in findings):
+        if overridden and not any(f.rule == ARG_TYPE.id for f in findings):
             findings += override_network_findings(
                 group,
                 has_vpc=self._props.vpc is not None,
@@ -1228,7 +1235,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             subnet_count=len(self._subnet_ids) if self._has_network else None,
             slurm_layout=self._props.slurm_layout,
         )
-        return [f for f in validate_cluster(spec) if f.rule != "HP-NAME-CLUSTER"]
+        return [f for f in validate_cluster(spec) if f.rule != NAME_CLUSTER.id]
 
     def _default_role(self) -> iam.Role:
         role = iam.Role(

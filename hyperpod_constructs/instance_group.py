@@ -10,8 +10,9 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 
 from ._cdk.tokens import is_unresolved
-from ._core.arguments import is_int
-from ._core.finding import Finding
+from ._core.arguments import ARG_TYPE, is_int
+from ._core.finding import Finding, Severity
+from ._core.rule import Rule, Scope, Source
 from .enums import (
     AutoPatchStrategy,
     CapacityType,
@@ -338,8 +339,7 @@ def _types(
 
 
 def _types_finding(name: object, value: object, allowed: str) -> Finding:
-    return Finding(
-        rule="HP-ARG-TYPE",
+    return ARG_TYPE.finding(
         field=_TYPES_FIELD,
         value=value,
         allowed=allowed,
@@ -349,6 +349,19 @@ def _types_finding(name: object, value: object, allowed: str) -> Finding:
     )
 
 
+SIZING = Rule(
+    "HP-SIZING",
+    Severity.ERROR,
+    Scope.GROUP,
+    "`min_accelerators`, `instance_count`",
+    "`min_accelerators` >= 1, on a type whose accelerator count is known, not together with "
+    "`min_instance_count`; a compute group needs `instance_count` or `min_accelerators`",
+    source=Source.library("min_accelerators is the library's own way to size MinInstanceCount"),
+)
+"""The rule of the group's sizing, declared here where the factories build its findings (the
+group's :attr:`InstanceGroup.problems`); the count family (validation/count_rules.py) lists it
+and reports them."""
+
 _SIZING_FIELD = "min_accelerators (sizes MinInstanceCount)"
 
 
@@ -357,8 +370,7 @@ def _group_label(name: object) -> str | None:
 
 
 def _count_required(name: object) -> Finding:
-    return Finding(
-        rule="HP-SIZING",
+    return SIZING.finding(
         field="instance_count (InstanceCount)",
         value=None,
         allowed="a whole number in 0..6758; required unless min_accelerators is given",
@@ -396,8 +408,7 @@ def _sizing(
     else:
         return []
     return [
-        Finding(
-            rule="HP-SIZING",
+        SIZING.finding(
             field=_SIZING_FIELD,
             value=wanted,
             allowed=allowed,

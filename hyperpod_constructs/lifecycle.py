@@ -16,8 +16,9 @@ from ._cdk.dependable import drop_implied_dependencies
 from ._cdk.lazy import lazy_any
 from ._cdk.nag import acknowledge, acknowledge_compliance, acknowledge_guard, arn_placeholder
 from ._cdk.roles import statements_land
-from ._core.finding import Finding, HyperPodValidationError
+from ._core.finding import Finding, HyperPodValidationError, Severity
 from ._core.limits import REQUIRED_BUCKET_PREFIX
+from ._core.rule import Rule, Scope, Source
 from .lifecycle_files import LifecycleFileError, Selection, ignore_lines, select_files
 
 if TYPE_CHECKING:  # imported where scripts are bound: a cluster without them loads neither
@@ -29,9 +30,20 @@ if TYPE_CHECKING:  # imported where scripts are bound: a cluster without them lo
 
 __all__ = ["REQUIRED_BUCKET_PREFIX", "BoundLifecycle", "LifecycleBucketOptions", "LifecycleScripts"]
 
-FILES_RULE = "HP-LIFECYCLE-FILES"
-"""The rule of the files a local folder uploads (:func:`selection_findings`); its metadata is
-declared with the other lifecycle rules (validation/lifecycle_rules.py)."""
+LIFECYCLE_FILES = Rule(
+    "HP-LIFECYCLE-FILES",
+    Severity.ERROR,
+    Scope.GROUP,
+    "`lifecycle_scripts` of `from_directory` (`exclude` / `include`)",
+    "valid `.gitignore` patterns; no symbolic link leaving the folder; `on_create` among the "
+    "files the upload keeps",
+    source=Source.library(
+        "the include / exclude patterns of the library's own upload "
+        "(LifecycleScripts.from_directory)"
+    ),
+)
+"""The rule of the files a local folder uploads (:func:`selection_findings`), declared here
+where its findings are built; the lifecycle family (validation/lifecycle_rules.py) lists it."""
 ON_CREATE = "lifecycle_scripts.on_create (LifeCycleConfig.OnCreate)"
 
 UPLOAD_IGNORE_MODE = IgnoreMode.GIT
@@ -529,15 +541,14 @@ def selection_findings(
     scripts: LifecycleScripts, *, group: str | None
 ) -> tuple[Selection | None, list[Finding]]:
     """The files a local folder uploads (``LifecycleScripts.select``) and the
-    ``HP-LIFECYCLE-FILES`` findings (the rule is declared in validation/lifecycle_rules.py): a
+    ``HP-LIFECYCLE-FILES`` findings (:data:`LIFECYCLE_FILES`): a
     link leaving the folder, an invalid pattern, or an ``on_create`` script the excludes /
     include leave out. The selection is None when it cannot be made."""
     try:
         selection = scripts.select()
     except LifecycleFileError as problem:
         return None, [
-            Finding(
-                rule=FILES_RULE,
+            LIFECYCLE_FILES.finding(
                 field=problem.field,
                 value=problem.value,
                 allowed=problem.allowed,
@@ -548,8 +559,7 @@ def selection_findings(
     if scripts.on_create in selection.files:
         return selection, []
     return selection, [
-        Finding(
-            rule=FILES_RULE,
+        LIFECYCLE_FILES.finding(
             field=ON_CREATE,
             value=scripts.on_create,
             allowed="a file the upload keeps (not left out by the excludes, and matched by "

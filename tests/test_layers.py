@@ -12,7 +12,11 @@ checks it).
 from __future__ import annotations
 
 import ast
+import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -275,30 +279,56 @@ def test_a_missing_path_is_named() -> None:
     assert named_paths(page) == {"gate/construct.py", "gone.md"}
 
 
-RULE_ID = re.compile(r"HP-[A-Z0-9]+(?:-[A-Z0-9]+)*")
+MODEL_ONLY = """
+import json, sys
+from hyperpod_constructs._core.finding import Finding, Severity
+from hyperpod_constructs._core.rule import Rule, Scope
+from hyperpod_constructs.instance_group import InstanceGroup
+from hyperpod_constructs.instance_type import HyperPodInstanceType
+
+group = InstanceGroup.compute(
+    "gpu", instance_type=HyperPodInstanceType.ML_P5_48XLARGE, min_accelerators=0
+)
+advice = Rule("HP-EXAMPLE", Severity.WARNING, Scope.GROUP, "`x` / `X`", "anything")
+print(json.dumps({
+    "rules loaded": sorted(m for m in sys.modules if m.startswith(PACKAGE + ".validation")),
+    "group": [[f.rule, str(f.severity), f.message()] for f in group.problems],
+    "warning": str(advice.finding(value=1, allowed="2", fix="use 2").severity),
+    "direct": str(Finding(rule="HP-WARN-DHC", field="f", allowed="a", fix="b").severity),
+}))
+""".replace("PACKAGE", repr(PACKAGE))
 
 
-def test_findings_below_the_rules_are_of_error_rules() -> None:
-    """A ``Finding`` built without a severity takes it from a table the registry fills when
-    the rules load (``_core/finding.py``); below the rules layer the registry may not have
-    loaded yet (``from hyperpod_constructs import InstanceGroup`` loads the model only), so a
-    warning rule's finding would be built as an error. Every rule id the values and model
-    layers name (a string that is a whole id) must be an error rule, or the rule's finding must
-    be built in the rules layer."""
+def test_a_findings_severity_is_its_rules_whatever_was_imported() -> None:
+    """A library finding is built by its rule (``Rule.finding``), which gives it the rule's
+    severity: no table filled when the registry loads. A process that imports only the model
+    (``from hyperpod_constructs import InstanceGroup`` loads no rule family) builds the same
+    findings as one that loaded every rule; a warning rule's finding is a warning there too,
+    and a ``Finding`` built directly without a severity is an error in both."""
+    from hyperpod_constructs import HyperPodInstanceType, InstanceGroup
+    from hyperpod_constructs.validation import Finding
     from hyperpod_constructs.validation.registry import RULES
 
-    severity = {rule.id: str(rule.severity) for rule in RULES.values()}
-    rules_layer = next(i for i, (name, _) in enumerate(LAYERS) if name == "rules")
-    named: dict[str, set[str]] = {}
-    for module, path in MODULES.items():
-        if layer_of(module) >= rules_layer:
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            text = node.value if isinstance(node, ast.Constant) else None
-            if isinstance(text, str) and RULE_ID.fullmatch(text):
-                named.setdefault(text, set()).add(module)
-    assert named, "the model's eager checks name their rules (HP-ARG-TYPE, HP-SIZING, ...)"
-    unknown = sorted(rule for rule in named if rule not in severity)
-    assert unknown == [], f"not in the registry: {unknown}"
-    warnings = {rule: sorted(named[rule]) for rule in named if severity[rule] != "error"}
-    assert warnings == {}, f"warning rules named below the rules layer: {warnings}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT.parent)}
+    result = subprocess.run(
+        [sys.executable, "-c", MODEL_ONLY],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT.parent,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    alone = json.loads(result.stdout.strip().splitlines()[-1])
+    assert alone["rules loaded"] == []
+    group = InstanceGroup.compute(
+        "gpu", instance_type=HyperPodInstanceType.ML_P5_48XLARGE, min_accelerators=0
+    )
+    loaded = [[f.rule, str(f.severity), f.message()] for f in group.problems]
+    assert alone["group"] == loaded
+    assert [(rule, severity) for rule, severity, _ in loaded] == [
+        ("HP-SIZING", str(RULES["HP-SIZING"].severity))
+    ]
+    assert alone["warning"] == "warning"
+    direct = Finding(rule="HP-WARN-DHC", field="f", allowed="a", fix="b")
+    assert alone["direct"] == str(direct.severity) == "error"

@@ -11,7 +11,9 @@ the same rules (checked by the last test).
 
 from __future__ import annotations
 
+import ast
 import dis
+import functools
 import inspect
 import re
 import types
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import aws_cdk
 import pytest
 from aws_cdk import App, CfnParameter, Duration, Fn, Size, Stack, Token
 from aws_cdk import aws_ec2 as ec2
@@ -45,17 +48,21 @@ from hyperpod_constructs.validation import (
     RULES,
     Check,
     Rule,
+    Scope,
     Severity,
     accounting_findings,
     gate_findings,
+    reports,
     tag_findings,
     validate_group,
 )
+from hyperpod_constructs.validation.group_rules import GROUP_RULES
 from hyperpod_constructs.validation.registry import (
     MODE_TABLE_BEGIN,
     MODE_TABLE_END,
     TABLE_BEGIN,
     TABLE_END,
+    _group_checks,
     with_rule_table,
 )
 
@@ -884,6 +891,16 @@ def test_gate_timeout_under_3_hours_warns(timeout: Duration, shown: str) -> None
     )
 
 
+def test_the_gate_timeout_warning_is_acknowledged_by_its_rule_id() -> None:
+    stack = Stack(App(), "Test")
+    gated(timeout=Duration.hours(2))(stack, Path())
+    assert Annotations.from_stack(stack).find_warning("*", Match.any_value()) != []
+    stack = Stack(App(), "Test")
+    gated(timeout=Duration.hours(2))(stack, Path())
+    aws_cdk.Annotations.of(stack).acknowledge_warning("hyperpod:HP-WARN-GATE-TIMEOUT", "short")
+    assert Annotations.from_stack(stack).find_warning("*", Match.any_value()) == []
+
+
 def test_gate_timeout_of_3_hours_does_not_warn() -> None:
     stack = Stack(App(), "Test")
     gated(timeout=Duration.hours(3))(stack, Path())
@@ -892,40 +909,44 @@ def test_gate_timeout_of_3_hours_does_not_warn() -> None:
 
 # -- the tables cover every rule, and the docs list every rule ---------------------------
 
-WARNINGS = {
-    "HP-WARN-DHC",
-    "HP-WARN-DHC-CPU",
-    "HP-WARN-PARTITION-MISSING",
-    "HP-WARN-GATE-TIMEOUT",
-    "HP-WARN-GATE-TOKEN-COUNT",
-    "HP-WARN-DHC-CONNECTIVITY",
-    "HP-WARN-PARTITION-DEV",
-    "HP-WARN-INSTANCE-TYPE",
-    "HP-WARN-LIFECYCLE-BUCKET",
-}
-"""Tested by the warning tests of this module, tests/test_new_rules.py and
-tests/test_rule_claims.py."""
+
+@functools.cache
+def _ids_named_by_tests() -> dict[str, frozenset[str]]:
+    """The rule ids each test module's code names, by its path from the repository root."""
+    rule_id = re.compile(r"HP-[A-Z0-9]+(?:-[A-Z0-9]+)*")
+    return {
+        path.relative_to(REPO).as_posix(): frozenset(
+            rule_id.findall(path.read_text(encoding="utf-8"))
+        )
+        for path in sorted((REPO / "tests").rglob("*.py"))
+    }
+
+
+def _tests_naming(rule_id: str, *, here: bool = False) -> list[str]:
+    """The test modules whose code names ``rule_id`` (not this one, unless ``here``)."""
+    this = Path(__file__).resolve().relative_to(REPO).as_posix()
+    return [
+        module
+        for module, ids in _ids_named_by_tests().items()
+        if (here or module != this) and rule_id in ids
+    ]
+
+
+WARNINGS = frozenset(
+    rule.id
+    for rule in RULES.values()
+    if Severity.WARNING in {rule.severity_in(mode) for mode in NodeProvisioningMode}
+)
+"""The registry's warnings: tested by the warning tests of this module,
+tests/test_new_rules.py, tests/test_rule_claims.py and the gate's."""
+BAD_RULES = frozenset(param.values[0].rule for param in BAD)
 ELSEWHERE = {
-    "HP-ARG-TYPE": "tests/test_fuzz_entry_points.py",
-    "HP-GATE-NAMESPACE": "tests/test_new_rules.py",
-    "HP-WARN-GATE-SUBSCRIPTION": "tests/gate/test_gate_notify.py",
-    "HP-DHC-CONNECTIVITY": "tests/test_new_rules.py",
-    "HP-EBS-ROOT-VOLUME": "tests/test_rule_claims.py",
-    "HP-CONTROLLER-COUNT": "tests/test_new_rules.py",
-    "HP-BLUEPRINT-ARGS": "tests/test_blueprints.py",
-    "HP-BLUEPRINT-SIZING": "tests/test_blueprints.py",
-    "HP-SYNTHESIZER-ASSETS": "tests/test_app_shapes.py",
-    "HP-FLEX-TYPES": "tests/test_new_fields.py",
-    "HP-WARN-FLEX-REPEAT": "tests/test_new_fields.py",
-    "HP-WARN-FLEX-MIXED": "tests/test_new_fields.py",
-    "HP-PARTITION-HEAD-NODE": "tests/test_rule_claims.py",
-    "HP-CONTROLLER-ONE": "tests/test_rule_claims.py",
-    "HP-LOGIN-MAX": "tests/test_rule_claims.py",
-    "HP-FSX-NEEDS-VPC": "tests/test_rule_claims.py",
-    "HP-LAYOUT-NEEDS-STANDARD": "tests/test_rule_claims.py",
-    "HP-STRATEGY-IN-CONTINUOUS": "tests/test_rule_claims.py",
-    "HP-MULTI-HEAD-IN-CONTINUOUS": "tests/test_rule_claims.py",
+    rule.id: rule.checked_by or ", ".join(_tests_naming(rule.id))
+    for rule in RULES.values()
+    if rule.id not in BAD_RULES and (rule.checked_by or _tests_naming(rule.id))
 }
+"""The rules without a case in the tables, and where they are tested: with the construct or
+factory that checks them (``Rule.checked_by``), or in the test modules that name them."""
 
 
 def _rules_in_source() -> set[str]:
@@ -941,9 +962,14 @@ def test_every_rule_id_in_the_source_is_registered() -> None:
 
 
 def test_every_registered_rule_has_a_failing_case() -> None:
-    tested = {param.values[0].rule for param in BAD} | WARNINGS | set(ELSEWHERE)
+    tested = BAD_RULES | WARNINGS | set(ELSEWHERE)
     assert set(RULES) == tested
-    assert {RULES[rule].severity for rule in WARNINGS} == {Severity.WARNING}
+    unnamed = [
+        rule
+        for rule in sorted(WARNINGS - BAD_RULES)
+        if not (RULES[rule].checked_by or _tests_naming(rule, here=True))
+    ]
+    assert unnamed == [], f"warnings no test names: {unnamed}"
 
 
 def _rules_a_check_names(check: Check[...]) -> set[str]:
@@ -987,12 +1013,123 @@ def test_every_rule_is_bound_to_the_check_that_reports_it() -> None:
         assert own <= set(RULES), check
 
 
+def test_validate_group_runs_a_check_of_every_group_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The group's checks are derived (``GROUP_RULES``: each family's checks bound with a
+    ``group_order``); a check of a GROUP-scope rule left out of them would never run."""
+    called: list[Check[...]] = []
+    run = Check.__call__
+
+    def spy(check: Check[...], *args: Any, **kwargs: Any) -> list[Any]:
+        called.append(check)
+        return run(check, *args, **kwargs)
+
+    monkeypatch.setattr(Check, "__call__", spy)
+    assert validate_group(compute()) == []
+    missed = [
+        rule.id
+        for rule in RULES.values()
+        if rule.scope is Scope.GROUP and not set(rule.checks) & set(called)
+    ]
+    assert missed == [], f"validate_group runs no check of {missed}"
+    assert [check for check in called if check in GROUP_RULES] == list(GROUP_RULES)
+
+
+def test_the_group_checks_are_each_familys_checks_in_group_order() -> None:
+    bound = [
+        value
+        for family in FAMILIES
+        for value in vars(family).values()
+        if isinstance(value, Check) and value.group_order is not None
+    ]
+    assert set(GROUP_RULES) == set(bound)
+    orders = [check.group_order or 0 for check in GROUP_RULES]
+    assert orders == sorted(orders)
+    assert len(set(orders)) == len(orders)
+
+
+def test_two_group_checks_in_one_place_are_refused() -> None:
+    family = types.ModuleType("family")
+
+    def one(group: InstanceGroup) -> list[Any]:
+        return []
+
+    one.__module__ = family.__name__
+    family.first = reports(group_order=1)(one)  # type: ignore[attr-defined]
+    family.second = reports(group_order=1)(one)  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="the same group_order"):
+        _group_checks((family,))
+
+
 def test_a_family_declares_its_rules_once() -> None:
     declared = [rule.id for family in FAMILIES for rule in family.RULES]
     assert declared == list(RULES)
     for family in FAMILIES:
         defined = [value for value in vars(family).values() if isinstance(value, Rule)]
         assert set(defined) <= set(family.RULES) | set(RULES.values()), family.__name__
+
+
+def _direct_findings() -> dict[str, int]:
+    """How many ``Finding(...)`` calls each module of the library writes itself."""
+    root = REPO / "hyperpod_constructs"
+    found: dict[str, int] = {}
+    for path in sorted(root.rglob("*.py")):
+        module = path.relative_to(root).as_posix()
+        if module.startswith(("policy/", "gate/runtime/")):
+            continue  # the policy's user-facing Finding API; the gate's separate Lambda code
+        calls = [
+            node
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Call)
+            and (
+                (isinstance(node.func, ast.Name) and node.func.id == "Finding")
+                or (isinstance(node.func, ast.Attribute) and node.func.attr == "Finding")
+            )
+        ]
+        if calls:
+            found[module] = len(calls)
+    return found
+
+
+def test_every_library_finding_is_built_by_its_rule() -> None:
+    """A rule's id, severity and field are bound once, in its ``Rule``: the library builds
+    each finding with ``RULE.finding(...)``. Only ``Rule.finding`` itself builds a
+    ``Finding``, and ``check_name`` for a rule id of the caller's own (a ``str``)."""
+    assert _direct_findings() == {"_core/rule.py": 1, "validation/name_rules.py": 1}
+
+
+def test_a_rules_finding_carries_its_id_severity_and_field() -> None:
+    name_group, multi_head = RULES["HP-NAME-GROUP"], RULES["HP-MULTI-HEAD-IN-CONTINUOUS"]
+    warning = RULES["HP-WARN-DHC"]
+    found = name_group.finding(value="a_b", allowed="a name", fix="use a-b", group="a_b")
+    assert (found.rule, found.severity, found.field) == (
+        "HP-NAME-GROUP",
+        Severity.ERROR,
+        "name (InstanceGroupName)",
+    )
+    assert warning.finding(value=[], allowed="checks", fix="add them").severity is Severity.WARNING
+    indexed = warning.finding(field="instance_types[1]", value=[], allowed="a", fix="b")
+    assert indexed.field == "instance_types[1]"
+    assert multi_head.finding_field is None  # not one property: each finding names its field
+    with pytest.raises(ValueError, match="HP-MULTI-HEAD-IN-CONTINUOUS finding names its field"):
+        multi_head.finding(value=2, allowed="1", fix="use 1")
+    standard, continuous = NodeProvisioningMode.STANDARD, NodeProvisioningMode.CONTINUOUS
+    in_continuous = multi_head.finding(
+        field="instance_count", value=2, allowed="1", fix="use 1", mode=continuous
+    )
+    assert in_continuous.severity is multi_head.severity_in(continuous)
+    with pytest.raises(ValueError, match="does not apply"):
+        multi_head.finding(field="instance_count", value=2, allowed="1", fix="1", mode=standard)
+
+
+def test_a_rules_field_names_one_property_or_none() -> None:
+    """``Rule.finding_field`` reads ``name`` / ``CloudFormationName`` (each in backticks) as
+    ``name (CloudFormationName)``; a field of several properties, a wildcard or words has
+    none."""
+    fields = {rule.id: rule.finding_field for rule in RULES.values()}
+    assert fields["HP-THREADS"] == "threads_per_core (ThreadsPerCore)"
+    assert fields["HP-EBS-KMS"] == "storage[].kms_key_id (EbsVolumeConfig.VolumeKmsKeyId)"
+    for rule_id in ("HP-COUNT-INT", "HP-LIFECYCLE", "HP-MOUNT-PATH", "HP-GATE-HISTORY"):
+        assert fields[rule_id] is None, rule_id
 
 
 def test_docs_rule_table_is_generated_from_the_registry() -> None:

@@ -31,7 +31,6 @@ ARG_TYPE = Rule(
 
 RULES = (ARG_TYPE,)
 """This family's rules."""
-RULE = ARG_TYPE.id
 
 Check = Callable[[object], bool]
 
@@ -64,8 +63,7 @@ def argument_finding(
     :param fix: how to fix it. Default: ``pass <expected>``.
     :param group: the instance group it belongs to. Default: none.
     """
-    return Finding(
-        rule=RULE,
+    return ARG_TYPE.finding(
         field=parameter,
         value=value,
         allowed=f"{expected} (got {type_name(value)})",
@@ -166,8 +164,8 @@ def pattern_findings(
     value: str | None,
     pattern: re.Pattern[str],
     *,
-    rule: str,
-    field: str,
+    rule: Rule,
+    field: str | None = None,
     allowed: str,
     fix: str,
     group: str,
@@ -176,7 +174,7 @@ def pattern_findings(
 ) -> list[Finding]:
     """``[]`` when ``value`` (a string token, or ``None`` unless ``required``) passes: a
     ``str`` of at most ``max_length`` characters that ``pattern`` fully matches; else one
-    ``rule`` finding."""
+    ``rule`` finding (naming ``field``; default: the rule's :attr:`Rule.finding_field`)."""
     if value is None and not required:
         return []
     if is_text_token(value):
@@ -187,4 +185,4 @@ def pattern_findings(
         and (max_length is None or len(value) <= max_length)
     ):
         return []
-    return [Finding(rule=rule, field=field, value=value, allowed=allowed, fix=fix, group=group)]
+    return [rule.finding(field=field, value=value, allowed=allowed, fix=fix, group=group)]

@@ -50,26 +50,15 @@ def shown(value: object) -> str:
     return text
 
 
-_DECLARED: dict[str, Severity] = {}
-"""The severity of every registered rule, by id: filled by the registry
-(:func:`declare_severities`), read by :class:`Finding` for its default severity. A table here,
-so that this module imports nothing above it."""
-
-
-def declare_severities(severities: Iterable[tuple[str, Severity]]) -> None:
-    """Make ``severities`` (rule id, severity) the default severity of those rules' findings
-    (called once by the rule registry, for every rule of the library)."""
-    _DECLARED.update(severities)
-
-
 @dataclass(frozen=True, kw_only=True)
 class Finding:
     """One broken rule: where, which field, what was given, what is allowed, how to fix it.
 
     The one result type of every check: the library's rules, the blueprints, the gate's
     options and the organisation policy (:class:`~hyperpod_constructs.policy.HyperPodPolicy`).
-    Build it with keywords; the severity defaults to the rule's severity in the registry
-    (:data:`~hyperpod_constructs.validation.registry.RULES`, which declares them here).
+    Build it with keywords. A library rule's finding is built by its rule
+    (:meth:`~hyperpod_constructs.validation.Rule.finding`), which gives it the rule's id and
+    severity; one built directly is an error unless it says ``severity``.
 
     A library rule names ``field``, ``value`` and ``allowed``; a policy rule may describe the
     problem in words instead (``problem``), with the cluster's ``path``.
@@ -102,7 +91,8 @@ class Finding:
     group: str | None = None
     """The instance group it belongs to. Default: none (a cluster-wide finding)."""
     severity: Severity | None = None
-    """Default: the registered rule's severity (error for an unregistered id)."""
+    """Default: error (``Rule.finding`` gives its rule's severity; a direct construction does
+    not look the id up)."""
     problem: str | None = None
     """What is wrong, in words (a policy rule's finding), instead of field / value / allowed.
     Default: none."""
@@ -124,10 +114,8 @@ class Finding:
     def __post_init__(self) -> None:
         if self.problem is None and not (self.field and self.allowed):
             raise ValueError(f"a {self.rule} finding needs field and allowed, or a problem")
-        if self.severity is None:
-            object.__setattr__(self, "severity", _DECLARED.get(self.rule, Severity.ERROR))
-        else:
-            object.__setattr__(self, "severity", Severity.of(self.severity))
+        severity = Severity.ERROR if self.severity is None else Severity.of(self.severity)
+        object.__setattr__(self, "severity", severity)
 
     @property
     def rule_id(self) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, ParamSpec
@@ -93,6 +94,10 @@ class Source:
         return f"{prefix}{where}: {self.says}"
 
 
+_PROPERTY = re.compile(r"`(?P<name>[^`*]+)` / `(?P<cloudformation>[A-Z][^`*]*)`")
+"""A rule's :attr:`Rule.field` that names one property: the library's, then CloudFormation's
+(no wildcard: ``lifecycle_scripts.*`` is several)."""
+
 UNCONFIRMED = "not confirmed by AWS's documentation"
 """The words every warning whose source is :attr:`SourceKind.UNCONFIRMED` says."""
 
@@ -134,34 +139,79 @@ class Rule:
         """The rule's severity for a cluster in ``mode``; None where it does not apply."""
         return dict(self.modes).get(mode, self.severity)
 
+    @property
+    def finding_field(self) -> str | None:
+        """The field its findings name by default, read from :attr:`field`: a rule whose
+        field is ``name`` / ``InstanceGroupName`` (each in backticks) names
+        ``name (InstanceGroupName)``, as messages show it. None when :attr:`field` is not one
+        property and its CloudFormation name (a finding then names its field itself)."""
+        matched = _PROPERTY.fullmatch(self.field)
+        return None if matched is None else f"{matched['name']} ({matched['cloudformation']})"
+
     def finding(
-        self, *, field: str, value: object, allowed: str, fix: str, group: str | None = None
+        self,
+        *,
+        value: object,
+        allowed: str,
+        fix: str,
+        field: str | None = None,
+        group: str | None = None,
+        positions: tuple[int, ...] = (),
+        mode: NodeProvisioningMode | None = None,
     ) -> Finding:
-        """A :class:`Finding` of this rule."""
+        """A :class:`Finding` of this rule, with its severity (:meth:`severity_in` ``mode``
+        when the cluster's mode is given).
+
+        :param field: the field it names, when not :attr:`finding_field` (an item of a list,
+            ``instance_groups[2]``, or a rule about several fields). Default:
+            :attr:`finding_field`.
+        :param mode: the cluster's provisioning mode, for a rule whose severity depends on it
+            (:attr:`modes`). Default: :attr:`severity`.
+        :raises ValueError: no ``field`` for a rule without :attr:`finding_field`, or a
+            ``mode`` the rule does not apply in (both mistakes of a check).
+        """
+        named = self.finding_field if field is None else field
+        if named is None:
+            raise ValueError(f"a {self.id} finding names its field (the rule's is {self.field})")
+        severity = self.severity if mode is None else self.severity_in(mode)
+        if severity is None:
+            raise ValueError(f"{self.id} does not apply with {mode}")
         return Finding(
             rule=self.id,
-            field=field,
+            field=named,
             value=value,
             allowed=allowed,
             fix=fix,
             group=group,
-            severity=self.severity,
+            severity=severity,
+            positions=positions,
         )
 
 
 class Check(Generic[P]):
     """A pure check (ParallelCluster's validator): called like the function it wraps, it
-    returns the findings of :attr:`rules`, and of no other rule.
+    returns the findings of :attr:`rules`, and of no other rule (but ``HP-ARG-TYPE``: a value
+    of the wrong type, which any check may meet).
 
     :param function: the check: a pure function that returns findings.
     :param rules: the rules it reports.
+    :param group_order: where ``validate_group`` runs it among the checks of one instance
+        group (lower first), for a check that takes the group alone. Default: None (not one
+        of them).
     """
 
-    def __init__(self, function: Callable[P, list[Finding]], rules: tuple[Rule, ...]) -> None:
+    def __init__(
+        self,
+        function: Callable[P, list[Finding]],
+        rules: tuple[Rule, ...],
+        group_order: int | None = None,
+    ) -> None:
         self.function = function
         """The wrapped check."""
         self.rules = rules
         """The rules it reports."""
+        self.group_order = group_order
+        """Where ``validate_group`` runs it (lower first); None when it does not."""
         self.__doc__ = function.__doc__
         self.__name__ = function.__name__
         self.__wrapped__ = function
@@ -173,21 +223,26 @@ class Check(Generic[P]):
         return f"Check({self.__name__}: {', '.join(rule.id for rule in self.rules)})"
 
 
-def reports(*rules: Rule) -> Callable[[Callable[P, list[Finding]]], Check[P]]:
+def reports(
+    *rules: Rule, group_order: int | None = None
+) -> Callable[[Callable[P, list[Finding]]], Check[P]]:
     """Bind a check function to the rules it reports (one or a few tightly related ones):
 
     ```python
     THREADS = Rule("HP-THREADS", Severity.ERROR, Scope.GROUP, "`threads_per_core`", "1 or 2")
 
-    @reports(THREADS)
+    @reports(THREADS, group_order=140)
     def threads(group: InstanceGroup) -> list[Finding]: ...
     ```
 
-    :param rules: the rules the function reports (and no other).
+    :param rules: the rules the function reports (and no other but ``HP-ARG-TYPE``; none for
+        a check of types only).
+    :param group_order: for a check of one instance group: where ``validate_group`` runs it
+        (lower first; the registry collects these checks, ``GROUP_CHECKS``). Default: None.
     """
 
     def bind(function: Callable[P, list[Finding]]) -> Check[P]:
-        check = Check(function, rules)
+        check = Check(function, rules, group_order)
         for rule in rules:
             object.__setattr__(rule, "checks", (*rule.checks, check))
         return check

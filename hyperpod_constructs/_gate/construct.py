@@ -63,7 +63,7 @@ from ..gate.options import (
     MAX_GATE_TIMEOUT,
     MinCountGateOptions,
 )
-from ..validation.gate_rules import gate_option_findings
+from ..validation.gate_rules import WARN_GATE_TIMEOUT, gate_option_findings
 from .metrics import GateMetrics, MetricOptions, WatchedMetrics, gate_metric
 from .resources import LambdaCode, function_vpc_config, log_group_properties
 
@@ -302,11 +302,11 @@ class MinCountGate(Construct, GateMetrics):
         margin_seconds = LOOP_BACKSTOP_MARGIN_SECONDS
         if timeout_seconds < HYPERPOD_MIN_COUNT_WINDOW.to_seconds():
             Annotations.of(self).add_warning_v2(
-                "hyperpod:HP-WARN-GATE-TIMEOUT",
+                f"hyperpod:{WARN_GATE_TIMEOUT.id}",
                 f"readiness_gate.timeout = {options.timeout.to_human_string()} is shorter than "
                 "HyperPod's 3-hour MinCount window: the deployment may fail while HyperPod "
                 "would still meet the minimum. Fix: use at least Duration.hours(3) "
-                "(the default is 3 h 30 min) [HP-WARN-GATE-TIMEOUT]",
+                f"(the default is 3 h 30 min) [{WARN_GATE_TIMEOUT.id}]",
             )
         self._cluster = cluster
         self._options = options

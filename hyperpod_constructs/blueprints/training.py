@@ -21,12 +21,13 @@ from ..permissions import (
 )
 from ..sizing import FsdpLayout, MegatronLayout, ParallelLayout, SizingError
 from ..storage import InstanceStorage
+from ..validation.blueprint_rules import BLUEPRINT_ARGS, BLUEPRINT_SIZING
 from .defaults import BlueprintDefaults
 from .props import FsdpTrainingClusterProps, MegatronTrainingClusterProps, TrainingClusterProps
 
-SIZING_RULE = "HP-BLUEPRINT-SIZING"
+SIZING_RULE = BLUEPRINT_SIZING.id
 """Finding rule id of a layout that does not fit the chosen instance type."""
-ARGUMENT_RULE = "HP-BLUEPRINT-ARGS"
+ARGUMENT_RULE = BLUEPRINT_ARGS.id
 """Finding rule id of a blueprint argument the platform defaults do not allow."""
 LAYOUT_TAG = "hyperpod:layout"
 """Tag holding the layout's description, e.g. ``FSDP dp=128``."""
@@ -47,8 +48,7 @@ def _sizing_findings(
     """Findings for a layout that does not fit; ``context`` names the layout (and type)."""
     if not error.problems:
         return [
-            Finding(
-                rule=SIZING_RULE,
+            BLUEPRINT_SIZING.finding(
                 field=f"{field} ({context})",
                 value=value,
                 allowed="a layout that fits the instance type",
@@ -56,8 +56,7 @@ def _sizing_findings(
             )
         ]
     return [
-        Finding(
-            rule=SIZING_RULE,
+        BLUEPRINT_SIZING.finding(
             field=f"{problem.field} ({context})",
             value=problem.value,
             allowed=problem.allowed,
@@ -209,8 +208,7 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
         found: list[Finding] = []
         if instance_type not in defaults.compute_instance_types:
             found.append(
-                Finding(
-                    rule=ARGUMENT_RULE,
+                BLUEPRINT_ARGS.finding(
                     field="instance_type",
                     value=instance_type.name,
                     allowed=", ".join(t.name for t in defaults.compute_instance_types),
@@ -226,8 +224,7 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
         ):
             allowed = f"0..{limit}" if limit is not None else "0 or more"
             found.append(
-                Finding(
-                    rule=ARGUMENT_RULE,
+                BLUEPRINT_ARGS.finding(
                     field="spare_instances",
                     value=spare_instances,
                     allowed=allowed,
@@ -237,8 +234,7 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
         for key, value in tags.items():
             if key in defaults.tags and defaults.tags[key] != value:
                 found.append(
-                    Finding(
-                        rule=ARGUMENT_RULE,
+                    BLUEPRINT_ARGS.finding(
                         field=f"tags[{key!r}]",
                         value=value,
                         allowed=f"{defaults.tags[key]!r} (set by {defaults.name})",
@@ -247,8 +243,7 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
                 )
             if key in (LAYOUT_TAG, BLUEPRINT_TAG):
                 found.append(
-                    Finding(
-                        rule=ARGUMENT_RULE,
+                    BLUEPRINT_ARGS.finding(
                         field=f"tags[{key!r}]",
                         value=value,
                         allowed="no value: the blueprint sets this tag",

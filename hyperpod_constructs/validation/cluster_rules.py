@@ -116,8 +116,7 @@ def accounting_findings(database: AccountingDatabaseProps | None) -> list[Findin
         and limits.DB_ENDPOINT.fullmatch(endpoint)
     ):
         found.append(
-            Finding(
-                rule=ACCOUNTING_DATABASE.id,
+            ACCOUNTING_DATABASE.finding(
                 field=f"{prefix}.endpoint (AccountingDatabase.Endpoint)",
                 value=endpoint,
                 allowed=f"a host name of 1..{limits.MAX_DB_ENDPOINT_LENGTH} characters: "
@@ -136,8 +135,7 @@ def accounting_findings(database: AccountingDatabaseProps | None) -> list[Findin
         )
     ):
         found.append(
-            Finding(
-                rule=ACCOUNTING_DATABASE.id,
+            ACCOUNTING_DATABASE.finding(
                 field=f"{prefix}.database_name (AccountingDatabase.Name)",
                 value=name,
                 allowed=f"1..{limits.MAX_DB_NAME_LENGTH} letters, digits, '$' or '_'",
@@ -154,8 +152,7 @@ def accounting_findings(database: AccountingDatabaseProps | None) -> list[Findin
         )
     ):
         found.append(
-            Finding(
-                rule=ACCOUNTING_DATABASE.id,
+            ACCOUNTING_DATABASE.finding(
                 field=f"{prefix}.port (AccountingDatabase.Port)",
                 value=port,
                 allowed=f"a whole number in {limits.MIN_DB_PORT}..{limits.MAX_DB_PORT}",
@@ -189,9 +186,7 @@ def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
     top = limits.MAX_TAGS
     if len(tags) > top:
         found.append(
-            Finding(
-                rule=TAGS.id,
-                field="tags (Tags)",
+            TAGS.finding(
                 value=f"{len(tags)} tags",
                 allowed=f"0..{top} tags",
                 fix="drop tags, or tag the stack instead of the cluster",
@@ -206,8 +201,7 @@ def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
             and not key.lower().startswith(RESERVED_TAG_PREFIX)
         ):
             found.append(
-                Finding(
-                    rule=TAGS.id,
+                TAGS.finding(
                     field="tags key (Tags[].Key)",
                     value=key,
                     allowed=f"1..{limits.MAX_TAG_KEY_LENGTH} characters: {allowed_text}; "
@@ -221,8 +215,7 @@ def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
             and _tag_text_ok(value)
         ):
             found.append(
-                Finding(
-                    rule=TAGS.id,
+                TAGS.finding(
                     field=f"tags[{key!r}] (Tags[].Value)",
                     value=value,
                     allowed=f"0..{limits.MAX_TAG_VALUE_LENGTH} characters: {allowed_text}",
@@ -254,9 +247,7 @@ def node_recovery_findings(value: object) -> list[Finding]:
     if value is None or isinstance(value, NodeRecovery) or is_text_token(value):
         return []
     return [
-        Finding(
-            rule=NODE_RECOVERY.id,
-            field="node_recovery (NodeRecovery)",
+        NODE_RECOVERY.finding(
             value=TOKEN if is_unresolved(value) else value,
             allowed="NodeRecovery.AUTOMATIC, NodeRecovery.NONE, None, or a string token",
             fix="pass NodeRecovery.AUTOMATIC or NodeRecovery.NONE",

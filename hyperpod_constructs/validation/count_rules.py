@@ -18,6 +18,7 @@ from .._core.finding import Finding, Severity
 from .._core.rule import Rule, Scope, Source, reports
 from .._core.sources import SLURM_SCALING
 from ..enums import NodeType
+from ..instance_group import SIZING
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -79,16 +80,6 @@ MIN_ABOVE_COUNT = Rule(
     ),
 )
 
-SIZING = Rule(
-    "HP-SIZING",
-    E,
-    Scope.GROUP,
-    "`min_accelerators`, `instance_count`",
-    "`min_accelerators` >= 1, on a type whose accelerator count is known, not together with "
-    "`min_instance_count`; a compute group needs `instance_count` or `min_accelerators`",
-    source=Source.library("min_accelerators is the library's own way to size MinInstanceCount"),
-)
-
 RULES = (
     COUNT_INT,
     COUNT_RANGE,
@@ -97,7 +88,8 @@ RULES = (
     MIN_ABOVE_COUNT,
     SIZING,
 )
-"""This family's rules, in documentation order."""
+"""This family's rules, in documentation order (``SIZING`` is declared in
+:mod:`~hyperpod_constructs.instance_group`, whose factories build its findings)."""
 
 
 def _int_hint(value: object) -> int:
@@ -115,8 +107,7 @@ def _text_token_count(value: object, field: str, group: str) -> list[Finding]:
     if not is_text_token(value):
         return []
     return [
-        Finding(
-            rule=COUNT_INT.id,
+        COUNT_INT.finding(
             field=field,
             value=TOKEN,
             allowed="a whole number (int) or a number token, not a string token",
@@ -126,7 +117,7 @@ def _text_token_count(value: object, field: str, group: str) -> list[Finding]:
     ]
 
 
-@reports(COUNT_INT, COUNT_RANGE, MIN_RANGE, MIN_ABOVE_COUNT)
+@reports(COUNT_INT, COUNT_RANGE, MIN_RANGE, MIN_ABOVE_COUNT, group_order=110)
 def counts(group: InstanceGroup) -> list[Finding]:
     """``instance_count`` and ``min_instance_count``: whole numbers in range, the minimum at
     most the count."""
@@ -141,8 +132,7 @@ def counts(group: InstanceGroup) -> list[Finding]:
     count_known = not is_unresolved(count)
     if count_known and not is_int(count):
         found.append(
-            Finding(
-                rule=COUNT_INT.id,
+            COUNT_INT.finding(
                 field=count_field,
                 value=count,
                 allowed=f"a whole number (int) in 0..{top} (got {type_name(count)})",
@@ -153,8 +143,7 @@ def counts(group: InstanceGroup) -> list[Finding]:
         count_known = False
     elif count_known and not 0 <= count <= top:
         found.append(
-            Finding(
-                rule=COUNT_RANGE.id,
+            COUNT_RANGE.finding(
                 field=count_field,
                 value=count,
                 allowed=f"0..{top}",
@@ -169,8 +158,7 @@ def counts(group: InstanceGroup) -> list[Finding]:
     upper = f"instance_count ({count})" if count_known else "instance_count"
     if not is_int(minimum):
         found.append(
-            Finding(
-                rule=COUNT_INT.id,
+            COUNT_INT.finding(
                 field=min_field,
                 value=minimum,
                 allowed=f"a whole number (int) in 0..{upper} (got {type_name(minimum)})",
@@ -180,8 +168,7 @@ def counts(group: InstanceGroup) -> list[Finding]:
         )
     elif not 0 <= minimum <= top:
         found.append(
-            Finding(
-                rule=MIN_RANGE.id,
+            MIN_RANGE.finding(
                 field=min_field,
                 value=minimum,
                 allowed=f"0..{top} and at most {upper}",
@@ -191,8 +178,7 @@ def counts(group: InstanceGroup) -> list[Finding]:
         )
     elif count_known and minimum > count:
         found.append(
-            Finding(
-                rule=MIN_ABOVE_COUNT.id,
+            MIN_ABOVE_COUNT.finding(
                 field=min_field,
                 value=minimum,
                 allowed=f"0..{upper}",
@@ -204,20 +190,19 @@ def counts(group: InstanceGroup) -> list[Finding]:
     return found
 
 
-@reports(SIZING)
+@reports(SIZING, group_order=120)
 def sizing(group: InstanceGroup) -> list[Finding]:
     """Problems the factory met while sizing the group from ``min_accelerators``."""
     return list(group.problems)
 
 
-@reports(CONTROLLER_COUNT)
+@reports(CONTROLLER_COUNT, group_order=220)
 def controller_count(group: InstanceGroup) -> list[Finding]:
     """The controller group has at least one instance."""
     if group.node_type is not NodeType.CONTROLLER or group.instance_count != 0:
         return []
     return [
-        Finding(
-            rule=CONTROLLER_COUNT.id,
+        CONTROLLER_COUNT.finding(
             field="instance_count (InstanceCount)",
             value=0,
             allowed="at least 1 on the controller group (Slurm cannot run without it)",

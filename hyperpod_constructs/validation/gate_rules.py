@@ -154,8 +154,7 @@ def _namespace(value: object, parameter: str) -> list[Finding]:
     ):
         return []
     return [
-        Finding(
-            rule=GATE_NAMESPACE.id,
+        GATE_NAMESPACE.finding(
             field=field,
             value=value,
             allowed=f"1..{MAX_NAMESPACE_LENGTH} printable ASCII characters, not starting with "
@@ -185,8 +184,7 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
     ]
     if unresolved:
         return [
-            Finding(
-                rule=GATE_TOKEN_DURATION.id,
+            GATE_TOKEN_DURATION.finding(
                 field=f"{parameter}.{unresolved[0]}",
                 value="a token",
                 allowed="a concrete Duration (it is built into the state machine and the arm "
@@ -199,8 +197,7 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
     longest = max_gate_timeout_seconds(int(poll) if poll_ok else int(MIN_POLL.to_seconds()))
     if not 0 < timeout <= longest:
         found.append(
-            Finding(
-                rule=GATE_TIMEOUT.id,
+            GATE_TIMEOUT.finding(
                 field=f"{parameter}.timeout",
                 value=options.timeout.to_human_string(),
                 allowed=f"more than 0 and at most {_human(longest)} with poll_interval "
@@ -211,8 +208,7 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
         )
     elif poll_ok and history_events(int(timeout), int(poll)) > HISTORY_QUOTA:
         found.append(
-            Finding(
-                rule=GATE_HISTORY.id,
+            GATE_HISTORY.finding(
                 field=f"{parameter}.poll_interval",
                 value=options.poll_interval.to_human_string(),
                 allowed=f"a poll interval with which {options.timeout.to_human_string()} of "
@@ -225,8 +221,7 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
         )
     if not MIN_POLL.to_seconds() <= poll <= MAX_POLL.to_seconds() or poll >= timeout:
         found.append(
-            Finding(
-                rule=GATE_POLL.id,
+            GATE_POLL.finding(
                 field=f"{parameter}.poll_interval",
                 value=options.poll_interval.to_human_string(),
                 allowed="10 seconds .. 15 minutes, and shorter than the timeout",
@@ -367,8 +362,7 @@ def gate_findings(group: InstanceGroup) -> list[Finding]:
     if not tokens:
         return []
     return [
-        Finding(
-            rule=WARN_GATE_TOKEN_COUNT.id,
+        WARN_GATE_TOKEN_COUNT.finding(
             field=" and ".join(tokens),
             value=TOKEN,
             allowed="a number, if an update that changes only the parameter's value must "

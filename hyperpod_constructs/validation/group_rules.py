@@ -2,9 +2,10 @@
 
 The rules live in their families (``name_rules``, ``count_rules``, ``partition_rules``,
 ``node_rules``, ``health_check_rules``, ``storage_rules``, ``update_rules``, ``network_rules``,
-``lifecycle_rules``, ``gate_rules``); this module runs them. Every rule skips a value that is an
-unresolved CDK token of the documented kind (it is only known at deploy time) and still checks
-the concrete values next to it.
+``lifecycle_rules``, ``gate_rules``); this module runs them: the name, the checks each family
+binds with a ``group_order`` (collected by the registry), the lifecycle scripts and the gate.
+Every rule skips a value that is an unresolved CDK token of the documented kind (it is only
+known at deploy time) and still checks the concrete values next to it.
 """
 
 from __future__ import annotations
@@ -14,23 +15,13 @@ from typing import TYPE_CHECKING
 
 from .._core.arguments import TOKEN
 from .._core.finding import Finding
-from .count_rules import controller_count, counts, sizing
-from .flexible_rules import auto_patch, flexible_types, per_type_findings
+from .count_rules import sizing
+from .flexible_rules import per_type_findings
 from .gate_rules import gate_findings
 from .group_arguments import group_argument_findings, label
-from .health_check_rules import (
-    connectivity,
-    cpu_health_checks,
-    health_checks,
-    missing_health_checks,
-)
 from .lifecycle_rules import lifecycle_findings
 from .name_rules import check_name, group_name
-from .network_rules import override_network
-from .node_rules import identifiers, threads_per_core, unknown_instance_type
-from .partition_rules import dev_partition, partition_name
-from .storage_rules import storage_configs
-from .update_rules import scheduled_update
+from .registry import GROUP_CHECKS
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -39,27 +30,10 @@ __all__ = ["GROUP_RULES", "TOKEN", "check_name", "gate_findings", "validate_grou
 """``TOKEN``, ``check_name`` and ``gate_findings`` live in their families; kept importable
 from here for code written against the former single module."""
 
-GROUP_RULES: tuple[Callable[[InstanceGroup], list[Finding]], ...] = (
-    counts,
-    sizing,
-    partition_name,
-    threads_per_core,
-    health_checks,
-    storage_configs,
-    identifiers,
-    scheduled_update,
-    override_network,
-    missing_health_checks,
-    controller_count,
-    connectivity,
-    cpu_health_checks,
-    dev_partition,
-    unknown_instance_type,
-    flexible_types,
-    auto_patch,
-)
+GROUP_RULES: tuple[Callable[[InstanceGroup], list[Finding]], ...] = GROUP_CHECKS
 """The group's checks in reporting order (errors first, then what real configurations taught:
-settings HyperPod accepts that do not do what the user meant)."""
+settings HyperPod accepts that do not do what the user meant): derived by the registry from
+each family's checks bound with ``group_order`` (:data:`~.registry.GROUP_CHECKS`)."""
 
 
 def validate_group(

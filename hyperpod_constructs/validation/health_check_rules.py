@@ -103,14 +103,10 @@ RULES = (
 """This family's rules, in documentation order."""
 
 
-DHC = "deep_health_checks (OnStartDeepHealthChecks)"
-
-
-@reports(DHC_UNKNOWN, DHC_DISTINCT)
+@reports(DHC_UNKNOWN, DHC_DISTINCT, group_order=150)
 def health_checks(group: InstanceGroup) -> list[Finding]:
     """Deep health checks are ``DeepHealthCheck`` members, each at most once."""
     checks: list[object] = list(group.deep_health_checks)
-    field = "deep_health_checks (OnStartDeepHealthChecks)"
     found: list[Finding] = []
     known: dict[object, DeepHealthCheck] = {check.value: check for check in DeepHealthCheck}
     unknown = [check for check in checks if not isinstance(check, DeepHealthCheck)]
@@ -118,9 +114,7 @@ def health_checks(group: InstanceGroup) -> list[Finding]:
         # Plain strings are rejected too: the group renders ``check.value``.
         hints = [f"DeepHealthCheck.{known[v].name}" for v in unknown if v in known]
         found.append(
-            Finding(
-                rule=DHC_UNKNOWN.id,
-                field=field,
+            DHC_UNKNOWN.finding(
                 value=unknown,
                 allowed="DeepHealthCheck members: "
                 + ", ".join(f"DeepHealthCheck.{c.name} ({c.value})" for c in DeepHealthCheck),
@@ -133,9 +127,7 @@ def health_checks(group: InstanceGroup) -> list[Finding]:
     values = [getattr(check, "value", check) for check in checks]
     if len(set(values)) != len(values) or len(values) > limits.MAX_DEEP_HEALTH_CHECKS:
         found.append(
-            Finding(
-                rule=DHC_DISTINCT.id,
-                field=field,
+            DHC_DISTINCT.finding(
                 value=values,
                 allowed=f"1..{limits.MAX_DEEP_HEALTH_CHECKS} distinct checks (or none)",
                 fix="list each check at most once",
@@ -157,7 +149,7 @@ def _connectivity_gap(itype: HyperPodInstanceType) -> str:
     return ""
 
 
-@reports(DHC_CONNECTIVITY, WARN_DHC_CONNECTIVITY)
+@reports(DHC_CONNECTIVITY, WARN_DHC_CONNECTIVITY, group_order=230)
 def connectivity(group: InstanceGroup) -> list[Finding]:
     """``InstanceConnectivity`` runs cluster-level collective tests (NCCL on GPUs, NCCOM on
     Trainium) across the group's nodes over EFA: it needs an accelerator type with multi-node
@@ -173,9 +165,7 @@ def connectivity(group: InstanceGroup) -> list[Finding]:
     unsupported = _connectivity_gap(itype)
     if unsupported:
         return [
-            Finding(
-                rule=DHC_CONNECTIVITY.id,
-                field=DHC,
+            DHC_CONNECTIVITY.finding(
                 value=[check.value for check in group.deep_health_checks],
                 allowed="InstanceConnectivity only on GPU or Trainium types with multi-node "
                 f"networking (EFA); {itype.name} {unsupported}",
@@ -186,9 +176,7 @@ def connectivity(group: InstanceGroup) -> list[Finding]:
     count = group.instance_count
     if count == 1:  # 0 is a group scaled in, which may grow later
         return [
-            Finding(
-                rule=WARN_DHC_CONNECTIVITY.id,
-                field=DHC,
+            WARN_DHC_CONNECTIVITY.finding(
                 value=[check.value for check in group.deep_health_checks],
                 allowed=f"InstanceConnectivity only on groups of 2 or more instances (this one "
                 f"has {count}): it tests the network between the group's nodes",
@@ -199,16 +187,14 @@ def connectivity(group: InstanceGroup) -> list[Finding]:
     return []
 
 
-@reports(WARN_DHC)
+@reports(WARN_DHC, group_order=210)
 def missing_health_checks(group: InstanceGroup) -> list[Finding]:
     """Accelerator compute groups should run deep health checks (a warning)."""
     found: list[Finding] = []
     accelerated = group.instance_type.is_accelerated and group.node_type is NodeType.COMPUTE
     if accelerated and not group.deep_health_checks:
         found.append(
-            Finding(
-                rule=WARN_DHC.id,
-                field="deep_health_checks (OnStartDeepHealthChecks)",
+            WARN_DHC.finding(
                 value=[],
                 allowed="InstanceStress and InstanceConnectivity on accelerator groups",
                 fix="pass deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS, "
@@ -220,7 +206,7 @@ def missing_health_checks(group: InstanceGroup) -> list[Finding]:
     return found
 
 
-@reports(WARN_DHC_CPU)
+@reports(WARN_DHC_CPU, group_order=240)
 def cpu_health_checks(group: InstanceGroup) -> list[Finding]:
     """Deep health checks on a CPU-only type of the catalogue (a warning): AWS documents them
     for GPU and Trainium types only, so they would test little and delay the nodes."""
@@ -230,9 +216,7 @@ def cpu_health_checks(group: InstanceGroup) -> list[Finding]:
     if not itype.is_known:
         return []  # a type newer than the library: its accelerators are unknown
     return [
-        Finding(
-            rule=WARN_DHC_CPU.id,
-            field=DHC,
+        WARN_DHC_CPU.finding(
             value=[getattr(check, "value", check) for check in group.deep_health_checks],
             allowed=f"none on {itype.name}, a CPU-only type (AWS lists the deep health checks "
             "for GPU and Trainium types)",

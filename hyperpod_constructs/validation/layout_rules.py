@@ -33,7 +33,7 @@ CONTROLLER_REQUIRED = Rule(
     "HP-CONTROLLER-REQUIRED",
     E,
     Scope.CROSS_GROUP,
-    "`instance_groups` (NodeType=Controller)",
+    "`instance_groups` / `SlurmConfig.NodeType=Controller`",
     "a controller group",
     source=Source(
         SLURM_SCALING,
@@ -45,7 +45,7 @@ CONTROLLER_ONE = Rule(
     "HP-CONTROLLER-ONE",
     E,
     Scope.CROSS_GROUP,
-    "`instance_groups` (NodeType=Controller)",
+    "`instance_groups` / `SlurmConfig.NodeType=Controller`",
     f"{layout.CONTROLLER.groups()} (more than one is refused)",
     source=Source(
         SLURM_REFERENCE,
@@ -73,7 +73,7 @@ LOGIN_MAX = Rule(
     "HP-LOGIN-MAX",
     E,
     Scope.CROSS_GROUP,
-    "`instance_groups` (NodeType=Login)",
+    "`instance_groups` / `SlurmConfig.NodeType=Login`",
     layout.LOGIN.groups(),
     source=Source(
         SLURM_REFERENCE,
@@ -114,9 +114,7 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
     total, top = len(spec.groups), limits.MAX_INSTANCE_GROUPS
     if not 1 <= total <= top:
         found.append(
-            Finding(
-                rule=GROUPS_COUNT.id,
-                field="instance_groups (InstanceGroups)",
+            GROUPS_COUNT.finding(
                 value=f"{total} groups",
                 allowed=f"1..{top} instance groups",
                 fix="add a controller and at least one compute group"
@@ -129,9 +127,7 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
     controllers = names[NodeType.CONTROLLER]
     if not controllers:
         found.append(
-            Finding(
-                rule=CONTROLLER_REQUIRED.id,
-                field="instance_groups (SlurmConfig.NodeType=Controller)",
+            CONTROLLER_REQUIRED.finding(
                 value=controllers,
                 allowed="a controller group (the cluster is InService only once a controller "
                 "node is up)",
@@ -140,9 +136,7 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
         )
     elif not layout.CONTROLLER.count_allowed(len(controllers)):
         found.append(
-            Finding(
-                rule=CONTROLLER_ONE.id,
-                field="instance_groups (SlurmConfig.NodeType=Controller)",
+            CONTROLLER_ONE.finding(
                 value=controllers,
                 allowed=f"{layout.CONTROLLER.groups()} (the Slurm configuration reference)",
                 fix="keep one controller group and remove the others"
@@ -157,9 +151,7 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
         found += _multi_head(spec)
     if not layout.LOGIN.count_allowed(roles[NodeType.LOGIN]):
         found.append(
-            Finding(
-                rule=LOGIN_MAX.id,
-                field="instance_groups (SlurmConfig.NodeType=Login)",
+            LOGIN_MAX.finding(
                 value=names[NodeType.LOGIN],
                 allowed=f"{layout.LOGIN.groups()} (the Slurm configuration reference)",
                 fix="merge the login groups into one; for more login nodes raise its "
@@ -171,9 +163,7 @@ def group_layout(spec: ClusterSpec) -> list[Finding]:
     )
     for name in sorted(name for name, n in counts.items() if n > 1):
         found.append(
-            Finding(
-                rule=GROUP_UNIQUE.id,
-                field="name (InstanceGroupName)",
+            GROUP_UNIQUE.finding(
                 value=name,
                 allowed="a name used by one group of the cluster only "
                 f"({counts[name]} groups use it)",
@@ -199,8 +189,7 @@ def _multi_head(spec: ClusterSpec) -> list[Finding]:
             continue
         if count > top:
             found.append(
-                Finding(
-                    rule=MULTI_HEAD_IN_CONTINUOUS.id,
+                MULTI_HEAD_IN_CONTINUOUS.finding(
                     field="instance_count (InstanceCount)",
                     value=count,
                     allowed=f"{top} controller node with node_provisioning_mode=CONTINUOUS "
@@ -212,7 +201,7 @@ def _multi_head(spec: ClusterSpec) -> list[Finding]:
                     f"{layout.LEGACY_LAYOUT_FILE})",
                     group=group.name,
                     positions=(position,),
-                    severity=severity,
+                    mode=spec.mode,
                 )
             )
     return found

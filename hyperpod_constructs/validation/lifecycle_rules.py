@@ -10,7 +10,7 @@ from .._core.arguments import argument_finding
 from .._core.finding import Finding, Severity
 from .._core.rule import Rule, Scope, Source, reports
 from .._core.sources import INSTANCE_ROLE_POLICY
-from ..lifecycle import FILES_RULE, ON_CREATE, LifecycleScripts, selection_findings
+from ..lifecycle import LIFECYCLE_FILES, ON_CREATE, LifecycleScripts, selection_findings
 
 E, W = Severity.ERROR, Severity.WARNING
 
@@ -30,19 +30,6 @@ LIFECYCLE = Rule(
     ),
 )
 
-LIFECYCLE_FILES = Rule(
-    FILES_RULE,
-    E,
-    Scope.GROUP,
-    "`lifecycle_scripts` of `from_directory` (`exclude` / `include`)",
-    "valid `.gitignore` patterns; no symbolic link leaving the folder; `on_create` among the "
-    "files the upload keeps",
-    source=Source.library(
-        "the include / exclude patterns of the library's own upload "
-        "(LifecycleScripts.from_directory)"
-    ),
-)
-
 WARN_LIFECYCLE_BUCKET = Rule(
     "HP-WARN-LIFECYCLE-BUCKET",
     W,
@@ -57,8 +44,8 @@ WARN_LIFECYCLE_BUCKET = Rule(
 )
 
 RULES = (LIFECYCLE, LIFECYCLE_FILES, WARN_LIFECYCLE_BUCKET)
-"""This family's rules, in documentation order."""
-RULE = LIFECYCLE.id
+"""This family's rules, in documentation order (``LIFECYCLE_FILES`` is declared in
+:mod:`~hyperpod_constructs.lifecycle`, which builds its findings)."""
 ON_CREATE_FIX = "pass on_create='<file>' naming the entry script at the top of the scripts folder"
 SOURCE = "LifeCycleConfig.SourceS3Uri"
 
@@ -78,8 +65,7 @@ def _on_create(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
         or not on_create.isprintable()
     ):
         return [
-            Finding(
-                rule=RULE,
+            LIFECYCLE.finding(
                 field=ON_CREATE,
                 value=on_create,
                 allowed=allowed,
@@ -94,8 +80,7 @@ def _on_create(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
         and not os.path.isfile(os.path.join(directory, on_create))
     ):
         return [
-            Finding(
-                rule=RULE,
+            LIFECYCLE.finding(
                 field=ON_CREATE,
                 value=on_create,
                 allowed=f"a file that exists in {directory!r}",
@@ -122,8 +107,7 @@ def _directory(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
     if not isinstance(directory, str):
         return [argument_finding("lifecycle_scripts.path", directory, "a str", group=group)]
     return [
-        Finding(
-            rule=RULE,
+        LIFECYCLE.finding(
             field=f"lifecycle_scripts.path ({SOURCE})",
             value=directory,
             allowed="an existing directory",
@@ -163,8 +147,7 @@ def _bucket(scripts: LifecycleScripts, group: str | None, role_owned: bool) -> l
     problem = prefix_problem(scripts.prefix)
     if problem is not None:
         found.append(
-            Finding(
-                rule=RULE,
+            LIFECYCLE.finding(
                 field=f"lifecycle_scripts.prefix ({SOURCE})",
                 value=scripts.prefix,
                 allowed=f"a folder of the bucket, e.g. 'lifecycle/v1': {problem}",
@@ -179,8 +162,7 @@ def _bucket(scripts: LifecycleScripts, group: str | None, role_owned: bool) -> l
     uri = f"s3://{name}/{scripts.prefix + '/' if scripts.prefix else ''}"
     if len(uri) > limits.MAX_SOURCE_S3_URI_LENGTH:
         found.append(
-            Finding(
-                rule=RULE,
+            LIFECYCLE.finding(
                 field=f"lifecycle_scripts.prefix ({SOURCE})",
                 value=uri,
                 allowed=f"an S3 URI of at most {limits.MAX_SOURCE_S3_URI_LENGTH} characters",
@@ -190,9 +172,7 @@ def _bucket(scripts: LifecycleScripts, group: str | None, role_owned: bool) -> l
         )
     if not role_owned and not name.startswith(limits.REQUIRED_BUCKET_PREFIX):
         found.append(
-            Finding(
-                rule=WARN_LIFECYCLE_BUCKET.id,
-                field=f"lifecycle_scripts.bucket ({SOURCE})",
+            WARN_LIFECYCLE_BUCKET.finding(
                 value=name,
                 allowed=f"a bucket named {limits.REQUIRED_BUCKET_PREFIX}* when the execution "
                 "role is imported: AmazonSageMakerClusterInstanceRolePolicy reads only those, "
@@ -210,8 +190,7 @@ def _s3_uri(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
     found: list[Finding] = []
     if scripts.entry_field not in ("OnCreate", "OnInitComplete"):
         found.append(
-            Finding(
-                rule=RULE,
+            LIFECYCLE.finding(
                 field="lifecycle_scripts.on_create / .on_init_complete (LifeCycleConfig)",
                 value="both given",
                 allowed="exactly one of on_create or on_init_complete",
@@ -226,8 +205,7 @@ def _s3_uri(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
             found.append(argument_finding("lifecycle_scripts.source_s3_uri", uri, "a str"))
         elif not limits.SOURCE_S3_URI.match(uri) or len(uri) > limits.MAX_SOURCE_S3_URI_LENGTH:
             found.append(
-                Finding(
-                    rule=RULE,
+                LIFECYCLE.finding(
                     field=f"lifecycle_scripts.source_s3_uri ({SOURCE})",
                     value=uri,
                     allowed="an s3://<bucket>/<prefix> URI of at most "
@@ -278,8 +256,7 @@ def lifecycle_findings(
     ):
         source = "neither" if scripts.directory is None else "both"
         found.append(
-            Finding(
-                rule=RULE,
+            LIFECYCLE.finding(
                 field=f"lifecycle_scripts.directory / .bucket ({SOURCE})",
                 value=f"{source} given",
                 allowed="exactly one of a directory or a bucket",

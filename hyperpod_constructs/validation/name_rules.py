@@ -58,11 +58,26 @@ def _name_allowed(max_length: int) -> str:
     )
 
 
+def _finding(
+    rule: Rule | str,
+    *,
+    field: str | None,
+    value: object,
+    allowed: str,
+    fix: str,
+    group: str | None,
+) -> Finding:
+    if isinstance(rule, Rule):
+        return rule.finding(field=field, value=value, allowed=allowed, fix=fix, group=group)
+    # A caller's own rule id: a finding built directly has the documented default (error).
+    return Finding(rule=rule, field=field or "", value=value, allowed=allowed, fix=fix, group=group)
+
+
 def check_name(
     value: str,
     *,
-    rule: str,
-    field: str,
+    rule: Rule | str,
+    field: str | None = None,
     group: str | None,
     max_length: int = limits.MAX_NAME_LENGTH,
 ) -> list[Finding]:
@@ -70,8 +85,11 @@ def check_name(
     token passes; a number token is not a name).
 
     :param value: the name.
-    :param rule: the rule id its findings carry (``HP-NAME-CLUSTER``, ``HP-NAME-GROUP``, ...).
-    :param field: the field its findings name.
+    :param rule: the rule its findings are of (``NAME_CLUSTER``, ``NAME_GROUP``, ...), which
+        gives them its id and severity; a rule id of your own (a ``str``) is reported as an
+        error.
+    :param field: the field its findings name. Default: the rule's
+        (:attr:`Rule.finding_field`).
     :param group: the instance group it belongs to, or ``None``.
     :param max_length: the longest name allowed. Default: 63.
     """
@@ -79,8 +97,8 @@ def check_name(
         return []
     if is_unresolved(value):
         return [
-            Finding(
-                rule=rule,
+            _finding(
+                rule,
                 field=field,
                 value=TOKEN,
                 allowed=f"{_name_allowed(max_length)}; a string token, not a number token",
@@ -98,13 +116,8 @@ def check_name(
     else:
         fix = f"use e.g. {suggestion!r}"
     return [
-        Finding(
-            rule=rule,
-            field=field,
-            value=value,
-            allowed=_name_allowed(max_length),
-            fix=fix,
-            group=group,
+        _finding(
+            rule, field=field, value=value, allowed=_name_allowed(max_length), fix=fix, group=group
         )
     ]
 
@@ -112,12 +125,10 @@ def check_name(
 @reports(NAME_GROUP)
 def group_name(group: InstanceGroup) -> list[Finding]:
     """``name`` (``InstanceGroupName``) against HyperPod's pattern and length."""
-    return check_name(
-        group.name, rule=NAME_GROUP.id, field="name (InstanceGroupName)", group=label(group)
-    )
+    return check_name(group.name, rule=NAME_GROUP, group=label(group))
 
 
 @reports(NAME_CLUSTER)
 def cluster_name(name: str) -> list[Finding]:
     """``cluster_name`` (``ClusterName``) against HyperPod's pattern and length."""
-    return check_name(name, rule=NAME_CLUSTER.id, field="cluster_name (ClusterName)", group=None)
+    return check_name(name, rule=NAME_CLUSTER, group=None)

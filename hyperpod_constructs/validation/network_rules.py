@@ -81,15 +81,14 @@ RULES = (
 """This family's rules, in documentation order."""
 
 
-@reports(OVERRIDE_VPC)
+@reports(OVERRIDE_VPC, group_order=190)
 def override_network(group: InstanceGroup) -> list[Finding]:
     """``OverrideVpcConfig``: 1..5 security groups; explicit subnets 1..16."""
     found: list[Finding] = []
     top_sg, top_subnets = limits.MAX_SECURITY_GROUPS, limits.MAX_SUBNETS
     if group.security_groups is not None and not 1 <= len(group.security_groups) <= top_sg:
         found.append(
-            Finding(
-                rule=OVERRIDE_VPC.id,
+            OVERRIDE_VPC.finding(
                 field="security_groups (OverrideVpcConfig.SecurityGroupIds)",
                 value=len(group.security_groups),
                 allowed=f"1..{top_sg} security groups",
@@ -100,8 +99,7 @@ def override_network(group: InstanceGroup) -> list[Finding]:
     subnets = group.vpc_subnets.subnets if group.vpc_subnets is not None else None
     if subnets is not None and not 1 <= len(subnets) <= top_subnets:
         found.append(
-            Finding(
-                rule=OVERRIDE_VPC.id,
+            OVERRIDE_VPC.finding(
                 field="vpc_subnets (OverrideVpcConfig.Subnets)",
                 value=len(subnets),
                 allowed=f"1..{top_subnets} subnets",
@@ -128,8 +126,7 @@ def override_network_findings(
     selection = group.vpc_subnets
     if selection is not None and selection.subnets is None and not has_vpc:
         found.append(
-            Finding(
-                rule=OVERRIDE_VPC.id,
+            OVERRIDE_VPC.finding(
                 field="vpc_subnets (OverrideVpcConfig.Subnets)",
                 value="a selection without subnets",
                 allowed="explicit subnets (SubnetSelection(subnets=...)) when the cluster has "
@@ -140,8 +137,7 @@ def override_network_findings(
         )
     if selection is not None and group.security_groups is None and cluster_security_groups == 0:
         found.append(
-            Finding(
-                rule=OVERRIDE_VPC.id,
+            OVERRIDE_VPC.finding(
                 field="security_groups (OverrideVpcConfig.SecurityGroupIds)",
                 value=None,
                 allowed="security groups to pair with the group's vpc_subnets (OverrideVpcConfig "
@@ -152,8 +148,7 @@ def override_network_findings(
         )
     if selection is None and group.security_groups and cluster_security_groups == 0:
         found.append(
-            Finding(
-                rule=OVERRIDE_VPC.id,
+            OVERRIDE_VPC.finding(
                 field="vpc_subnets (OverrideVpcConfig.Subnets)",
                 value=None,
                 allowed="subnets to pair with the group's security_groups (OverrideVpcConfig "
@@ -189,8 +184,7 @@ def network_selection_findings(
         return []
     missing = "security_groups" if explicit_subnets else "vpc_subnets=SubnetSelection(subnets=...)"
     return [
-        Finding(
-            rule=VPC_REQUIRED.id,
+        VPC_REQUIRED.finding(
             field="security_groups / vpc_subnets (VpcConfig)",
             value="given without vpc",
             allowed="vpc, or explicit subnets (SubnetSelection(subnets=...), no VPC lookup) "
@@ -210,9 +204,7 @@ def cluster_network(spec: ClusterSpec) -> list[Finding]:
             storage = group.storage if isinstance(group.storage, tuple) else ()
             if any(getattr(item, "is_fsx", False) for item in storage):
                 found.append(
-                    Finding(
-                        rule=FSX_NEEDS_VPC.id,
-                        field="vpc (VpcConfig)",
+                    FSX_NEEDS_VPC.finding(
                         value=None,
                         allowed="a VPC whenever a group mounts FSx storage "
                         "(FsxLustreConfig / FsxOpenZfsConfig): the platform-managed VPC "
@@ -226,9 +218,7 @@ def cluster_network(spec: ClusterSpec) -> list[Finding]:
     top_sg, top_subnets = limits.MAX_SECURITY_GROUPS, limits.MAX_SUBNETS
     if spec.security_group_count is not None and not 1 <= spec.security_group_count <= top_sg:
         found.append(
-            Finding(
-                rule=VPC_SECURITY_GROUPS.id,
-                field="security_groups (VpcConfig.SecurityGroupIds)",
+            VPC_SECURITY_GROUPS.finding(
                 value=spec.security_group_count,
                 allowed=f"1..{top_sg} security groups",
                 fix=f"pass between 1 and {top_sg} security groups",
@@ -236,9 +226,7 @@ def cluster_network(spec: ClusterSpec) -> list[Finding]:
         )
     if spec.subnet_count is not None and not 1 <= spec.subnet_count <= top_subnets:
         found.append(
-            Finding(
-                rule=VPC_SUBNETS.id,
-                field="vpc_subnets (VpcConfig.Subnets)",
+            VPC_SUBNETS.finding(
                 value=spec.subnet_count,
                 allowed=f"1..{top_subnets} subnets",
                 fix=f"select between 1 and {top_subnets} subnets with vpc_subnets",

@@ -92,7 +92,7 @@ RULES = (
 """This family's rules, in documentation order."""
 
 
-@reports(THREADS)
+@reports(THREADS, group_order=140)
 def threads_per_core(group: InstanceGroup) -> list[Finding]:
     """``threads_per_core`` is 1 or 2."""
     value = group.threads_per_core
@@ -101,9 +101,7 @@ def threads_per_core(group: InstanceGroup) -> list[Finding]:
     if is_int(value) and limits.MIN_THREADS_PER_CORE <= value <= limits.MAX_THREADS_PER_CORE:
         return []
     return [
-        Finding(
-            rule=THREADS.id,
-            field="threads_per_core (ThreadsPerCore)",
+        THREADS.finding(
             value=value,
             allowed="1 (hyperthreading off) or 2 (on)",
             fix="set threads_per_core to 1 or 2",
@@ -139,14 +137,13 @@ def _training_plan_arn_problem(plan: object, shortest: int, longest: int) -> str
     return f"it has {len(plan)} characters; allowed: {shortest}..{longest}"
 
 
-@reports(IMAGE_ID, TRAINING_PLAN, INSTANCE_TYPE)
+@reports(IMAGE_ID, TRAINING_PLAN, INSTANCE_TYPE, group_order=170)
 def identifiers(group: InstanceGroup) -> list[Finding]:
     """The AMI id, the training plan ARN and the instance type's shape."""
     found = pattern_findings(
         group.image_id,
         limits.IMAGE_ID,
-        rule=IMAGE_ID.id,
-        field="image_id (ImageId)",
+        rule=IMAGE_ID,
         allowed="'ami-' and 8 or 17 lowercase hex digits, or 'default'",
         fix="pass an AMI id such as ami-0123456789abcdef0",
         group=group.name,
@@ -160,9 +157,7 @@ def identifiers(group: InstanceGroup) -> list[Finding]:
             and limits.TRAINING_PLAN_ARN.fullmatch(plan)
         ):
             found.append(
-                Finding(
-                    rule=TRAINING_PLAN.id,
-                    field="training_plan_arn (TrainingPlanArn)",
+                TRAINING_PLAN.finding(
                     value=plan,
                     allowed="arn:<partition>:sagemaker:<region>:<account>:training-plan/<name> "
                     f"({lo}..{hi} characters)",
@@ -174,9 +169,7 @@ def identifiers(group: InstanceGroup) -> list[Finding]:
     itype = group.instance_type.name
     if not is_unresolved(itype) and not limits.INSTANCE_TYPE.fullmatch(itype):
         found.append(
-            Finding(
-                rule=INSTANCE_TYPE.id,
-                field="instance_type (InstanceType)",
+            INSTANCE_TYPE.finding(
                 value=itype,
                 allowed="ml.<family>.<size>, e.g. ml.p5.48xlarge",
                 fix="use a HyperPodInstanceType constant or .of('ml.<family>.<size>')",
@@ -186,7 +179,7 @@ def identifiers(group: InstanceGroup) -> list[Finding]:
     return found
 
 
-@reports(WARN_INSTANCE_TYPE)
+@reports(WARN_INSTANCE_TYPE, group_order=260)
 def unknown_instance_type(group: InstanceGroup) -> list[Finding]:
     """An instance type close to a known one is probably a typo (a warning with a "did you
     mean"); a type far from every known one is taken as newer than the library."""
@@ -200,9 +193,7 @@ def unknown_instance_type(group: InstanceGroup) -> list[Finding]:
     if not close:
         return []  # a newer type than the library knows: accepted without a word
     return [
-        Finding(
-            rule=WARN_INSTANCE_TYPE.id,
-            field="instance_type (InstanceType)",
+        WARN_INSTANCE_TYPE.finding(
             value=name,
             allowed=f"a known type; did you mean {' or '.join(close)}?",
             fix=f"use HyperPodInstanceType.of({close[0]!r}); acknowledge the warning if "

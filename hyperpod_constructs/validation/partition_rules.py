@@ -38,7 +38,7 @@ PARTITION_NAME = Rule(
     "HP-PARTITION-NAME",
     E,
     Scope.GROUP,
-    "`partition` / `SlurmConfig.PartitionNames[0]`",
+    "`partition` / `SlurmConfig.PartitionNames`",
     "1..1024 characters, `[a-zA-Z0-9](-*[a-zA-Z0-9])*` (full match)",
     source=Source.api(
         "ClusterSlurmConfig.PartitionNames",
@@ -63,7 +63,7 @@ WARN_PARTITION_DEV = Rule(
     "HP-WARN-PARTITION-DEV",
     W,
     Scope.GROUP,
-    "`partition` / `SlurmConfig.PartitionNames[0]`",
+    "`partition` / `SlurmConfig.PartitionNames`",
     f"not `{layout.DEV_PARTITION}`: every node joins the `{layout.DEV_PARTITION}` partition",
     source=Source(
         SLURM_REFERENCE,
@@ -86,21 +86,18 @@ LAYOUT_RULES = frozenset({WARN_PARTITION_MISSING.id, PARTITION_NAME.id, PARTITIO
 ``provisioning_parameters.json``."""
 
 
-@reports(WARN_PARTITION_MISSING, PARTITION_NAME, PARTITION_HEAD_NODE)
+@reports(WARN_PARTITION_MISSING, PARTITION_NAME, PARTITION_HEAD_NODE, group_order=130)
 def partition_name(group: InstanceGroup) -> list[Finding]:
     """A partition name is valid; only node types that take one name one (controller and login
     groups none), and a compute group without one gets a warning (the layout of
     :mod:`~hyperpod_constructs._core.layout`)."""
     name, partition = group.name, group.partition
-    field = "partition (SlurmConfig.PartitionNames)"
     role = layout.layout_of(group.node_type)
     if partition is None:
         if role is None or not role.partition_advised:
             return []
         return [
-            Finding(
-                rule=WARN_PARTITION_MISSING.id,
-                field=field,
+            WARN_PARTITION_MISSING.finding(
                 value=partition,
                 allowed="a partition name for a compute group (without one, HyperPod puts the "
                 f"group's nodes only in '{layout.DEV_PARTITION}', with every other node)",
@@ -111,16 +108,13 @@ def partition_name(group: InstanceGroup) -> list[Finding]:
         ]
     found = check_name(
         partition,
-        rule=PARTITION_NAME.id,
-        field=field,
+        rule=PARTITION_NAME,
         group=name,
         max_length=limits.MAX_PARTITION_LENGTH,
     )
     if role is not None and not role.partition_allowed:
         found.append(
-            Finding(
-                rule=PARTITION_HEAD_NODE.id,
-                field=field,
+            PARTITION_HEAD_NODE.finding(
                 value=partition,
                 allowed=f"no partition on a {role.node_type} group (PartitionNames is not "
                 f"allowed for Controller or Login node types; every node is in "
@@ -132,15 +126,13 @@ def partition_name(group: InstanceGroup) -> list[Finding]:
     return found
 
 
-@reports(WARN_PARTITION_DEV)
+@reports(WARN_PARTITION_DEV, group_order=250)
 def dev_partition(group: InstanceGroup) -> list[Finding]:
     """A compute group's partition is not ``dev``, which every node joins anyway."""
     if group.node_type is not NodeType.COMPUTE or group.partition != layout.DEV_PARTITION:
         return []
     return [
-        Finding(
-            rule=WARN_PARTITION_DEV.id,
-            field="partition (SlurmConfig.PartitionNames)",
+        WARN_PARTITION_DEV.finding(
             value=group.partition,
             allowed=f"a partition other than '{layout.DEV_PARTITION}': HyperPod already puts "
             f"every node in '{layout.DEV_PARTITION}', so this group's nodes would not be "

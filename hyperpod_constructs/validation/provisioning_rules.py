@@ -90,9 +90,7 @@ def _provisioning(spec: ClusterSpec) -> list[Finding]:
         for position, group in enumerate(spec.groups, start=1):
             if group.is_gated:
                 found.append(
-                    Finding(
-                        rule=MIN_NEEDS_CONTINUOUS.id,
-                        field="min_instance_count (MinInstanceCount)",
+                    MIN_NEEDS_CONTINUOUS.finding(
                         value=group.min_instance_count,
                         allowed=f"0 or omitted with {mode} (a minimum needs "
                         "NodeProvisioningMode.CONTINUOUS)",
@@ -104,9 +102,7 @@ def _provisioning(spec: ClusterSpec) -> list[Finding]:
                 )
         if spec.has_accounting_database:
             found.append(
-                Finding(
-                    rule=ACCOUNTING_NEEDS_CONTINUOUS.id,
-                    field="accounting_database (Orchestrator.Slurm.AccountingDatabase)",
+                ACCOUNTING_NEEDS_CONTINUOUS.finding(
                     value="an AccountingDatabase",
                     allowed=f"none with {mode} (only NodeProvisioningMode.CONTINUOUS supports it)",
                     fix="use NodeProvisioningMode.CONTINUOUS or drop accounting_database",
@@ -114,9 +110,7 @@ def _provisioning(spec: ClusterSpec) -> list[Finding]:
             )
     elif spec.slurm_layout is SlurmLayout.LIFECYCLE_SCRIPTS:
         found.append(
-            Finding(
-                rule=LAYOUT_NEEDS_STANDARD.id,
-                field="slurm_layout (SlurmConfig)",
+            LAYOUT_NEEDS_STANDARD.finding(
                 value=spec.slurm_layout.name,
                 allowed=f"SlurmLayout.API with {mode} (continuous provisioning takes node "
                 "types and partitions from each group's SlurmConfig; clusters that rely on "
@@ -128,9 +122,7 @@ def _provisioning(spec: ClusterSpec) -> list[Finding]:
         )
     if spec.mode is NodeProvisioningMode.CONTINUOUS and spec.slurm_config_strategy is not None:
         found.append(
-            Finding(
-                rule=STRATEGY_IN_CONTINUOUS.id,
-                field="slurm_config_strategy (Orchestrator.Slurm.SlurmConfigStrategy)",
+            STRATEGY_IN_CONTINUOUS.finding(
                 value=spec.slurm_config_strategy.value,
                 allowed=f"None with {mode} (any value is an API error); only with STANDARD",
                 fix="remove slurm_config_strategy: continuous provisioning always merges its "

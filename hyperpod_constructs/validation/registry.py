@@ -4,7 +4,10 @@ A rule is one :class:`~hyperpod_constructs.validation.Rule` (id, severity, scope
 one-line summary) bound to the pure check that reports it
 (:func:`~hyperpod_constructs.validation.reports`), both in the ``*_rules.py`` module of its
 family; each family lists its rules in ``RULES``, and :data:`FAMILIES` lists the families once.
-Adding a rule is its declaration and check in its family, plus its test case; the rule table in
+The lists the families imply are derived here: :data:`RULES`, and :data:`GROUP_CHECKS` (the
+checks ``validate_group`` runs, from each check's ``group_order``). Adding a rule is its
+declaration, its check and its findings (``RULE.finding(...)``) in its family, plus its test
+case; the rule table in
 docs/validation.md is generated from this registry (``python -m
 hyperpod_constructs.validation --write``), and a test fails when it is stale. Ids are stable:
 users acknowledge warnings by id (``hyperpod:<rule id>``).
@@ -12,13 +15,13 @@ users acknowledge warnings by id (``hyperpod:<rule id>``).
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 from types import ModuleType
 
 from .._core import arguments
-from .._core.finding import declare_severities
-from .._core.rule import Rule, Scope
+from .._core.rule import Check, Rule, Scope
 from ..enums import NodeProvisioningMode
 from . import (
     blueprint_rules,
@@ -38,7 +41,16 @@ from . import (
     update_rules,
 )
 
-__all__ = ["FAMILIES", "RULES", "Rule", "Scope", "mode_table", "rule", "rule_table"]
+__all__ = [
+    "FAMILIES",
+    "GROUP_CHECKS",
+    "RULES",
+    "Rule",
+    "Scope",
+    "mode_table",
+    "rule",
+    "rule_table",
+]
 
 FAMILIES: tuple[ModuleType, ...] = (
     arguments,
@@ -75,7 +87,28 @@ def _collect(families: tuple[ModuleType, ...]) -> dict[str, Rule]:
 RULES: dict[str, Rule] = _collect(FAMILIES)
 """Every rule of the library, by id, in documentation order."""
 
-declare_severities((entry.id, entry.severity) for entry in RULES.values())
+
+def _group_checks(families: tuple[ModuleType, ...]) -> tuple[Check[...], ...]:
+    found = [
+        value
+        for family in families
+        for value in vars(family).values()
+        if isinstance(value, Check)
+        and value.group_order is not None
+        and value.function.__module__ == family.__name__
+    ]
+    ordered = sorted(found, key=lambda check: check.group_order or 0)
+    for first, second in itertools.pairwise(ordered):
+        if first.group_order == second.group_order:
+            raise ValueError(f"{first} and {second} have the same group_order")
+    return tuple(ordered)
+
+
+GROUP_CHECKS: tuple[Check[...], ...] = _group_checks(FAMILIES)
+"""The checks of one instance group (those bound with ``@reports(..., group_order=n)`` in
+their family), in the order ``validate_group`` runs and reports them: the errors of one group
+(``group_order`` 100 and up) before what real configurations taught (200 and up), settings
+HyperPod accepts that do not do what the user meant."""
 
 TABLE_BEGIN = "<!-- rule-table:begin (generated from validation/registry.py) -->"
 TABLE_END = "<!-- rule-table:end -->"

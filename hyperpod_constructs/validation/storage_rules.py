@@ -136,9 +136,7 @@ def _ebs(storage: InstanceStorage, group: str) -> list[Finding]:
         found += _root_volume(storage, group)
     elif volume is None:
         found.append(
-            Finding(
-                rule=EBS_SIZE.id,
-                field=field,
+            EBS_SIZE.finding(
                 value=None,
                 allowed=f"{allowed} (required)",
                 fix="pass volume_size=Size.gibibytes(n)",
@@ -154,9 +152,7 @@ def _ebs(storage: InstanceStorage, group: str) -> list[Finding]:
             storage.volume_size_gib()
         except RuntimeError:  # jsii: a token amount cannot be converted between units
             found.append(
-                Finding(
-                    rule=EBS_SIZE.id,
-                    field=field,
+                EBS_SIZE.finding(
                     value="a token in a unit other than GiB",
                     allowed=f"{allowed}; a token amount only as Size.gibibytes(token)",
                     fix="use Size.gibibytes(parameter.value_as_number)",
@@ -168,9 +164,7 @@ def _ebs(storage: InstanceStorage, group: str) -> list[Finding]:
         assert size is not None
         if not size.is_integer() or not limits.MIN_EBS_GIB <= size <= limits.MAX_EBS_GIB:
             found.append(
-                Finding(
-                    rule=EBS_SIZE.id,
-                    field=field,
+                EBS_SIZE.finding(
                     value=_gib(size),
                     allowed=allowed,
                     fix="use Size.gibibytes(n) with a whole n in range",
@@ -180,8 +174,7 @@ def _ebs(storage: InstanceStorage, group: str) -> list[Finding]:
     found += pattern_findings(
         storage.kms_key_id,
         limits.KMS_KEY_ID,
-        rule=EBS_KMS.id,
-        field="storage[].kms_key_id (EbsVolumeConfig.VolumeKmsKeyId)",
+        rule=EBS_KMS,
         allowed=f"a KMS key id or ARN (up to {limits.MAX_KMS_KEY_ID_LENGTH} letters, digits, "
         "':', '/', '_' or '-')",
         fix="pass key.key_arn",
@@ -199,8 +192,7 @@ def _root_volume(storage: InstanceStorage, group: str) -> list[Finding]:
     if volume is not None:
         concrete = isinstance(volume, Size) and not volume.is_unresolved()
         found.append(
-            Finding(
-                rule=EBS_ROOT_VOLUME.id,
+            EBS_ROOT_VOLUME.finding(
                 field="storage[].volume_size (EbsVolumeConfig.VolumeSizeInGB)",
                 value=_gib(float(volume.to_gibibytes(rounding=SizeRoundingBehavior.NONE)))
                 if concrete
@@ -213,8 +205,7 @@ def _root_volume(storage: InstanceStorage, group: str) -> list[Finding]:
         )
     if storage.kms_key_id is None:
         found.append(
-            Finding(
-                rule=EBS_ROOT_VOLUME.id,
+            EBS_ROOT_VOLUME.finding(
                 field="storage[].kms_key_id (EbsVolumeConfig.VolumeKmsKeyId)",
                 value=None,
                 allowed="a customer managed KMS key with root_volume=True (the root volume's "
@@ -231,7 +222,7 @@ def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
     found = pattern_findings(
         storage.dns_name,
         limits.FSX_DNS_NAME,
-        rule=FSX_DNS.id,
+        rule=FSX_DNS,
         field=f"storage[].dns_name ({key}.DnsName)",
         allowed="an FSx DNS name like fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com "
         f"(16..{limits.MAX_FSX_DNS_NAME_LENGTH} characters)",
@@ -244,8 +235,7 @@ def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
         found += pattern_findings(
             storage.mount_name,
             limits.FSX_MOUNT_NAME,
-            rule=FSX_MOUNT_NAME.id,
-            field=f"storage[].mount_name ({key}.MountName)",
+            rule=FSX_MOUNT_NAME,
             allowed="1..8 letters, digits, '_' or '-'",
             fix="pass file_system.mount_name",
             group=group,
@@ -254,7 +244,7 @@ def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
     found += pattern_findings(
         storage.mount_path,
         limits.MOUNT_PATH,
-        rule=MOUNT_PATH.id,
+        rule=MOUNT_PATH,
         field=f"storage[].mount_path ({key}.MountPath)",
         allowed="an absolute path without '//' or a trailing '/', e.g. /fsx "
         f"(letters, digits, '.', '_', '-'; up to {limits.MAX_MOUNT_PATH_LENGTH} characters)",
@@ -265,15 +255,22 @@ def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
     return found
 
 
-@reports(STORAGE_COUNT, EBS_SIZE, EBS_ROOT_VOLUME, EBS_KMS, FSX_DNS, FSX_MOUNT_NAME, MOUNT_PATH)
+@reports(
+    STORAGE_COUNT,
+    EBS_SIZE,
+    EBS_ROOT_VOLUME,
+    EBS_KMS,
+    FSX_DNS,
+    FSX_MOUNT_NAME,
+    MOUNT_PATH,
+    group_order=160,
+)
 def storage_configs(group: InstanceGroup) -> list[Finding]:
     """At most four storage configs, each with valid EBS or FSx values."""
     found: list[Finding] = []
     if len(group.storage) > limits.MAX_STORAGE_CONFIGS:
         found.append(
-            Finding(
-                rule=STORAGE_COUNT.id,
-                field="storage (InstanceStorageConfigs)",
+            STORAGE_COUNT.finding(
                 value=f"{len(group.storage)} configs",
                 allowed=f"0..{limits.MAX_STORAGE_CONFIGS} configs",
                 fix="merge or drop storage configs",

@@ -54,7 +54,7 @@ def _alarm_name_ok(name: str) -> bool:
     return len(name) <= limits.MAX_ALARM_NAME_LENGTH and bool(name.strip())
 
 
-@reports(SCHEDULED_UPDATE)
+@reports(SCHEDULED_UPDATE, group_order=180)
 def scheduled_update(group: InstanceGroup) -> list[Finding]:
     """``ScheduledUpdateConfig`` against the API model and the resource schema (cron pattern,
     ranges, alarm names). Its fields have the right types (``group_arguments``)."""
@@ -66,8 +66,7 @@ def scheduled_update(group: InstanceGroup) -> list[Finding]:
 
     def add(field: str, value: object, allowed: str, fix: str) -> None:
         found.append(
-            Finding(
-                rule=SCHEDULED_UPDATE.id,
+            SCHEDULED_UPDATE.finding(
                 field=f"{prefix}.{field}",
                 value=value,
                 allowed=allowed,
