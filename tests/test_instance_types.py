@@ -46,8 +46,9 @@ def test_constant_names_follow_the_api_names() -> None:
 
 
 def test_accelerated_and_counted_agree() -> None:
-    """The 15 types on which the family regex and the count table used to disagree (g4dn, g7,
-    small g7e) now have one answer; only the undocumented counts stay unknown."""
+    """The family of a type and its count come from one catalogue line, so the 15 types a regex
+    and a count table could disagree on (g4dn, g7, small g7e) have one answer; only the
+    undocumented counts stay unknown."""
     accelerated = {name for name in known_names() if T.of(name).is_accelerated}
     counted = set(ACCELERATORS_PER_INSTANCE)
     assert accelerated - counted == UNDOCUMENTED_COUNTS

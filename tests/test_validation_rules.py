@@ -58,6 +58,7 @@ from hyperpod_constructs.validation.registry import (
     TABLE_END,
     with_rule_table,
 )
+from tests.support.groups import Groups
 
 REPO = Path(__file__).resolve().parent.parent
 PATH = "Test/Cluster"
@@ -74,24 +75,9 @@ Build = Callable[[Stack, Path], object]
 # -- small builders: a valid cluster unless the case changes one thing ------------------
 
 
-def controller(name: str = "controller", **props: Any) -> InstanceGroup:
-    return InstanceGroup.controller(name, instance_type=CPU, **props)
-
-
-def login(name: str = "login") -> InstanceGroup:
-    return InstanceGroup.login(name, instance_type=CPU)
-
-
-def compute(name: str = "gpu", **props: Any) -> InstanceGroup:
-    """A GPU compute group with deep health checks (so no warning), 4 instances."""
-    values: dict[str, Any] = {
-        "instance_type": GPU,
-        "partition": "gpu",
-        "instance_count": 4,
-        "deep_health_checks": BOTH_CHECKS,
-    }
-    values.update(props)
-    return InstanceGroup.compute(name, **values)
+GROUPS = Groups(controller_type=CPU, compute_type=GPU, deep_health_checks=BOTH_CHECKS)
+"""A GPU compute group with deep health checks (so no warning), 4 instances."""
+controller, login, compute = GROUPS.controller, GROUPS.login, GROUPS.compute
 
 
 def cluster(
@@ -555,7 +541,7 @@ BAD = [
         build=gated(timeout=Duration.minutes(10), poll_interval=Duration.minutes(10)),
         rule="HP-GATE-POLL", group=None, field="readiness_gate.poll_interval",
         value="'10 minutes'", allowed="10 seconds .. 15 minutes, and shorter than the timeout"),
-    # Issue 10: legacy layout, node recovery, scheduled updates, per-group network
+    # Shapes AWS accepts: legacy layout, node recovery, scheduled updates, per-group network
     bad("node-recovery-string", build=with_cluster(node_recovery="automatic"),
         rule="HP-NODE-RECOVERY", group=None, field="node_recovery (NodeRecovery)",
         value="'automatic'", allowed="NodeRecovery.AUTOMATIC, NodeRecovery.NONE, None"),
@@ -903,21 +889,21 @@ WARNINGS = {
     "HP-WARN-INSTANCE-TYPE",
     "HP-WARN-LIFECYCLE-BUCKET",
 }
-"""Tested by the warning tests of this module, tests/test_new_rules.py and
+"""Tested by the warning tests of this module, tests/test_rules_from_real_configs.py and
 tests/test_rule_claims.py."""
 ELSEWHERE = {
     "HP-ARG-TYPE": "tests/test_fuzz_entry_points.py",
-    "HP-GATE-NAMESPACE": "tests/test_new_rules.py",
+    "HP-GATE-NAMESPACE": "tests/test_rules_from_real_configs.py",
     "HP-WARN-GATE-SUBSCRIPTION": "tests/gate/test_gate_notify.py",
-    "HP-DHC-CONNECTIVITY": "tests/test_new_rules.py",
+    "HP-DHC-CONNECTIVITY": "tests/test_rules_from_real_configs.py",
     "HP-EBS-ROOT-VOLUME": "tests/test_rule_claims.py",
-    "HP-CONTROLLER-COUNT": "tests/test_new_rules.py",
+    "HP-CONTROLLER-COUNT": "tests/test_rules_from_real_configs.py",
     "HP-BLUEPRINT-ARGS": "tests/test_blueprints.py",
     "HP-BLUEPRINT-SIZING": "tests/test_blueprints.py",
     "HP-SYNTHESIZER-ASSETS": "tests/test_app_shapes.py",
-    "HP-FLEX-TYPES": "tests/test_new_fields.py",
-    "HP-WARN-FLEX-REPEAT": "tests/test_new_fields.py",
-    "HP-WARN-FLEX-MIXED": "tests/test_new_fields.py",
+    "HP-FLEX-TYPES": "tests/test_flexible_groups_and_auto_patch.py",
+    "HP-WARN-FLEX-REPEAT": "tests/test_flexible_groups_and_auto_patch.py",
+    "HP-WARN-FLEX-MIXED": "tests/test_flexible_groups_and_auto_patch.py",
     "HP-PARTITION-HEAD-NODE": "tests/test_rule_claims.py",
     "HP-CONTROLLER-ONE": "tests/test_rule_claims.py",
     "HP-LOGIN-MAX": "tests/test_rule_claims.py",
