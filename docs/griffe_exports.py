@@ -23,4 +23,5 @@ class TopLevelExports(griffe.Extension):
 
     def on_module_members(self, *, mod: griffe.Module, **kwargs: Any) -> None:
         if mod.path == PACKAGE and mod.filepath is not None and not isinstance(mod.filepath, list):
-            mod.exports = sorted([*_exports(mod.filepath.read_text()), "__version__"])
+            exports: list[str | griffe.ExprName] = [*_exports(mod.filepath.read_text())]
+            mod.exports = sorted([*exports, "__version__"], key=str)
