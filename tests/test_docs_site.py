@@ -129,6 +129,12 @@ def test_a_list_of_sub_packages_that_disagrees_fails(tmp_path: Path) -> None:
         "docs/versioning.md lists the public sub-packages "
         f"['hyperpod_constructs.sizing', 'hyperpod_constructs.gate'], not {listed} {where}",
     ]
+    # A navigation that leaves a sub-package out (or lists it out of order) fails too.
+    nav[0]["API reference"].reverse()
+    assert (
+        "the API reference in mkdocs.yml's nav lists the public sub-packages "
+        f"['hyperpod_constructs.sizing', 'hyperpod_constructs.gate'], not {listed} {where}"
+    ) in hooks.subpackage_problems(root, nav)
 
 
 # -- the built site -------------------------------------------------------------------------
