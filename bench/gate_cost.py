@@ -250,7 +250,7 @@ def main() -> None:
 
 
 PAGE_SECONDS = 0.9
-"""What one ListClusterNodes page takes at scale (issue 26's measurement)."""
+"""What one ListClusterNodes page takes at scale (measured; tests/gate/test_gate_scale.py)."""
 MAX_GROUP, MAX_GROUPS = 6758, 100
 """HyperPod's limits: nodes in a group (``InstanceCount`` 0..6758), and groups a cluster."""
 

@@ -41,26 +41,75 @@ log = logging.getLogger("mkdocs.plugins.hyperpod_constructs")
 
 def public_packages(root: Path = ROOT) -> set[str]:
     """``hyperpod_constructs``, its direct sub-packages whose names are public, and the
-    modules the top level names as where its other names live (``_SUBPACKAGES``:
+    modules the top level names as its public sub-packages (``_SUBPACKAGES``:
     ``hyperpod_constructs.sizing``)."""
     top = root / PACKAGE
-    packages = {
+    return {PACKAGE} | _package_folders(top) | set(subpackages(root))
+
+
+def _package_folders(top: Path) -> set[str]:
+    return {
         f"{PACKAGE}.{init.parent.name}"
         for init in top.glob("*/__init__.py")
         if not init.parent.name.startswith("_")
     }
-    return {PACKAGE} | packages | {f"{PACKAGE}{name}" for name in _subpackages(top)}
 
 
-def _subpackages(top: Path) -> list[str]:
-    """The names in ``_SUBPACKAGES = (".sizing", ...)`` of the package's ``__init__.py``."""
-    for node in ast.parse((top / "__init__.py").read_text()).body:
+def subpackages(root: Path = ROOT) -> list[str]:
+    """The public sub-packages, in order, as ``_SUBPACKAGES = (".gate", ...)`` of the package's
+    ``__init__.py`` lists them (the one list): ``hyperpod_constructs.gate``, ..."""
+    for node in ast.parse((root / PACKAGE / "__init__.py").read_text()).body:
         if isinstance(node, ast.Assign) and any(
             isinstance(target, ast.Name) and target.id == "_SUBPACKAGES" for target in node.targets
         ):
             value = ast.literal_eval(node.value)
-            return [str(name) for name in value]
+            return [f"{PACKAGE}{name}" for name in value]
     return []
+
+
+VERSIONING_LIST = re.compile(r"public\s+sub-packages\s+\((?P<names>[^)]*)\)")
+"""docs/versioning.md's list: ``public sub-packages (`hyperpod_constructs.gate`, `.policy`)``."""
+DOCSTRING_ITEM = re.compile(rf"^- ``(?P<name>{PACKAGE}\.\w+)``:", re.MULTILINE)
+
+
+def _versioning_list(text: str) -> list[str]:
+    match = VERSIONING_LIST.search(text)
+    names = re.findall(r"`([\w.]+)`", match["names"]) if match else []
+    return [name if name.startswith(PACKAGE) else f"{PACKAGE}{name}" for name in names]
+
+
+def _navigation_list(nav: list[Any]) -> list[str]:
+    """The ``hyperpod_constructs.<name>`` entries of the navigation's API reference."""
+    for section in nav:
+        if isinstance(section, dict) and "API reference" in section:
+            titles = [next(iter(entry)) for entry in section["API reference"]]
+            return [t for t in titles if t.startswith(f"{PACKAGE}.")]
+    return []
+
+
+def subpackage_problems(root: Path, nav: list[Any]) -> list[str]:
+    """One line per list of the public sub-packages that differs from ``_SUBPACKAGES``: the
+    package folders, the package's docstring, the navigation (mkdocs.yml) and
+    docs/versioning.md."""
+    listed = subpackages(root)
+    where = f"_SUBPACKAGES of {PACKAGE}/__init__.py"
+    problems = [
+        f"package {name} is missing from {where}"
+        for name in sorted(_package_folders(root / PACKAGE) - set(listed))
+    ]
+    docstring = ast.get_docstring(ast.parse((root / PACKAGE / "__init__.py").read_text())) or ""
+    versioning = root / "docs" / "versioning.md"
+    lists = {
+        f"the docstring of {PACKAGE}/__init__.py": DOCSTRING_ITEM.findall(docstring),
+        "the API reference in mkdocs.yml's nav": _navigation_list(nav),
+        "docs/versioning.md": _versioning_list(versioning.read_text()),
+    }
+    problems += [
+        f"{place} lists the public sub-packages {found}, not {listed} ({where})"
+        for place, found in lists.items()
+        if found != listed
+    ]
+    return problems
 
 
 def api_directives(api_dir: Path = API_DIR) -> dict[str, str]:
@@ -91,17 +140,12 @@ def documented_classes(api_dir: Path = API_DIR) -> dict[str, str]:
 def top_level_classes(root: Path = ROOT) -> set[str]:
     """The classes of the top level that get a page of their own: every exported name that is
     a class (capitalised), but the enums (exported from ``.enums``). Read from the source of
-    ``__init__.py`` (``_EXPORTS``), without importing the package (and aws-cdk-lib)."""
-    for node in ast.parse((root / PACKAGE / "__init__.py").read_text()).body:
-        if isinstance(node, ast.AnnAssign | ast.Assign):
-            targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
-            if any(isinstance(t, ast.Name) and t.id == "_EXPORTS" for t in targets):
-                assert node.value is not None
-                exports: dict[str, str] = ast.literal_eval(node.value)
-                return {
-                    n for n, module in exports.items() if n[:1].isupper() and module != ".enums"
-                }
-    return set()
+    ``__init__.py`` (its ``if TYPE_CHECKING:`` imports, the package's one list of its names),
+    as the package reads it."""
+    from hyperpod_constructs import _exports
+
+    exports = _exports((root / PACKAGE / "__init__.py").read_text())
+    return {n for n, module in exports.items() if n[:1].isupper() and module != ".enums"}
 
 
 def stale_api_pages(
@@ -135,6 +179,7 @@ def stale_api_pages(
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     problems = stale_api_pages(classes=top_level_classes())
+    problems += subpackage_problems(ROOT, config["nav"])
     if problems:
         raise PluginError("\n".join(problems))
     return config

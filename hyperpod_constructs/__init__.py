@@ -7,12 +7,17 @@ and options, enums, instance types, storage, lifecycle scripts, the validation e
 ``sys.excepthook``, no other process-wide state): a failing synth raises aws-cdk-lib's
 validation error, whose message is the library's report; ``report_validation_errors`` prints it
 without a traceback for those who want that (``hyperpod_constructs.reporting``).
-Everything else lives in its sub-package:
+Everything else lives in its public sub-package (``_SUBPACKAGES``, in this order):
 
-- ``hyperpod_constructs.sizing``: layouts and world sizes (``FsdpLayout``, ``MegatronLayout``);
+- ``hyperpod_constructs.gate``: the readiness gate's decision logic and requirements;
 - ``hyperpod_constructs.policy``: organisation policies as CDK Aspects (``HyperPodPolicy``);
+- ``hyperpod_constructs.sizing``: layouts and world sizes (``FsdpLayout``, ``MegatronLayout``);
+- ``hyperpod_constructs.validation``: the validation rules and their table;
 - ``hyperpod_constructs.blueprints``: training cluster blueprints;
-- ``hyperpod_constructs.gate``: the readiness gate's decision logic and requirements.
+- ``hyperpod_constructs.summary``: the clusters of a synthesized ``cdk.out``, summarized;
+- ``hyperpod_constructs.convert``: CreateCluster requests as CDK apps;
+- ``hyperpod_constructs.watch``: a live view of a deployment's gated instance groups;
+- ``hyperpod_constructs.plan``: what an update does to a running cluster.
 
 The exports are loaded on first use (PEP 562), so that ``python -m hyperpod_constructs`` and
 ``hyperpod_constructs.summary`` start without importing ``aws_cdk`` (and Node.js).
@@ -20,78 +25,16 @@ The exports are loaded on first use (PEP 562), so that ``python -m hyperpod_cons
 
 from __future__ import annotations
 
+import ast
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._version import __version__
+from ._version import __version__ as __version__
 
-_EXPORTS: dict[str, str] = {
-    # constructs and their interface
-    "HyperPodSlurmCluster": ".cluster",
-    "HyperPodClusterBase": ".cluster",
-    "IHyperPodCluster": ".cluster",
-    "MinCountGate": "._gate.construct",
-    # props and options
-    "InstanceGroup": ".instance_group",
-    "MinCountGateOptions": ".gate.options",
-    "AccountingDatabase": ".cluster",
-    "LifecycleScripts": ".lifecycle",
-    "InstanceStorage": ".storage",
-    "HyperPodInstanceType": ".instance_type",
-    # enums
-    "DeepHealthCheck": ".enums",
-    "NodeProvisioningMode": ".enums",
-    "NodeRecovery": ".enums",
-    "NodeType": ".enums",
-    "SlurmConfigStrategy": ".enums",
-    "SlurmLayout": ".enums",
-    "BatchSizeType": ".enums",
-    "CapacityType": ".enums",
-    "NetworkInterfaceType": ".enums",
-    "AutoPatchStrategy": ".enums",
-    # scheduled updates of a group's AMI
-    "BatchSize": ".updates",
-    "ScheduledUpdate": ".updates",
-    # errors
-    "HyperPodValidationError": ".validation",
-    "Finding": ".validation",
-    "report_validation_errors": ".reporting",
-}
-"""The public names and the module each one comes from: the one list of the top level."""
-
-# Written out (not computed from _EXPORTS) so that the docs tooling (griffe), which reads the
-# source without running it, sees the exports; tests/test_api.py keeps it equal to _EXPORTS.
-__all__ = [
-    "AccountingDatabase",
-    "AutoPatchStrategy",
-    "BatchSize",
-    "BatchSizeType",
-    "CapacityType",
-    "DeepHealthCheck",
-    "Finding",
-    "HyperPodClusterBase",
-    "HyperPodInstanceType",
-    "HyperPodSlurmCluster",
-    "HyperPodValidationError",
-    "IHyperPodCluster",
-    "InstanceGroup",
-    "InstanceStorage",
-    "LifecycleScripts",
-    "MinCountGate",
-    "MinCountGateOptions",
-    "NetworkInterfaceType",
-    "NodeProvisioningMode",
-    "NodeRecovery",
-    "NodeType",
-    "ScheduledUpdate",
-    "SlurmConfigStrategy",
-    "SlurmLayout",
-    "__version__",
-    "report_validation_errors",
-]
-
-if TYPE_CHECKING:  # for type checkers only; tests/test_api.py keeps this block and _EXPORTS equal
-    from ._gate.construct import MinCountGate as MinCountGate
+# The public names of the top level, the one list: type checkers and the docs tooling (griffe)
+# read these imports; at run time the package reads them from its own source (_exports), so
+# that ``_EXPORTS`` and ``__all__`` follow them. ``X as X`` marks an explicit re-export.
+if TYPE_CHECKING:
     from .cluster import AccountingDatabase as AccountingDatabase
     from .cluster import HyperPodClusterBase as HyperPodClusterBase
     from .cluster import HyperPodSlurmCluster as HyperPodSlurmCluster
@@ -118,15 +61,54 @@ if TYPE_CHECKING:  # for type checkers only; tests/test_api.py keeps this block 
     from .validation import HyperPodValidationError as HyperPodValidationError
 
 
-_SUBPACKAGES = (".sizing", ".policy", ".blueprints", ".gate", ".validation")
-"""Where the names that are not at the top level live (named in the AttributeError)."""
+def _exports(source: str) -> dict[str, str]:
+    """Name -> module (``.cluster``) of the ``if TYPE_CHECKING:`` imports in ``source``."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            return {
+                alias.asname or alias.name: "." * statement.level + (statement.module or "")
+                for statement in node.body
+                if isinstance(statement, ast.ImportFrom)
+                for alias in statement.names
+            }
+    return {}
+
+
+def _own_source() -> str:
+    """This module's source, from its loader (a zip import included)."""
+    get_source = getattr(__spec__.loader if __spec__ else None, "get_source", None)
+    source = get_source(__name__) if get_source else None
+    if not isinstance(source, str):  # pragma: no cover - installed without its .py files
+        raise ImportError(f"{__name__} reads its public names from its source, which is missing")
+    return source
+
+
+_EXPORTS: dict[str, str] = _exports(_own_source())
+"""The public names and the module each one comes from, as the imports above list them."""
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+_SUBPACKAGES = (
+    ".gate",
+    ".policy",
+    ".sizing",
+    ".validation",
+    ".blueprints",
+    ".summary",
+    ".convert",
+    ".watch",
+    ".plan",
+)
+"""The public sub-packages, the one list: where the names that are not at the top level live
+(named in the AttributeError); the docstring above, the docs' navigation and
+docs/versioning.md list them in this order (docs/hooks.py fails the docs build otherwise)."""
 
 
 def _missing(name: str) -> AttributeError:
     message = f"module {__name__!r} has no attribute {name!r}"
     if not name.startswith("_"):  # tools probe dunder names; those never import anything
         for package in _SUBPACKAGES:
-            if name in vars(importlib.import_module(package, __name__)):
+            if name in getattr(importlib.import_module(package, __name__), "__all__", ()):
                 message += f"; import it from {__name__}{package}"
                 break
     return AttributeError(message)

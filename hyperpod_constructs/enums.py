@@ -84,8 +84,8 @@ class BatchSizeType(enum.Enum):
     CloudFormation schema's pattern. Not the SageMaker endpoints' ``CapacitySizeType`` value
     ``CAPACITY_PERCENT``, which HyperPod rejects."""
     CAPACITY_PERCENT = "CAPACITY_PERCENTAGE"
-    """Deprecated alias of :attr:`CAPACITY_PERCENTAGE` (the same member; it used to render the
-    endpoints' value ``CAPACITY_PERCENT``, which HyperPod rejects)."""
+    """Deprecated alias of :attr:`CAPACITY_PERCENTAGE` (the same member, rendered
+    ``CAPACITY_PERCENTAGE``; not the endpoints' ``CAPACITY_PERCENT``, which HyperPod rejects)."""
 
 
 class AutoPatchStrategy(enum.Enum):

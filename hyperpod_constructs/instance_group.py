@@ -178,28 +178,31 @@ class InstanceGroup:
         return cls._head_node_group(NodeType.LOGIN, **_arguments(locals()))
 
     @classmethod
-    def _head_node_group(
+    def _head_node_group(cls, node_type: NodeType, **fields: Any) -> InstanceGroup:
+        primary, types, problems = _types(
+            fields["name"], fields["instance_type"], fields["instance_types"]
+        )
+        return cls._build(node_type, fields, primary, types, problems)
+
+    @classmethod
+    def _build(
         cls,
         node_type: NodeType,
-        *,
-        name: str,
-        instance_type: HyperPodInstanceType | None,
-        instance_types: Sequence[HyperPodInstanceType] | None,
-        storage: Sequence[InstanceStorage],
-        security_groups: Sequence[ec2.ISecurityGroup] | None,
-        **fields: Any,
+        fields: dict[str, Any],
+        instance_type: Any,
+        instance_types: tuple[Any, ...],
+        problems: list[Finding],
     ) -> InstanceGroup:
-        primary, types, problems = _types(name, instance_type, instance_types)
-        return cls(
-            name=name,
-            node_type=node_type,
-            instance_type=primary,
-            instance_types=types,
-            storage=_as_tuple(storage),
-            security_groups=_as_tuple(security_groups),
-            problems=tuple(problems),
-            **fields,
-        )
+        """The group of a factory's keyword arguments (``fields``), given its checked instance
+        types and the factory's findings: the same for every node type."""
+        sequences: dict[str, Any] = {
+            key: _as_tuple(fields[key])
+            for key in ("storage", "security_groups", "deep_health_checks")
+            if key in fields
+        }
+        checked: dict[str, Any] = {"instance_type": instance_type, "instance_types": instance_types}
+        arguments = {**fields, **sequences, **checked}
+        return cls(**arguments, node_type=node_type, problems=tuple(problems))
 
     @classmethod
     def compute(
@@ -246,6 +249,7 @@ class InstanceGroup:
           with ``min_instance_count``. A flexible group is sized by the type with the fewest
           accelerators per instance, so the minimum holds whichever types come up.
         """
+        fields = _arguments(locals())
         instance_type, types, problems = _types(name, instance_type, instance_types)
         if min_accelerators is not None:
             sized_by = sizing_type(types) if types else instance_type
@@ -259,30 +263,8 @@ class InstanceGroup:
                 if not problems:
                     problems.append(_count_required(name))
                 instance_count = 0
-        return cls(
-            name=name,
-            node_type=NodeType.COMPUTE,
-            instance_type=instance_type,
-            instance_types=types,
-            instance_count=instance_count,
-            min_instance_count=min_instance_count,
-            partition=partition,
-            threads_per_core=threads_per_core,
-            deep_health_checks=_as_tuple(deep_health_checks),
-            storage=_as_tuple(storage),
-            training_plan_arn=training_plan_arn,
-            image_id=image_id,
-            execution_role=execution_role,
-            lifecycle_scripts=lifecycle_scripts,
-            vpc_subnets=vpc_subnets,
-            security_groups=_as_tuple(security_groups),
-            scheduled_update=scheduled_update,
-            network_interface=network_interface,
-            capacity_type=capacity_type,
-            auto_patch=auto_patch,
-            min_accelerators=min_accelerators,
-            problems=tuple(problems),
-        )
+        fields.update(instance_count=instance_count, min_instance_count=min_instance_count)
+        return cls._build(NodeType.COMPUTE, fields, instance_type, types, problems)
 
     @property
     def all_instance_types(self) -> tuple[HyperPodInstanceType, ...]:

@@ -17,14 +17,13 @@ their EFA support follows the ``ml.g7e`` sizes.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from typing import Literal
 
-AcceleratorKind = Literal["gpu", "trainium"]
+from ._core import limits
 
-_INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9-]+\.[a-z0-9]+$")
+AcceleratorKind = Literal["gpu", "trainium"]
 
 
 @dataclass(frozen=True)
@@ -341,8 +340,9 @@ class HyperPodInstanceType:
 
     @property
     def is_well_formed(self) -> bool:
-        """Whether the name has the ``ml.<family>.<size>`` shape the API requires."""
-        return bool(_INSTANCE_TYPE.match(self._name))
+        """Whether the name has the ``ml.<family>.<size>`` shape the API requires (the pattern
+        the validation rules check)."""
+        return limits.INSTANCE_TYPE.fullmatch(self._name) is not None
 
     def __str__(self) -> str:
         return self._name
@@ -409,8 +409,3 @@ def constant_name(name: str) -> str:
 def known_names() -> tuple[str, ...]:
     """The API names of every catalogued type, sorted."""
     return tuple(sorted(_CATALOGUE))
-
-
-def suggest(name: str, limit: int = 3) -> tuple[str, ...]:
-    """The catalogued names closest to ``name`` (for "did you mean" messages), best first."""
-    return tuple(difflib.get_close_matches(name, _CATALOGUE, n=limit, cutoff=0.6))

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from aws_cdk import Stack
@@ -42,13 +43,78 @@ def type_checking_imports() -> dict[str, str]:
 
 
 def test_all_is_the_export_table() -> None:
-    """``__all__`` is written out for the docs tooling; it holds the export table, once."""
+    """``__all__`` is derived from the export table: every name once, and the version."""
     exported = hyperpod_constructs.__all__
     assert sorted(exported) == sorted([*hyperpod_constructs._EXPORTS, "__version__"])
+    assert len(exported) == len(set(exported))
 
 
 def test_type_checking_imports_match_the_export_table() -> None:
     assert type_checking_imports() == hyperpod_constructs._EXPORTS
+
+
+def test_the_export_table_is_read_from_the_type_checking_block() -> None:
+    """A name added to (or removed from) the ``if TYPE_CHECKING:`` imports is added to (or
+    removed from) the exports: the block is the one list."""
+    source = INIT.read_text()
+    line = "    from .enums import NodeType as NodeType\n"
+    assert line in source
+    added = source.replace(line, line + "    from .sizing import FsdpLayout as FsdpLayout\n")
+    assert hyperpod_constructs._exports(added) == {
+        **hyperpod_constructs._EXPORTS,
+        "FsdpLayout": ".sizing",
+    }
+    removed = hyperpod_constructs._exports(source.replace(line, ""))
+    assert set(removed) == set(hyperpod_constructs._EXPORTS) - {"NodeType"}
+
+
+def test_dir_lists_every_export_before_any_is_loaded() -> None:
+    """``dir()`` and the lazy loading, in a fresh interpreter: importing the package imports
+    none of the modules behind its exports, nor aws_cdk."""
+    script = (
+        "import sys, hyperpod_constructs as h\n"
+        "print(sorted(set(h.__all__) - set(dir(h))))\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('aws_cdk', 'hyperpod_constructs.'))"
+        " and m != 'hyperpod_constructs._version'))\n"
+        "print(h.InstanceGroup.__module__)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["[]", "[]", "hyperpod_constructs.instance_group"]
+
+
+USER_APP = """
+import hyperpod_constructs
+from hyperpod_constructs import {names}
+
+print(hyperpod_constructs.HyperPodSlurmCluster, hyperpod_constructs.__version__)
+from hyperpod_constructs import evaluate_gate  # line 6: a name of the gate, not exported
+print(hyperpod_constructs.FsdpLayout)  # line 7: a name of the sizing module, not exported
+"""
+
+
+def test_mypy_accepts_every_export_and_rejects_the_rest(tmp_path: Path) -> None:
+    """A user's app under ``mypy --strict``: every exported name (and ``__version__``)
+    imports, a name that is not exported is an error where it is used."""
+    names = ", ".join(sorted(hyperpod_constructs._EXPORTS))
+    app = tmp_path / "app.py"
+    app.write_text(USER_APP.format(names=names))
+    # Run from the repository: the project's mypy settings (strict) and its cache, which `make
+    # test`'s mypy run has filled (aws-cdk-lib's stubs are not checked again); the package is
+    # found as source (the editable install is an import hook mypy does not follow).
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", str(app)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    errors = [line for line in result.stdout.splitlines() if ": error:" in line]
+    assert [line.split(":")[1] for line in errors] == ["6", "7"], result.stdout
+    assert "evaluate_gate" in errors[0]
+    assert "FsdpLayout" in errors[1]
 
 
 def test_the_top_level_is_small_and_holds_what_an_app_writes() -> None:
@@ -74,6 +140,10 @@ def test_every_export_resolves_to_its_module(name: str) -> None:
         ("HyperPodPolicy", "hyperpod_constructs.policy"),
         ("FsdpTrainingCluster", "hyperpod_constructs.blueprints"),
         ("evaluate_gate", "hyperpod_constructs.gate"),
+        ("RULES", "hyperpod_constructs.validation"),
+        ("summarize", "hyperpod_constructs.summary"),
+        ("convert_request", "hyperpod_constructs.convert"),
+        ("plan_stack", "hyperpod_constructs.plan"),
     ],
 )
 def test_a_name_that_left_the_top_level_says_where_it_lives(name: str, package: str) -> None:

@@ -1,4 +1,4 @@
-"""Issue 17: the app shapes organisations deploy with, each synthesizing the example cluster
+"""The app shapes organisations deploy with, each synthesizing the example cluster
 (examples/fsdp.py) *with its readiness gate*: every stack synthesizer aws-cdk-lib ships and a
 user's own, stages, a nested stack, CDK Pipelines, env-agnostic and env-specific stacks, two
 clusters, dependants in another stack, a permissions boundary, app-wide tags, cdk.json without
@@ -380,7 +380,7 @@ def test_default_synthesizer(matrix: Matrix) -> None:
 
 
 def test_explicit_default_synthesizer(matrix: Matrix) -> None:
-    """The case issue 17 found broken: an explicit synthesizer object."""
+    """An explicit synthesizer object (the shape most easily broken)."""
     stack = matrix.get("ExplicitDefault")
     assert_shape(stack)
     assert_default_bootstrap(stack)

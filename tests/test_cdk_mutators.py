@@ -1,6 +1,6 @@
 """aws-cdk-lib's own mutators reach the checks the props have: what
 ``apply_removal_policy``, ``Tags.of`` or ``cfn_options`` leave on the rendered
-``AWS::SageMaker::Cluster`` is checked at synth like the props (issue 28)."""
+``AWS::SageMaker::Cluster`` is checked at synth like the props."""
 
 from __future__ import annotations
 

@@ -384,7 +384,7 @@ def test_real_cdk_synth_strict_takes_the_generated_app(tmp_path: Path) -> None:
     assert comparable(cluster["Properties"]) == comparable(request_of(name))
 
 
-# -- the Slurm layout AWS states (issue 29) -----------------------------------------------
+# -- the Slurm layout AWS states ------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", ["docs-continuous-slurm", "training-plan-override-vpc"])

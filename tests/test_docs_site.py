@@ -82,6 +82,61 @@ def test_a_package_without_a_page_and_a_page_without_a_package_fail(tmp_path: Pa
     ]
 
 
+def _mkdocs_config() -> dict[str, object]:
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *_: None)
+    config: dict[str, object] = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_Loader)
+    return config
+
+
+def test_the_lists_of_public_sub_packages_are_the_one_list() -> None:
+    """The package folders, the docstring, the navigation and docs/versioning.md list the
+    public sub-packages as ``_SUBPACKAGES`` does, in its order."""
+    import hyperpod_constructs
+
+    listed = [f"hyperpod_constructs{name}" for name in hyperpod_constructs._SUBPACKAGES]
+    assert hooks.subpackages() == listed
+    assert hooks.subpackage_problems(ROOT, _mkdocs_config()["nav"]) == []
+    assert hooks.public_packages() == {"hyperpod_constructs", *listed}
+
+
+def test_a_list_of_sub_packages_that_disagrees_fails(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    for folder in ("hyperpod_constructs/gate", "hyperpod_constructs/plan", "docs"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "__init__.py").write_text("")
+    (root / "hyperpod_constructs" / "__init__.py").write_text(
+        '"""Top.\n\n- ``hyperpod_constructs.gate``: the gate;\n"""\n'
+        "_SUBPACKAGES = ('.gate', '.sizing')\n"
+    )
+    (root / "docs" / "versioning.md").write_text(
+        "every name of its public sub-packages (`hyperpod_constructs.sizing`, `.gate`), ...\n"
+    )
+    nav = [{"API reference": [{"hyperpod_constructs": "api/index.md"}]}]
+    nav[0]["API reference"] += [{"hyperpod_constructs.gate": "api/gate.md"}]
+    nav[0]["API reference"] += [{"hyperpod_constructs.sizing": "api/sizing.md"}]
+    listed = "['hyperpod_constructs.gate', 'hyperpod_constructs.sizing']"
+    where = "(_SUBPACKAGES of hyperpod_constructs/__init__.py)"
+    assert hooks.subpackage_problems(root, nav) == [
+        "package hyperpod_constructs.plan is missing from _SUBPACKAGES of "
+        "hyperpod_constructs/__init__.py",
+        "the docstring of hyperpod_constructs/__init__.py lists the public sub-packages "
+        f"['hyperpod_constructs.gate'], not {listed} {where}",
+        "docs/versioning.md lists the public sub-packages "
+        f"['hyperpod_constructs.sizing', 'hyperpod_constructs.gate'], not {listed} {where}",
+    ]
+    # A navigation that leaves a sub-package out (or lists it out of order) fails too.
+    nav[0]["API reference"].reverse()
+    assert (
+        "the API reference in mkdocs.yml's nav lists the public sub-packages "
+        f"['hyperpod_constructs.sizing', 'hyperpod_constructs.gate'], not {listed} {where}"
+    ) in hooks.subpackage_problems(root, nav)
+
+
 # -- the built site -------------------------------------------------------------------------
 # The checks above read the Markdown; these read the HTML that `mkdocs build --strict` writes,
 # which is what a user sees: the API reference of every public name.
@@ -498,14 +553,9 @@ CONTRIBUTOR_PAGES = {"layout.md", "performance.md", "integ.md", "gate-runtime.md
 
 
 def test_user_guides_and_contributor_pages_are_apart_in_the_navigation() -> None:
-    import yaml
-
-    class _Loader(yaml.SafeLoader):
-        pass
-
-    _Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *_: None)
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_Loader)
-    sections = {next(iter(item)): item[next(iter(item))] for item in config["nav"]}
+    nav = _mkdocs_config()["nav"]
+    assert isinstance(nav, list)
+    sections = {next(iter(item)): item[next(iter(item))] for item in nav}
     guides = {next(iter(entry.values())) for entry in sections["Guides"]}
     contributing = {next(iter(entry.values())) for entry in sections["Contributing"]}
     assert not guides & CONTRIBUTOR_PAGES

@@ -11,7 +11,6 @@ from hyperpod_constructs.instance_type import (
     ACCELERATORS_PER_INSTANCE,
     constant_name,
     known_names,
-    suggest,
 )
 
 T = HyperPodInstanceType
@@ -47,8 +46,9 @@ def test_constant_names_follow_the_api_names() -> None:
 
 
 def test_accelerated_and_counted_agree() -> None:
-    """The 15 types on which the family regex and the count table used to disagree (g4dn, g7,
-    small g7e) now have one answer; only the undocumented counts stay unknown."""
+    """The family of a type and its count come from one catalogue line, so the 15 types a regex
+    and a count table could disagree on (g4dn, g7, small g7e) have one answer; only the
+    undocumented counts stay unknown."""
     accelerated = {name for name in known_names() if T.of(name).is_accelerated}
     counted = set(ACCELERATORS_PER_INSTANCE)
     assert accelerated - counted == UNDOCUMENTED_COUNTS
@@ -108,7 +108,18 @@ def test_a_new_generation_takes_the_kind_of_its_series(name: str, kind: str | No
     assert T.of(name).accelerator_count is None
 
 
-def test_suggestions_for_a_typo() -> None:
-    assert suggest("ml.p5.48xlarg")[0] == "ml.p5.48xlarge"
-    assert suggest("ml.p5e.48xlarge") == ("ml.p5e.48xlarge", "ml.p5en.48xlarge", "ml.p5.48xlarge")
-    assert suggest("zzz") == ()
+@pytest.mark.parametrize(
+    ("name", "well_formed"),
+    [
+        ("ml.p5.48xlarge", True),
+        ("ml.p6-b200.48xlarge", True),
+        ("p5.48xlarge", False),
+        ("ml.p5.48xlarge\n", False),
+        ("ML.P5.48XLARGE", False),
+    ],
+)
+def test_well_formed_is_the_pattern_the_rules_check(name: str, well_formed: bool) -> None:
+    from hyperpod_constructs._core import limits
+
+    assert T.of(name).is_well_formed is well_formed
+    assert (limits.INSTANCE_TYPE.fullmatch(name) is not None) is well_formed

@@ -1,4 +1,4 @@
-"""Probe pairs for ``plan`` (issue 27): a synthesized baseline (tests/support/plan_pairs.py's
+"""Probe pairs for ``plan``: a synthesized baseline (tests/support/plan_pairs.py's
 ``base``) and a new template made from it by one mechanical edit, each with the exit code that
 the resource schema (cfn-lint's copy) or AWS's guides fix for it; and a metamorphic property:
 any value of a synthesized example written as an equivalent expression (a parameter default, a

@@ -36,17 +36,19 @@ from hyperpod_constructs import (
     report_validation_errors,
 )
 from hyperpod_constructs.reporting import ValidationFailure, classify, validation_messages
+from tests.support.groups import Groups
 
 CPU = HyperPodInstanceType.ML_C5_4XLARGE
 
 
-def controller(name: str = "controller") -> InstanceGroup:
-    return InstanceGroup.controller(name, instance_type=HyperPodInstanceType.ML_M5_2XLARGE)
-
-
-def compute(name: str, **kwargs: Any) -> InstanceGroup:
-    kwargs.setdefault("instance_count", 2)
-    return InstanceGroup.compute(name, instance_type=CPU, partition="cpu", **kwargs)
+GROUPS = Groups(
+    controller_type=HyperPodInstanceType.ML_M5_2XLARGE,
+    compute_type=CPU,
+    instance_count=2,
+    partition="cpu",
+    deep_health_checks=(),
+)
+controller, compute = GROUPS.controller, GROUPS.compute
 
 
 def reported(run: Any) -> tuple[str, int | str | None]:

@@ -311,7 +311,7 @@ def test_percentage_batches_render_the_value_both_oracles_accept() -> None:
     )
     properties = _rendered(update=update)
     assert _oracles(properties) == ([], "")
-    # The oracles can disagree: the value the library used to write fails both.
+    # The oracles can disagree: the endpoints' value CAPACITY_PERCENT fails both.
     policy = _batch(properties)
     policy["MaximumBatchSize"]["Type"] = "CAPACITY_PERCENT"
     properties["InstanceGroups"][1]["ScheduledUpdateConfig"]["DeploymentConfig"][
@@ -448,7 +448,7 @@ def test_values_cloudformation_cannot_express_yet(value: str, definition: str) -
     assert f"`{value}`" in (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
 
 
-# -- the layout AWS's pages state, per provisioning mode (issue 29) ---------------------------
+# -- the layout AWS's pages state, per provisioning mode ----------------------------------
 
 
 def _controller(**props: Any) -> InstanceGroup:

@@ -93,7 +93,7 @@ STRICTER_BY_DESIGN: dict[str, str] = {
     "HP-DHC-CONNECTIVITY": "InstanceConnectivity only on GPU / Trainium types with EFA",
     "HP-LIFECYCLE": "a key prefix without '..', '//', 's3://' or whitespace, and OnCreate a "
     "file name without '/'",
-    # The Slurm layout AWS's pages state (issue 29; sources in the rule table):
+    # The Slurm layout AWS's pages state (sources in the rule table):
     "HP-CONTROLLER-ONE": "exactly one Controller group (the Slurm configuration reference)",
     "HP-LOGIN-MAX": "at most one Login group (the Slurm configuration reference)",
     "HP-PARTITION-HEAD-NODE": "no PartitionNames on Controller or Login groups (the reference)",

@@ -1,4 +1,4 @@
-"""Issue 10: every shape AWS accepts, and the CDK idioms users already use.
+"""Every shape AWS accepts, and the CDK idioms users already use.
 
 Network from subnet / security-group IDs, per-group fields (OverrideVpcConfig,
 ScheduledUpdateConfig, NetworkInterface, CapacityRequirements, OnInitComplete), the legacy
@@ -36,6 +36,7 @@ from hyperpod_constructs import (
 )
 from hyperpod_constructs.convert import UNSUPPORTED
 from tests.conftest import ROOT, new_app, synth_template
+from tests.support.groups import Groups
 from tests.template_utils import CLUSTER_TYPE, actions, as_dict, only, resources, statements
 
 ROLE_ARN = "arn:aws:iam::111122223333:role/ExistingHyperPodRole"
@@ -46,14 +47,12 @@ GPU = HyperPodInstanceType.ML_P5_48XLARGE
 DHC = (DeepHealthCheck.INSTANCE_STRESS, DeepHealthCheck.INSTANCE_CONNECTIVITY)
 
 
-def controller(**props: Any) -> InstanceGroup:
-    return InstanceGroup.controller("controller", instance_type=CPU, **props)
+GROUPS = Groups(controller_type=CPU, compute_type=GPU, instance_count=2, deep_health_checks=DHC)
+controller = GROUPS.controller
 
 
 def gpu(**props: Any) -> InstanceGroup:
-    props.setdefault("deep_health_checks", DHC)
-    props.setdefault("instance_count", 2)
-    return InstanceGroup.compute("gpu", instance_type=GPU, partition="gpu", **props)
+    return GROUPS.compute("gpu", **props)
 
 
 def network(stack: Stack) -> dict[str, Any]:
@@ -280,8 +279,8 @@ def test_legacy_layout_leaves_slurm_config_out() -> None:
 
 
 def test_escape_hatch_overrides_of_single_groups_are_kept() -> None:
-    """The groups used to be one lazy raw override, so an override of one group's field was
-    written into the token object and silently dropped."""
+    """Each group is rendered on its own (not one lazy raw override of all groups), so an
+    override of one group's field reaches the template instead of a token object."""
 
     def define(stack: Stack) -> None:
         cluster = HyperPodSlurmCluster(stack, "Cluster", instance_groups=[controller(), gpu()])

@@ -24,6 +24,7 @@ from hyperpod_constructs import (
     NodeRecovery,
 )
 from tests.conftest import ROOT, new_app, synth_template
+from tests.support.groups import Groups
 from tests.template_utils import (
     CLUSTER_TYPE,
     actions,
@@ -55,16 +56,18 @@ IMPORTED_ARN = "arn:aws:sagemaker:us-east-1:123456789012:cluster/abcdef123456"
 NAME = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
 
 
-def controller(**kwargs: Any) -> InstanceGroup:
-    return InstanceGroup.controller(
-        "controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE, **kwargs
-    )
+GROUPS = Groups(
+    controller_type=HyperPodInstanceType.ML_M5_XLARGE,
+    compute_type=HyperPodInstanceType.ML_C5_4XLARGE,
+    instance_count=2,
+    partition=None,
+    deep_health_checks=(),
+)
+controller = GROUPS.controller
 
 
 def cpu(name: str = "cpu", **kwargs: Any) -> InstanceGroup:
-    kwargs.setdefault("instance_count", 2)
-    kwargs.setdefault("partition", name)
-    return InstanceGroup.compute(name, instance_type=HyperPodInstanceType.ML_C5_4XLARGE, **kwargs)
+    return GROUPS.compute(name, **kwargs)
 
 
 def cluster_of(template: Template | dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -28,6 +28,7 @@ from hyperpod_constructs import (
 )
 from hyperpod_constructs.validation import ClusterSpec, validate_cluster, validate_group
 from tests.support.findings import errors_in, report_of
+from tests.support.groups import Groups
 
 CPU = HyperPodInstanceType.ML_C5_XLARGE
 GPU = HyperPodInstanceType.ML_P5_48XLARGE
@@ -46,19 +47,8 @@ def text(stack: Stack, name: str) -> str:
     return CfnParameter(stack, name).value_as_string
 
 
-def controller() -> InstanceGroup:
-    return InstanceGroup.controller("controller", instance_type=CPU)
-
-
-def compute(name: str = "gpu", **props: Any) -> InstanceGroup:
-    values: dict[str, Any] = {
-        "instance_type": GPU,
-        "partition": "gpu",
-        "instance_count": 4,
-        "deep_health_checks": CHECKS,
-    }
-    values.update(props)
-    return InstanceGroup.compute(name, **values)
+GROUPS = Groups(controller_type=CPU, compute_type=GPU, deep_health_checks=CHECKS)
+controller, compute = GROUPS.controller, GROUPS.compute
 
 
 def cluster(stack: Stack, *groups: InstanceGroup, **props: Any) -> HyperPodSlurmCluster:

@@ -65,6 +65,7 @@ from hyperpod_constructs.validation.registry import (
     _group_checks,
     with_rule_table,
 )
+from tests.support.groups import Groups
 
 REPO = Path(__file__).resolve().parent.parent
 PATH = "Test/Cluster"
@@ -81,24 +82,9 @@ Build = Callable[[Stack, Path], object]
 # -- small builders: a valid cluster unless the case changes one thing ------------------
 
 
-def controller(name: str = "controller", **props: Any) -> InstanceGroup:
-    return InstanceGroup.controller(name, instance_type=CPU, **props)
-
-
-def login(name: str = "login") -> InstanceGroup:
-    return InstanceGroup.login(name, instance_type=CPU)
-
-
-def compute(name: str = "gpu", **props: Any) -> InstanceGroup:
-    """A GPU compute group with deep health checks (so no warning), 4 instances."""
-    values: dict[str, Any] = {
-        "instance_type": GPU,
-        "partition": "gpu",
-        "instance_count": 4,
-        "deep_health_checks": BOTH_CHECKS,
-    }
-    values.update(props)
-    return InstanceGroup.compute(name, **values)
+GROUPS = Groups(controller_type=CPU, compute_type=GPU, deep_health_checks=BOTH_CHECKS)
+"""A GPU compute group with deep health checks (so no warning), 4 instances."""
+controller, login, compute = GROUPS.controller, GROUPS.login, GROUPS.compute
 
 
 def cluster(
@@ -562,7 +548,7 @@ BAD = [
         build=gated(timeout=Duration.minutes(10), poll_interval=Duration.minutes(10)),
         rule="HP-GATE-POLL", group=None, field="readiness_gate.poll_interval",
         value="'10 minutes'", allowed="10 seconds .. 15 minutes, and shorter than the timeout"),
-    # Issue 10: legacy layout, node recovery, scheduled updates, per-group network
+    # Shapes AWS accepts: legacy layout, node recovery, scheduled updates, per-group network
     bad("node-recovery-string", build=with_cluster(node_recovery="automatic"),
         rule="HP-NODE-RECOVERY", group=None, field="node_recovery (NodeRecovery)",
         value="'automatic'", allowed="NodeRecovery.AUTOMATIC, NodeRecovery.NONE, None"),
@@ -938,7 +924,7 @@ WARNINGS = frozenset(
     if Severity.WARNING in {rule.severity_in(mode) for mode in NodeProvisioningMode}
 )
 """The registry's warnings: tested by the warning tests of this module,
-tests/test_new_rules.py, tests/test_rule_claims.py and the gate's."""
+tests/test_rules_from_real_configs.py, tests/test_rule_claims.py and the gate's."""
 BAD_RULES = frozenset(param.values[0].rule for param in BAD)
 ELSEWHERE = {
     rule.id: rule.checked_by or ", ".join(_tests_naming(rule.id))
@@ -1074,7 +1060,7 @@ def _direct_findings() -> dict[str, int]:
     found: dict[str, int] = {}
     for path in sorted(root.rglob("*.py")):
         module = path.relative_to(root).as_posix()
-        if module.startswith(("policy/", "gate/runtime/")):
+        if module.startswith(("policy/", "_runtime/")):
             continue  # the policy's user-facing Finding API; the gate's separate Lambda code
         calls = [
             node

@@ -3,17 +3,42 @@ Slurm layout (``SlurmConfig``, or the legacy ``provisioning_parameters.json``)."
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .._core import layout as slurm_layout
+from ..enums import (
+    AutoPatchStrategy,
+    BatchSizeType,
+    CapacityType,
+    DeepHealthCheck,
+    NetworkInterfaceType,
+    NodeType,
+)
 from ..instance_type import HyperPodInstanceType
 from .reading import ConversionError, _expect, _Fields, _Imports
 from .source import Call, Code, ListOf, Raw, literal
 
 PARTITION_NAME = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
+
+
+def _member(kind: type[enum.Enum], value: object) -> str | None:
+    """The name of the member of ``kind`` whose value is the API's ``value`` (``"efa-only"`` ->
+    ``"EFA_ONLY"``), or None: the library's enums are the one table of the API's values."""
+    try:
+        return kind(value).name
+    except ValueError:
+        return None
+
+
+_CONTROLLER, _LOGIN, _COMPUTE = (
+    NodeType.CONTROLLER.value,
+    NodeType.LOGIN.value,
+    NodeType.COMPUTE.value,
+)
 
 
 @dataclass(frozen=True)
@@ -124,11 +149,11 @@ def _inferred_layouts(groups: list[Any], notes: list[str]) -> list[_Layout] | No
         "provisioning_parameters.json if the partitions differ"
     )
     return [
-        _Layout("Controller", None)
+        _Layout(_CONTROLLER, None)
         if n in controllers
-        else _Layout("Login", None)
+        else _Layout(_LOGIN, None)
         if n in logins
-        else _Layout("Compute", n)
+        else _Layout(_COMPUTE, n)
         for n in names
     ]
 
@@ -149,12 +174,12 @@ def _legacy_layouts(groups: list[Any], parameters: object, notes: list[str]) -> 
     controller = parameters.get("controller_group")
     if not isinstance(controller, str):
         raise ConversionError(f"{path}.controller_group", "required: the controller group's name")
-    add(controller, _Layout("Controller", None), f"{path}.controller_group")
+    add(controller, _Layout(_CONTROLLER, None), f"{path}.controller_group")
     login = parameters.get("login_group")
     if login is not None:
         add(
             _expect(login, str, f"{path}.login_group"),
-            _Layout("Login", None),
+            _Layout(_LOGIN, None),
             f"{path}.login_group",
         )
     workers = _expect(parameters.get("worker_groups") or [], list, f"{path}.worker_groups")
@@ -168,7 +193,7 @@ def _legacy_layouts(groups: list[Any], parameters: object, notes: list[str]) -> 
         partition = worker.get("partition_name")
         if partition is None:
             partition = name
-        add(name, _Layout("Compute", _expect(partition, str, f"{where}.partition_name")), where)
+        add(name, _Layout(_COMPUTE, _expect(partition, str, f"{where}.partition_name")), where)
     names = _group_names(groups)
     for role, value in (("login_group", login), ("controller_group", controller)):
         if isinstance(value, str) and value not in names:
@@ -243,7 +268,6 @@ def _network(value: object, path: str, imports: _Imports) -> tuple[Code, Code]:
     )
 
 
-_FACTORIES = {"Controller": "controller", "Login": "login", "Compute": "compute"}
 _COMPUTE_ONLY = {"OnStartDeepHealthChecks": "deep_health_checks"}
 """Fields only the compute factory takes (a training plan is allowed on any group)."""
 
@@ -300,7 +324,7 @@ def _group(
             f"{path}.MinInstanceCount", "only valid with NodeProvisioningMode 'Continuous'"
         )
     accelerated = any(HyperPodInstanceType.of(t).accelerator_count for t in types)
-    if minimum is None and convert_to_continuous and accelerated and layout.node_type == "Compute":
+    if minimum is None and convert_to_continuous and accelerated and layout.node_type == _COMPUTE:
         minimum = count
         notes.append(f"{path}.MinInstanceCount set to InstanceCount ({count}): the group is gated")
     if minimum is not None:
@@ -317,7 +341,8 @@ def _group(
         )
     kwargs += _group_options(group, path, layout, imports)
     group.done()
-    factory = f"{imports.library('InstanceGroup').text}.{_FACTORIES[layout.node_type]}"
+    # InstanceGroup's factories are named after the node types: controller, login, compute.
+    factory = f"{imports.library('InstanceGroup').text}.{NodeType(layout.node_type).name.lower()}"
     return Call(factory, (literal(name),), tuple(kwargs))
 
 
@@ -326,7 +351,7 @@ def _group_options(
 ) -> list[tuple[str, Code]]:
     found: list[tuple[str, Code]] = []
     for field_name, keyword in _COMPUTE_ONLY.items():
-        if group.value.get(field_name) is not None and layout.node_type != "Compute":
+        if group.value.get(field_name) is not None and layout.node_type != _COMPUTE:
             raise ConversionError(
                 f"{path}.{field_name}",
                 f"only compute groups take {keyword} in hyperpod_constructs",
@@ -337,15 +362,12 @@ def _group_options(
     checks = group.take("OnStartDeepHealthChecks")
     if checks is not None:
         cls = imports.library("DeepHealthCheck").text
-        members = {
-            "InstanceStress": "INSTANCE_STRESS",
-            "InstanceConnectivity": "INSTANCE_CONNECTIVITY",
-        }
         items = []
         for check in _expect(checks, list, f"{path}.OnStartDeepHealthChecks"):
-            if check not in members:
+            member = _member(DeepHealthCheck, check)
+            if member is None:
                 raise ConversionError(f"{path}.OnStartDeepHealthChecks", f"unknown check {check!r}")
-            items.append(Raw(f"{cls}.{members[check]}"))
+            items.append(Raw(f"{cls}.{member}"))
         found.append(("deep_health_checks", ListOf(tuple(items))))
     storage = group.take("InstanceStorageConfigs")
     if storage is not None:
@@ -383,16 +405,13 @@ def _group_options(
         config = _Fields.of(interface, f"{path}.NetworkInterface")
         kind = config.require("InterfaceType")
         config.done()
-        members = {"efa": "EFA", "efa-only": "EFA_ONLY"}
-        if kind not in members:
+        member = _member(NetworkInterfaceType, kind)
+        if member is None:
             raise ConversionError(
                 f"{path}.NetworkInterface.InterfaceType", f"unknown value {kind!r}"
             )
         found.append(
-            (
-                "network_interface",
-                Raw(f"{imports.library('NetworkInterfaceType').text}.{members[kind]}"),
-            )
+            ("network_interface", Raw(f"{imports.library('NetworkInterfaceType').text}.{member}"))
         )
     capacity = group.take("CapacityRequirements")
     if capacity is not None:
@@ -416,24 +435,23 @@ def _auto_patch(value: object, path: str, imports: _Imports) -> Code:
                 "clusters orchestrated by Amazon EKS",
             )
     config.done()
-    members = {"WhenIdle": "WHEN_IDLE", "WhenAllIdle": "WHEN_ALL_IDLE"}
-    if strategy not in members:
+    member = _member(AutoPatchStrategy, strategy)
+    if member is None:
         raise ConversionError(
             f"{path}.PatchingStrategy",
             f"{strategy!r}: Slurm clusters take WhenIdle or WhenAllIdle (DrainFirst is for "
             "Amazon EKS clusters only)",
         )
-    return Raw(f"{imports.library('AutoPatchStrategy').text}.{members[strategy]}")
+    return Raw(f"{imports.library('AutoPatchStrategy').text}.{member}")
 
 
 def _capacity(value: object, path: str, imports: _Imports) -> Code:
     config = _Fields.of(value, path)
-    chosen = [key for key in ("OnDemand", "Spot") if config.take(key) is not None]
+    chosen = [t.value for t in CapacityType if config.take(t.value) is not None]
     config.done()
     if len(chosen) != 1 or config.value[chosen[0]] != {}:
         raise ConversionError(path, 'expected exactly one of {"OnDemand": {}} or {"Spot": {}}')
-    member = "ON_DEMAND" if chosen[0] == "OnDemand" else "SPOT"
-    return Raw(f"{imports.library('CapacityType').text}.{member}")
+    return Raw(f"{imports.library('CapacityType').text}.{CapacityType(chosen[0]).name}")
 
 
 def _storage(value: object, path: str, imports: _Imports) -> Code:
@@ -491,12 +509,16 @@ def _batch_size(value: object, path: str, imports: _Imports) -> Code:
     config = _Fields.of(value, path)
     kind, number = config.require("Type"), _expect(config.require("Value"), int, f"{path}.Value")
     config.done()
-    factories = {"INSTANCE_COUNT": "instances", "CAPACITY_PERCENTAGE": "percentage"}
-    if kind not in factories:
-        raise ConversionError(
-            f"{path}.Type", f"expected INSTANCE_COUNT or CAPACITY_PERCENTAGE, got {kind!r}"
-        )
-    return Call(f"{imports.library('BatchSize').text}.{factories[kind]}", (literal(number),))
+    factories = {
+        BatchSizeType.INSTANCE_COUNT: "instances",
+        BatchSizeType.CAPACITY_PERCENTAGE: "percentage",
+    }
+    member = _member(BatchSizeType, kind)
+    if member is None:
+        expected = " or ".join(t.value for t in factories)
+        raise ConversionError(f"{path}.Type", f"expected {expected}, got {kind!r}")
+    factory = factories[BatchSizeType[member]]
+    return Call(f"{imports.library('BatchSize').text}.{factory}", (literal(number),))
 
 
 def _scheduled_update(value: object, path: str, imports: _Imports) -> Code:

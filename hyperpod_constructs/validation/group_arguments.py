@@ -19,7 +19,7 @@ from .._core.arguments import (
     is_str,
 )
 from .._core.finding import Finding
-from ..enums import BatchSizeType, CapacityType, DeepHealthCheck, NetworkInterfaceType, NodeType
+from ..enums import BatchSizeType, CapacityType, NetworkInterfaceType, NodeType
 from ..instance_type import HyperPodInstanceType
 from ..lifecycle import LifecycleScripts
 from ..storage import InstanceStorage
@@ -219,8 +219,3 @@ def group_argument_findings(group: InstanceGroup) -> list[Finding]:
     )
     found += _network_and_updates(group, name)
     return found
-
-
-def known_checks(checks: tuple[object, ...]) -> list[DeepHealthCheck]:
-    """The members of ``checks`` that are :class:`DeepHealthCheck` values."""
-    return [check for check in checks if isinstance(check, DeepHealthCheck)]

@@ -23,6 +23,7 @@ from hyperpod_constructs._runtime.hyperpod_gate import arm, poll
 from hyperpod_constructs._runtime.hyperpod_gate.decision import GroupProgress
 from hyperpod_constructs.gate.definition import CHECK_TIMEOUT_SECONDS
 from tests.conftest import new_app
+from tests.support.groups import Groups
 from tests.template_utils import (
     actions,
     as_dict,
@@ -54,18 +55,13 @@ MARGIN = 30 * 60
 DEFAULT_TIMEOUT = 210 * 60
 
 
-def controller() -> InstanceGroup:
-    return InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE)
-
-
-def compute(name: str, count: int, minimum: int | None = None) -> InstanceGroup:
-    return InstanceGroup.compute(
-        name,
-        instance_type=HyperPodInstanceType.ML_C5_4XLARGE,
-        instance_count=count,
-        min_instance_count=minimum,
-        partition=name,
-    )
+GROUPS = Groups(
+    controller_type=HyperPodInstanceType.ML_M5_XLARGE,
+    compute_type=HyperPodInstanceType.ML_C5_4XLARGE,
+    partition=None,
+    deep_health_checks=(),
+)
+controller, compute = GROUPS.controller, GROUPS.compute
 
 
 def build(
@@ -192,8 +188,8 @@ def test_arm_requirements_list_every_gated_group_sorted(two_gated: dict[str, Any
 def test_the_wait_condition_has_a_creation_policy_and_no_handle(
     example_templates: dict[str, dict[str, Any]],
 ) -> None:
-    """Issue 26, defect 4: the wait condition was signalled through a handle's presigned URL,
-    a bearer secret that could be refused for good. It now has a CreationPolicy of one signal
+    """No bearer secret: the wait condition is not signalled through a handle's presigned URL
+    (which could be refused for good). It has a CreationPolicy of one signal
     (SignalResource, IAM-authorized) and, as AWS documents for that case, no properties; the
     handle that declares the wait is referenced by nothing, so no presigned URL is in the
     template, its outputs or the properties."""
@@ -655,7 +651,7 @@ def test_wait_ids_of_a_token_cluster_name_do_not_depend_on_creation_order() -> N
     assert ids(0) == ids(3)
 
 
-# -- logical ids (issue 8, defect 4) --------------------------------------------------------------
+# -- logical ids -----------------------------------------------------------------------------------
 
 
 def test_a_non_ascii_construct_id_still_gives_ascii_logical_ids() -> None:

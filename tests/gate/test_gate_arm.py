@@ -189,7 +189,7 @@ def test_update_with_a_new_handle_waits_again(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_update_rollback_starts_no_orphan_loop(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 8, defect 1. UPDATE_ROLLBACK re-sends the old properties, exactly as the
+    """UPDATE_ROLLBACK re-sends the old properties, exactly as the
     construct synthesized them; their wait condition already exists and holds its result, so
     the arm must not start a loop nothing waits for (it would signal an old, complete handle
     again and publish FAILED then READY). It answers with a new physical id so CloudFormation

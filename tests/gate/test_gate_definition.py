@@ -145,7 +145,7 @@ def test_rejects_non_int_timeout() -> None:
 
 
 def test_the_retries_follow_the_fault_model() -> None:
-    """Issue 8, defect 2: a check that hits the function timeout surfaces as Sandbox.Timedout;
+    """A check that hits the function timeout surfaces as Sandbox.Timedout;
     it is transient (retried). Out of memory (Lambda.Unknown) is a fault of the function: not
     retried, the other function checks. No invocation error reaches a Fail state."""
     states = build()["States"]

@@ -1,8 +1,8 @@
-"""The gate on AWS's bad days (issue 16): faults injected at the Lambda-invoke and API level,
+"""The gate on AWS's bad days: faults injected at the Lambda-invoke and API level,
 on moto's Step Functions engine running the synthesized definition, in virtual time.
 
-Each of the issue's seven defects has a test here that fails on the code before the fault
-model (``hyperpod_gate/faults.py``); the property test at the end tries fault schedules."""
+Seven sections below, each with a test that fails on a loop without the fault model
+(``hyperpod_gate/faults.py``); the property test at the end tries fault schedules."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from hyperpod_constructs.gate.options import LOOP_BACKSTOP_MARGIN_SECONDS, MinCo
 from hyperpod_constructs.validation.gate_rules import gate_option_findings
 from tests.support.aws_fakes import SIGNAL_TIMEOUT_REASON
 from tests.support.depth import examples
+from tests.support.groups import controller_spec
 from tests.support.hyperpod_sim import GroupSpec, constant, steps
 from tests.support.moto_sfn import HISTORY_QUOTA_ERROR
 from tests.support.world import Execution, GateWorld, InvokeFault
@@ -39,7 +40,7 @@ THROTTLED = "Lambda.TooManyRequestsException"
 
 def groups(capacity: Any, *, gpu_min: int = 16, gpu_target: int = 16) -> list[GroupSpec]:
     return [
-        GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge"),
+        controller_spec(),
         GroupSpec("gpu", gpu_target, gpu_min, capacity=capacity),
     ]
 
@@ -55,7 +56,7 @@ def statuses(w: GateWorld) -> list[str]:
     return [s.status for s in w.signals()]
 
 
-# -- defect 1: throttling -------------------------------------------------------------------
+# -- 1. throttling --------------------------------------------------------------------------
 
 
 def test_throttling_for_310_seconds_then_ready_succeeds(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -112,7 +113,7 @@ def test_a_broken_check_function_is_replaced_by_the_arm_function(
     assert "checked by the arm function" in signal.reason
 
 
-# -- defect 2: the history quota ------------------------------------------------------------
+# -- 2. the history quota -------------------------------------------------------------------
 
 
 def _events(w: GateWorld, execution: Execution) -> int:
@@ -222,7 +223,7 @@ def test_the_harness_enforces_the_history_quota(monkeypatch: pytest.MonkeyPatch)
     assert execution.status == "FAILED" and execution.error == HISTORY_QUOTA_ERROR
 
 
-# -- defect 3: a signal refused for good ----------------------------------------------------
+# -- 3. a signal refused for good -----------------------------------------------------------
 
 
 def test_a_refused_signal_ends_the_loop_with_a_visible_outcome(
@@ -255,12 +256,12 @@ def test_a_refused_signal_ends_the_loop_with_a_visible_outcome(
 def test_a_ready_the_gate_decided_reaches_cloudformation_or_fails_loudly_within_minutes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 26, defect 4: the handle's presigned URL answered 403 for good, the loop ended and
-    the wait condition timed out 12 hours later: on a create, the rollback deleted a cluster
-    the gate saw READY. Now the wait condition is signalled with SignalResource: refused to the
-    check function's role, the arm function's role delivers it within the same poll; refused
-    to both, the loop fails loudly within minutes, and the decision can still be delivered
-    (by the command its message names) while the wait condition waits: nothing times out."""
+    """A signal refused for good must not leave the wait condition to time out 12 hours later (on a
+    create, the rollback would delete a cluster the gate saw READY). The wait condition is
+    signalled with SignalResource: refused to the check function's role, the arm function's role
+    delivers it within the same poll; refused to both, the loop fails loudly within minutes, and
+    the decision can still be delivered (by the command its message names) while the wait
+    condition waits: nothing times out."""
     for denied in ({"check"}, {"check", "arm"}):
         with pytest.MonkeyPatch.context() as mp:
             w = GateWorld(mp, groups(steps((0, 0), (30 * MIN, 16))))
@@ -312,7 +313,7 @@ def test_a_signal_sent_before_the_wait_condition_exists_is_sent_again(
     assert [code for code, _ in w.cfn.refusals] == ["ValidationError"]
 
 
-# -- defect 4: one opening -----------------------------------------------------------------
+# -- 4. one opening ------------------------------------------------------------------------
 
 
 def test_after_the_fast_path_opens_the_gate_the_loop_stops_at_its_next_step(
@@ -337,7 +338,7 @@ def test_after_the_fast_path_opens_the_gate_the_loop_stops_at_its_next_step(
     assert all(i.time <= first.time + w.poll_interval for i in checks)
 
 
-# -- defect 5: only the stack decides what is required --------------------------------------
+# -- 5. only the stack decides what is required ---------------------------------------------
 
 
 def test_a_crafted_invocation_can_neither_open_nor_fail_the_gate(
@@ -363,7 +364,7 @@ def test_a_crafted_invocation_can_neither_open_nor_fail_the_gate(
     assert "gpu 16/16" in w.signals()[0].reason
 
 
-# -- defect 6: margins and a requested 12 h -------------------------------------------------
+# -- 6. margins and a requested 12 h --------------------------------------------------------
 
 
 def test_the_docs_state_the_backstop_margin_the_code_uses() -> None:
@@ -393,7 +394,7 @@ def test_a_timeout_is_the_deadline_exactly(monkeypatch: pytest.MonkeyPatch) -> N
     assert w.gate().properties["TimeoutSeconds"] == str(11 * HOUR)
 
 
-# -- defect 7: the backstop, in virtual time -------------------------------------------------
+# -- 7. the backstop, in virtual time --------------------------------------------------------
 
 
 def test_the_backstop_ends_a_loop_whose_checks_never_run(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,4 @@
-"""The history bound covers the worst iteration the fault model allows (issue 26, item 7).
+"""The history bound covers the worst iteration the fault model allows.
 
 HP-GATE-HISTORY bounds an execution's history (25,000 events) by events per iteration. The
 worst iteration retries each Task as often as its Retry policies allow and still runs both

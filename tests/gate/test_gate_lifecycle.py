@@ -8,7 +8,8 @@ Invariants after every step, per wait (one deployment's wait condition):
 - never SUCCESS before every group this deployment gates has its minimum ``Running``;
 - never FAILURE while every group the gate waits for reached its minimum in HyperPod's window
   (with node losses, judged by what the *update* gates:
-  :func:`test_an_update_fails_only_for_what_it_gates` in deep runs, and the issue's own life,
+  :func:`test_an_update_fails_only_for_what_it_gates` in deep runs, and an update's life
+  that leaves a group alone,
   :func:`test_an_update_does_not_fail_for_a_group_it_left_alone`);
 - every wait that ended has a reason (the execution's result, and its cause when it failed);
 - dependants are created exactly when the wait condition completes, never after a FAILURE;

@@ -1,4 +1,4 @@
-"""The Running confirmation (issue 16): AWS's documentation does not say whether a group's
+"""The Running confirmation: AWS's documentation does not say whether a group's
 ``CurrentCount`` counts nodes that are ``Pending``, in deep health checks or shutting down, so
 once DescribeCluster counts the minimum the check lists the group's nodes (ListClusterNodes)
 and opens the gate only when that many are ``Running``.
@@ -25,6 +25,7 @@ from hyperpod_constructs._runtime.hyperpod_gate.decision import (
     tally_nodes,
 )
 from tests.support.clock import VirtualClock, forbid_real_sleep, patch_botocore_retry_sleep
+from tests.support.groups import controller_spec
 from tests.support.hyperpod_sim import (
     FAULT_KINDS,
     Fault,
@@ -46,15 +47,11 @@ CHECKS = 20 * MIN
 """How long the gated groups' on-start deep health checks take in these worlds."""
 
 
-def controller() -> GroupSpec:
-    return GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge")
-
-
 def big_groups() -> list[GroupSpec]:
     """gpu (250, gated, deep health checks; 200 at first, 50 more 10 minutes later) and
     gpu-spare (120, ungated, no checks): "gpu" is contained in both names."""
     return [
-        controller(),
+        controller_spec(),
         GroupSpec(
             "gpu",
             BIG,
@@ -327,7 +324,7 @@ def test_nodes_still_checking_at_the_deadline_fail_naming_them(
 
 def dhc_groups(capacity: Any = None) -> list[GroupSpec]:
     return [
-        controller(),
+        controller_spec(),
         GroupSpec(
             "gpu", 16, 16, capacity=capacity or unlimited(), deep_health_check_seconds=CHECKS
         ),

@@ -1,4 +1,4 @@
-"""Notifications a pipeline can use (issue 26, item 8).
+"""Notifications a pipeline can use.
 
 Each SNS message the gate publishes carries a JSON body (``notify.MESSAGE_SCHEMA``, checked
 here with the ``jsonschema`` library) and message attributes to filter on; the messages the
@@ -19,6 +19,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unus
 from moto import mock_aws
 
 from hyperpod_constructs._runtime.hyperpod_gate import notify, poll
+from tests.support.groups import controller_spec
 from tests.support.hyperpod_sim import GroupSpec, constant, steps
 from tests.support.wire import reference_model
 from tests.support.world import GateWorld
@@ -29,7 +30,7 @@ ARM_AT = MIN
 
 def cluster(capacity: Any) -> list[GroupSpec]:
     return [
-        GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge"),
+        controller_spec(),
         GroupSpec("gpu", 16, 16, capacity=capacity),
     ]
 

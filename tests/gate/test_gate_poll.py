@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from hyperpod_constructs._runtime.hyperpod_gate import aws, cfnsignal, poll
+from tests.support.groups import controller_spec
 from tests.support.hyperpod_sim import Fault, GroupSpec, constant, steps
 from tests.support.wire import ApiError
 from tests.support.world import TOPIC_ARN, GateWorld, Requirement
@@ -21,7 +22,7 @@ GPU = [Requirement("gpu", 16, 16)]
 
 def world(monkeypatch: pytest.MonkeyPatch, capacity: Any = None, **options: Any) -> GateWorld:
     groups = [
-        GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge"),
+        controller_spec(),
         GroupSpec("gpu", 16, 16, capacity=capacity or steps((0, 8), (HOUR, 16))),
         GroupSpec("cpu", 4, 0, instance_type="ml.c5.18xlarge"),
     ]
@@ -139,7 +140,7 @@ def test_ready_signals_success_and_notifies(monkeypatch: pytest.MonkeyPatch) -> 
     body = json.loads(message.pop("Message"))
     attributes = message.pop("MessageAttributes")
     assert message == {"TopicArn": TOPIC_ARN, "Subject": "HyperPod MinCount gate READY: train"}
-    # The body is for machines (issue 26 item 8; schema pinned in test_gate_notify.py).
+    # The body is for machines (schema pinned in test_gate_notify.py).
     assert body["status"] == body["decision"] == "READY"
     assert body["reason"] == result["reason"]
     assert attributes["decision"] == {"DataType": "String", "StringValue": "READY"}
@@ -414,9 +415,9 @@ def test_clients_are_built_once_per_container(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_a_slow_api_never_outruns_the_function_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 8, defect 2: botocore's retries of hanging calls plus the signal PUT could take
-    longer than the function's timeout; Lambda then kills the check (Sandbox.Timedout) and
-    the old loop failed a gate whose capacity was ready. Each check now fits its budget and,
+    """botocore's retries of hanging calls plus the signal PUT must not take longer than the
+    function's timeout: Lambda would kill the check (Sandbox.Timedout) and fail a gate whose
+    capacity was ready. Each check fits its budget and,
     when time runs short, returns WAITING without side effects."""
     w = world(monkeypatch)
     w.clock.advance(2 * HOUR)  # capacity is ready

@@ -1,4 +1,4 @@
-"""Issue 26, items 5 and 6: the gate waits for what the template really carries (escape
+"""The gate waits for what the template really carries (escape
 hatches and aspects included), and it works on an imported cluster given its requirements."""
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def override(cluster: HyperPodSlurmCluster, path: str, value: Any) -> None:
 
 
 def test_an_escape_hatch_minimum_the_gate_does_not_wait_for_is_refused() -> None:
-    """The issue's example: HyperPod would hold gpu for 12, the gate would open at 2."""
+    """HyperPod would hold gpu for 12, the gate would open at 2."""
     app, _, cluster = cluster_stack()
     override(cluster, "InstanceGroups.1.MinInstanceCount", 12)
     message = synth_error(app)

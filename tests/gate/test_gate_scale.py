@@ -1,4 +1,4 @@
-"""The Running confirmation at HyperPod's scale (issue 26, item 2).
+"""The Running confirmation at HyperPod's scale.
 
 A group may hold 6,758 nodes and a cluster 100 groups; ListClusterNodes returns 100 nodes a
 page, about 0.9 s a call at that scale. One check's time budget holds about 70 pages, so the
@@ -17,20 +17,17 @@ import os
 import pytest
 
 from hyperpod_constructs._runtime.hyperpod_gate import aws, confirm, poll
+from tests.support.groups import controller_spec
 from tests.support.hyperpod_sim import GroupSpec, steps
 from tests.support.world import Execution, GateWorld
 
 MIN, HOUR = 60, 3600
 ARM_AT = MIN
 PAGE_SECONDS = 0.9
-"""What one ListClusterNodes page takes at scale (the issue's measurement)."""
+"""What one ListClusterNodes page takes at scale (as measured; bench/gate_cost.py)."""
 MAX_GROUP = 6758
 MAX_GROUPS = 100
 """Instance groups a cluster may have, its controller group included."""
-
-
-def controller() -> GroupSpec:
-    return GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge")
 
 
 def start(w: GateWorld) -> Execution:
@@ -83,7 +80,7 @@ def test_two_groups_of_4000_open_within_minutes_of_running(monkeypatch: pytest.M
     names = ["gpu-a", "gpu-b"]
     w = GateWorld(
         monkeypatch,
-        [controller(), *(GroupSpec(n, 4000, 4000) for n in names)],
+        [controller_spec(), *(GroupSpec(n, 4000, 4000) for n in names)],
         sim_options={"latency": {"ListClusterNodes": PAGE_SECONDS}},
     )
     execution = start(w)
@@ -123,7 +120,7 @@ def test_hyperpod_maximum_is_confirmed_within_the_budget_model(
     monkeypatch.setattr("tests.support.moto_sfn.PARK_TIMEOUT", 900.0)
     w = GateWorld(
         monkeypatch,
-        [controller(), *(GroupSpec(n, MAX_GROUP, MAX_GROUP) for n in names)],
+        [controller_spec(), *(GroupSpec(n, MAX_GROUP, MAX_GROUP) for n in names)],
         timeout_seconds=6 * HOUR,
         sim_options={"latency": {"ListClusterNodes": PAGE_SECONDS}},
     )
@@ -149,7 +146,7 @@ def dhc_world(monkeypatch: pytest.MonkeyPatch) -> GateWorld:
     that counts every node in the group: DescribeCluster says ready while none is Running."""
     return GateWorld(
         monkeypatch,
-        [controller(), GroupSpec("gpu", 250, 250, deep_health_check_seconds=20 * MIN)],
+        [controller_spec(), GroupSpec("gpu", 250, 250, deep_health_check_seconds=20 * MIN)],
         sim_options={"current_count": "in_group"},
     )
 
@@ -183,7 +180,7 @@ def test_progress_goes_on_from_its_token_and_keeps_confirmed_groups(
     (no READY on DescribeCluster's counts)."""
     w = GateWorld(
         monkeypatch,
-        [controller(), GroupSpec("gpu-a", 250, 250), GroupSpec("gpu-b", 250, 250)],
+        [controller_spec(), GroupSpec("gpu-a", 250, 250), GroupSpec("gpu-b", 250, 250)],
     )
     w.clock.advance(30 * MIN)
     request = poll.parse_event(w.poll_event())
@@ -239,7 +236,7 @@ def test_progress_is_kept_only_while_describe_cluster_counts_every_minimum(
     earlier check confirmed is not listed again."""
     w = GateWorld(
         monkeypatch,
-        [controller(), GroupSpec("gpu", 250, 250, capacity=steps((0, 0), (30 * MIN, 250)))],
+        [controller_spec(), GroupSpec("gpu", 250, 250, capacity=steps((0, 0), (30 * MIN, 250)))],
     )
     earlier = {"gpu": confirm.GroupPages({"Running": 250}, 3)}
     monkeypatch.setattr(poll, "carried_progress", lambda request, budget: earlier)

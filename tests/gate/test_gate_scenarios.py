@@ -372,7 +372,7 @@ def test_access_denied_past_the_settle_window_fails_naming_the_permission(
 def test_access_denied_during_iam_propagation_does_not_fail_the_gate(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 8, defect 3: the check function's policy names the cluster, so it is created
+    """The check function's policy names the cluster, so it is created
     just before the gate is armed; the first DescribeCluster calls may be denied while it
     propagates. Today one AccessDenied ends the gate."""
     w = GateWorld(monkeypatch, cluster_groups(unlimited()))
@@ -389,7 +389,7 @@ def test_access_denied_during_iam_propagation_does_not_fail_the_gate(
 def test_a_check_denied_by_cloudformation_is_signalled_by_the_arm_function(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 8, defect 3: every CloudFormation call denied to the check function for good. The
+    """Every CloudFormation call denied to the check function for good. The
     arm function (another role) signals the decision, so CloudFormation sees it at once."""
     w = GateWorld(monkeypatch, cluster_groups(steps((0, 0), (30 * MIN, 16))))
     denied = ApiError("AccessDenied", "not authorized to perform: cloudformation", 403)
@@ -515,7 +515,7 @@ def test_handle_gone_abandons_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_slow_api_near_the_function_timeout_never_fails_a_ready_gate(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 8, defect 2, on the engine: hanging calls and a hanging signal; every check
+    """On the engine: hanging calls and a hanging signal; every check
     ends within its function timeout (the harness reports Sandbox.Timedout otherwise)."""
     w = GateWorld(monkeypatch, cluster_groups(steps((0, 0), (20 * MIN, 16))))
     w.at(30 * MIN, lambda: w.sim.hang(count=5))
@@ -535,8 +535,7 @@ def test_a_slow_api_near_the_function_timeout_never_fails_a_ready_gate(
 def test_a_lambda_timeout_or_crash_is_retried_not_reported(
     monkeypatch: pytest.MonkeyPatch, error: str, arm_checks: int
 ) -> None:
-    """Issue 8, defect 2: the old loop matched no Retry for these; its Catch failed the gate.
-    A timeout is transient (retried); a crash is a fault of the function (no retry: the arm
+    """A timeout is transient (retried); a crash is a fault of the function (no retry: the arm
     function checks instead). Neither is a verdict."""
     w = GateWorld(monkeypatch, cluster_groups(unlimited()), lambda_faults=[error, error])
     execution = start(w)

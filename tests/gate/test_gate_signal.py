@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hyperpod_constructs._runtime.hyperpod_gate import cfnsignal
+from tests.support.groups import controller_spec
 from tests.support.hyperpod_sim import GroupSpec, steps
 from tests.support.wire import ApiError, reference_model
 from tests.support.world import GateWorld, Requirement
@@ -22,7 +23,7 @@ SAFE = set(string.ascii_letters + string.digits + "-")
 
 def world(monkeypatch: pytest.MonkeyPatch) -> GateWorld:
     groups = [
-        GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge"),
+        controller_spec(),
         GroupSpec("gpu", 16, 16, capacity=steps((0, 8), (HOUR, 16))),
     ]
     return GateWorld(monkeypatch, groups)

@@ -11,6 +11,7 @@ from botocore.exceptions import ClientError
 
 from hyperpod_constructs._runtime.hyperpod_gate import aws
 from tests.support.clock import VirtualClock, forbid_real_sleep, patch_botocore_retry_sleep
+from tests.support.groups import controller_spec
 from tests.support.hyperpod_sim import GroupSpec, HyperPodSimulator, constant, steps
 from tests.support.wire import ContractViolation
 
@@ -24,7 +25,7 @@ def make(
     forbid_real_sleep(monkeypatch)
     patch_botocore_retry_sleep(monkeypatch, clock)
     specs = [
-        GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge"),
+        controller_spec(),
         *groups,
     ]
     sim = HyperPodSimulator(clock, specs, **options)

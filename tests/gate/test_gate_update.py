@@ -1,4 +1,4 @@
-"""Issue 26, items 1 and 3: an update waits for exactly what HyperPod gates in it, and only the
+"""An update waits for exactly what HyperPod gates in it, and only the
 stack's own deployment can start, fail or stop a wait (the arm function's crafted events)."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from hyperpod_constructs._runtime.hyperpod_gate.contract import (
     property_differences,
     update_scope,
 )
+from tests.support.groups import controller_spec
 from tests.support.hyperpod_sim import GroupSpec, steps, unlimited
 from tests.support.world import Execution, GateWorld
 from tests.support.world import Requirement as Gated
@@ -84,7 +85,7 @@ def test_a_handle_without_a_declaration_declares_nothing(metadata: Any) -> None:
         parse_metadata(metadata)
 
 
-# -- the world: the issue's scenario on moto's engine ---------------------------------------
+# -- the world: an update's scenario on moto's engine -------------------------------------
 
 GPU = [Gated("gpu", 16, 16)]
 BOTH = [Gated("gpu", 16, 16), Gated("gpu2", 4, 4)]
@@ -94,7 +95,7 @@ def world(monkeypatch: pytest.MonkeyPatch, gpu_capacity: Any = None) -> GateWorl
     return GateWorld(
         monkeypatch,
         [
-            GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge"),
+            controller_spec(),
             GroupSpec("gpu", 16, 16, capacity=gpu_capacity or unlimited()),
         ],
         poll_interval=5 * MIN,
@@ -153,7 +154,7 @@ def test_an_update_removing_a_gated_group_does_not_judge_the_others_again(
     w = GateWorld(
         monkeypatch,
         [
-            GroupSpec("controller", 1, node_type="Controller", instance_type="ml.m5.12xlarge"),
+            controller_spec(),
             GroupSpec("gpu", 16, 16, capacity=steps((0, 16), (HOUR + 5 * MIN, 14))),
             GroupSpec("gpu2", 4, 4),
         ],

@@ -1,4 +1,4 @@
-"""The rules learned from real configurations (issue 9): each fails (or warns) on the input it
+"""The rules learned from real configurations: each fails (or warns) on the input it
 is about and stays quiet on the input next to it. Warnings are read from the synthesized
 annotations; errors from the failed synth."""
 
@@ -22,6 +22,7 @@ from hyperpod_constructs import (
     MinCountGateOptions,
 )
 from tests.support.findings import errors_in
+from tests.support.groups import Groups
 
 CPU = HyperPodInstanceType.ML_C5_XLARGE
 GPU = HyperPodInstanceType.ML_P5_48XLARGE
@@ -38,19 +39,17 @@ def cluster(stack: Stack, *groups: InstanceGroup, **props: Any) -> HyperPodSlurm
     return HyperPodSlurmCluster(stack, "Cluster", instance_groups=list(chosen), **props)
 
 
-def controller(**props: Any) -> InstanceGroup:
-    return InstanceGroup.controller("controller", instance_type=CPU, **props)
+GROUPS = Groups(
+    controller_type=CPU,
+    compute_type=GPU,
+    instance_count=2,
+    deep_health_checks=(DeepHealthCheck.INSTANCE_STRESS, *CONNECTIVITY),
+)
+controller = GROUPS.controller
 
 
 def gpu(**props: Any) -> InstanceGroup:
-    values: dict[str, Any] = {
-        "instance_type": GPU,
-        "instance_count": 2,
-        "partition": "gpu",
-        "deep_health_checks": (DeepHealthCheck.INSTANCE_STRESS, *CONNECTIVITY),
-    }
-    values.update(props)
-    return InstanceGroup.compute("gpu", **values)
+    return GROUPS.compute("gpu", **props)
 
 
 def warnings(build: Build) -> list[str]:

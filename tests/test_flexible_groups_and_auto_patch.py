@@ -1,4 +1,4 @@
-"""Issue 19, second half: the fields AWS added that apply to Slurm clusters.
+"""The fields AWS added that apply to Slurm clusters.
 
 Flexible instance groups (``instance_types`` -> ``InstanceRequirements``) and automatic
 patching (``auto_patch`` -> ``AutoPatchConfig``), checked from a synthesized template against
