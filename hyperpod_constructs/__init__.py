@@ -35,6 +35,7 @@ from ._version import __version__ as __version__
 # read these imports; at run time the package reads them from its own source (_exports), so
 # that ``_EXPORTS`` and ``__all__`` follow them. ``X as X`` marks an explicit re-export.
 if TYPE_CHECKING:
+    from ._gate.construct import MinCountGate as MinCountGate
     from .cluster import AccountingDatabase as AccountingDatabase
     from .cluster import HyperPodClusterBase as HyperPodClusterBase
     from .cluster import HyperPodSlurmCluster as HyperPodSlurmCluster
