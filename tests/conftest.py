@@ -4,6 +4,7 @@ every example."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
@@ -93,6 +94,14 @@ def pytest_terminal_summary(
     """And again next to the failures, to replay them."""
     if exitstatus == pytest.ExitCode.TESTS_FAILED:
         terminalreporter.write_line(_depth_line(config))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collecting loaded (aws-cdk-lib's, botocore's and moto's modules and models, about a
+    million objects that live as long as the process) is frozen out of the garbage collector:
+    its full collections during the tests no longer traverse them (3 % of a test process's CPU
+    before). Nothing frozen is ever garbage a test expects collected."""
+    gc.freeze()
 
 
 @pytest.hookimpl(wrapper=True, trylast=True)
