@@ -58,10 +58,11 @@ synth: setup
 	cdk synth $(CDK_FLAGS) 2>&1 | $(CDK_QUIET)
 	@echo "Synthesized: $$(ls cdk.out/*.template.json | tr '\n' ' ')"
 
-## The whole test suite: lint, types, and pytest (snapshots, cfn-lint, cdk-nag, gate simulation,
-## packaging: the wheel installed in fresh venvs with the latest and the lowest aws-cdk-lib).
+## The test suite: lint, types, and pytest (snapshots, cfn-lint, cdk-nag, gate simulation,
+## packaging: the wheel installed in a fresh venv with the latest aws-cdk-lib and used).
 ## The long property tests (marked `deep`) try a sample of their examples, drawn from a seed
-## printed on the first line: HYPERPOD_TEST_SEED=<seed> make test replays it.
+## printed on the first line: HYPERPOD_TEST_SEED=<seed> make test replays it; the long fixed
+## checks marked `deep_only` are skipped (make test-deep runs them; docs/performance.md).
 test: setup
 	ruff check .
 	ruff format --check .
@@ -69,7 +70,9 @@ test: setup
 	pytest $(PYTEST_PARALLEL)
 
 ## The long property tests with every example, derandomized (the same examples on every
-## machine): HYPERPOD_TEST_DEPTH=deep and only the tests marked `deep` (tests/support/depth.py;
+## machine), and the long fixed checks make test skips (the clone installed with the lowest
+## aws-cdk-lib, the longest gate wait): HYPERPOD_TEST_DEPTH=deep and only the tests marked
+## `deep` (tests/support/depth.py;
 ## `HYPERPOD_TEST_DEPTH=deep pytest tests/x.py` runs one file so). CI runs it after `make test`.
 test-deep: setup
 	HYPERPOD_TEST_DEPTH=deep pytest $(PYTEST_PARALLEL) -m deep

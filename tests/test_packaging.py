@@ -10,12 +10,15 @@
 - The README's install words work: a fresh venv outside the repository installs the wheel
   ``make package`` builds (with the latest tested set) and another a copy of the clone (with
   the lowest supported aws-cdk-lib), each with the README's own ``pip install`` command; each
-  synthesizes the README example with the real ``cdk`` CLI, printing nothing.
+  synthesizes the README example with the real ``cdk`` CLI, printing nothing. ``make test``
+  installs the wheel; the clone with the lowest set, a second fresh install of aws-cdk-lib, runs
+  in ``make test-deep`` (tests/support/depth.py; the lowest set itself is ``make test-min``'s).
 """
 
 from __future__ import annotations
 
 import email.parser
+import functools
 import json
 import os
 import re
@@ -25,6 +28,7 @@ import subprocess
 import sys
 import tomllib
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -35,6 +39,7 @@ from packaging.version import Version
 
 import hyperpod_constructs
 from hyperpod_constructs._version import UNKNOWN, installed_version
+from tests.support.depth import deep_only_marks
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT_TOML = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -263,17 +268,20 @@ def _clone(destination: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
     """Tested set -> the python of a fresh venv (outside the repository) where the README's
     ``pip install`` command for that set's way ran, in a folder laid out as the README says
     (``dist/<wheel>`` after ``make package``; the clone's folder). The tested set is applied
-    with ``PIP_CONSTRAINT`` so that the command stays the README's. Both installs run at once;
-    pip's cache is used, byte-compiling is left to the first import."""
+    with ``PIP_CONSTRAINT`` so that the command stays the README's. Each set is installed when
+    a test first asks for it (a run may skip one); pip's cache is used, byte-compiling is left
+    to the first import."""
     if not (NODE_BIN / "cdk").exists():
         pytest.fail("the cdk CLI is missing: run `make setup`")
     commands = install_commands()
-    running: dict[str, tuple[Path, subprocess.Popen[str]]] = {}
-    for tested, constraints in CONSTRAINTS.items():
+
+    @functools.cache
+    def install(tested: str) -> Path:
+        constraints = CONSTRAINTS[tested]
         venv = tmp_path_factory.mktemp(f"venv-{tested}")
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
         python = venv / "bin" / "python"
@@ -284,30 +292,36 @@ def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
             shutil.copy2(the_wheel(dist), where / "dist")
         else:
             _clone(where / words[-1])
-        install = [sys.executable, "-m", "pip", "--python", str(python), *words[1:]]
-        install += ["--quiet", "--disable-pip-version-check", "--no-compile"]
-        process = subprocess.Popen(
-            install,
+        command = [sys.executable, "-m", "pip", "--python", str(python), *words[1:]]
+        command += ["--quiet", "--disable-pip-version-check", "--no-compile"]
+        process = subprocess.run(
+            command,
             cwd=where,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
             env={**user_env(), "PIP_CONSTRAINT": str(constraints)},
+            check=False,
         )
-        running[tested] = (python, process)
-    pythons: dict[str, Path] = {}
-    for tested, (python, process) in running.items():
-        output, _ = process.communicate()
-        assert process.returncode == 0, f"{tested}: {output}"
-        pythons[tested] = python
-    return pythons
+        assert process.returncode == 0, f"{tested}: {process.stdout}"
+        return python
+
+    return install
 
 
-@pytest.mark.parametrize("tested", ["latest", "lowest"])
+LOWEST_IN_DEEP = (
+    "a second fresh install of aws-cdk-lib and its synth; make test installs the wheel and "
+    "synthesizes with it ([latest]), make test-min runs the lowest aws-cdk-lib"
+)
+
+
+@pytest.mark.parametrize(
+    "tested", ["latest", pytest.param("lowest", marks=deep_only_marks(LOWEST_IN_DEEP))]
+)
 def test_the_wheel_synthesizes_the_readme_example_in_a_fresh_venv(
-    tested: str, installed: dict[str, Path], tmp_path: Path
+    tested: str, installed: Callable[[str], Path], tmp_path: Path
 ) -> None:
-    python = installed[tested]
+    python = installed(tested)
     venv = python.parent.parent
 
     app = tmp_path / "app"

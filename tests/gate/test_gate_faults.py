@@ -26,7 +26,7 @@ from hyperpod_constructs.gate.definition import (
 from hyperpod_constructs.gate.options import LOOP_BACKSTOP_MARGIN_SECONDS, MinCountGateOptions
 from hyperpod_constructs.validation.gate_rules import gate_option_findings
 from tests.support.aws_fakes import SIGNAL_TIMEOUT_REASON
-from tests.support.depth import examples
+from tests.support.depth import deep_only, examples
 from tests.support.groups import controller_spec
 from tests.support.hyperpod_sim import GroupSpec, constant, steps
 from tests.support.moto_sfn import HISTORY_QUOTA_ERROR
@@ -186,6 +186,11 @@ def no_rollback(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("tests.support.hyperpod_sim.ROLLBACK_WINDOW", 100 * HOUR)
 
 
+@deep_only(
+    "one long fixed wait (about 5 s of CPU); in make test the events per iteration it adds up "
+    "are measured on moto (test_the_history_bound_uses_events_measured_on_moto) and the bound "
+    "on them is checked at synth (test_a_configuration_whose_history_cannot_fit_is_a_synth_error)"
+)
 def test_polling_as_often_as_allowed_under_faults_stays_below_the_quota(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

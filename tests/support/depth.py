@@ -13,11 +13,22 @@ deployment) is marked ``@pytest.mark.deep`` and takes its example count from
   example, derandomized, the same on every machine and every run.
 
 Only the number of examples differs between the two; what each example asserts does not.
+
+A long fixed check (one scenario or install costing many seconds) whose assurance the
+sampled run gets from other tests is marked with :func:`deep_only`: ``make test`` skips it,
+saying why and which tests cover it there, and ``make test-deep`` runs it as it is
+(docs/performance.md lists each).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import pytest
+
+_Test = TypeVar("_Test", bound=Callable[..., Any])
 
 DEPTH_VARIABLE = "HYPERPOD_TEST_DEPTH"
 """``deep``: the marked tests try every example (``make test-deep``); unset: a sample."""
@@ -35,6 +46,27 @@ def examples(deep: int, sampled: int) -> int:
     if not 0 < sampled <= deep:
         raise ValueError(f"sampled ({sampled}) must be between 1 and deep ({deep})")
     return deep if DEEP else sampled
+
+
+def deep_only_marks(why: str) -> list[pytest.MarkDecorator]:
+    """The marks of a check only ``make test-deep`` runs (for ``pytest.param(marks=...)``):
+    :data:`DEEP_MARK`, so that ``-m deep`` selects it, and skipped in a sampled run with
+    ``why`` as the reason."""
+    if not why:
+        raise ValueError("say why the sampled run may skip it")
+    reason = f"make test-deep runs it: {why}"
+    return [getattr(pytest.mark, DEEP_MARK), pytest.mark.skipif(not DEEP, reason=reason)]
+
+
+def deep_only(why: str) -> Callable[[_Test], _Test]:
+    """:func:`deep_only_marks` on a test function."""
+
+    def mark(test: _Test) -> _Test:
+        for marker in deep_only_marks(why):
+            test = marker(test)
+        return test
+
+    return mark
 
 
 def load_hypothesis_profile() -> None:
