@@ -12,7 +12,7 @@ from .._cdk.tokens import is_unresolved
 from .._core import limits
 from .._core.arguments import TOKEN, argument_finding, is_text_token
 from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.rule import E, Rule, Scope, Source, reports
 from ..enums import NodeRecovery
 from .layout_rules import group_layout
 from .name_rules import cluster_name
@@ -33,8 +33,6 @@ __all__ = [
     "validate_cluster",
 ]
 
-
-E = Severity.ERROR
 
 NODE_RECOVERY = Rule(
     "HP-NODE-RECOVERY",

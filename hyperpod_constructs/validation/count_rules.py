@@ -14,16 +14,14 @@ from .._core.arguments import (
     is_text_token,
     type_name,
 )
-from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.finding import Finding
+from .._core.rule import E, Rule, Scope, Source, reports
 from .._core.sources import SLURM_SCALING
 from ..enums import NodeType
 from ..instance_group import SIZING
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
-
-E = Severity.ERROR
 
 COUNT_INT = Rule(
     "HP-COUNT-INT",
