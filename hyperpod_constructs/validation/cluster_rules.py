@@ -4,13 +4,14 @@ cluster in, findings out."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from .._cdk.tokens import is_unresolved
 from .._core import limits
-from .._core.arguments import TOKEN, argument_finding, is_text_token
+from .._core.arguments import TOKEN, Check, argument_finding, is_text_token
 from .._core.finding import Finding, Severity
 from .._core.rule import E, Rule, Scope, Source, reports
 from ..enums import NodeRecovery
@@ -97,6 +98,26 @@ class AccountingDatabaseProps(Protocol):
     def port(self) -> int | None: ...
 
 
+def _refused(value: object, ok: Check) -> bool:
+    """``value`` is no token (a token is checked when it resolves) and ``ok`` refuses it."""
+    return not is_unresolved(value) and not ok(value)
+
+
+def _matching(pattern: re.Pattern[str], top: int) -> Check:
+    """A ``str`` of at most ``top`` characters that ``pattern`` fully matches."""
+    return lambda value: (
+        isinstance(value, str) and len(value) <= top and pattern.fullmatch(value) is not None
+    )
+
+
+def _port_ok(port: object) -> bool:
+    return (
+        isinstance(port, int)
+        and not isinstance(port, bool)
+        and limits.MIN_DB_PORT <= port <= limits.MAX_DB_PORT
+    )
+
+
 @reports(ACCOUNTING_DATABASE)
 def accounting_findings(database: AccountingDatabaseProps | None) -> list[Finding]:
     """``Orchestrator.Slurm.AccountingDatabase`` values against the resource schema.
@@ -108,11 +129,7 @@ def accounting_findings(database: AccountingDatabaseProps | None) -> list[Findin
     found: list[Finding] = []
     prefix = "accounting_database"
     endpoint, name, port = database.endpoint, database.database_name, database.port
-    if not is_unresolved(endpoint) and not (
-        isinstance(endpoint, str)
-        and len(endpoint) <= limits.MAX_DB_ENDPOINT_LENGTH
-        and limits.DB_ENDPOINT.fullmatch(endpoint)
-    ):
+    if _refused(endpoint, _matching(limits.DB_ENDPOINT, limits.MAX_DB_ENDPOINT_LENGTH)):
         found.append(
             ACCOUNTING_DATABASE.finding(
                 field=f"{prefix}.endpoint (AccountingDatabase.Endpoint)",
@@ -123,15 +140,7 @@ def accounting_findings(database: AccountingDatabaseProps | None) -> list[Findin
                 fix="pass the database's endpoint, e.g. instance.db_instance_endpoint_address",
             )
         )
-    if (
-        name is not None
-        and not is_unresolved(name)
-        and not (
-            isinstance(name, str)
-            and len(name) <= limits.MAX_DB_NAME_LENGTH
-            and limits.DB_NAME.fullmatch(name)
-        )
-    ):
+    if name is not None and _refused(name, _matching(limits.DB_NAME, limits.MAX_DB_NAME_LENGTH)):
         found.append(
             ACCOUNTING_DATABASE.finding(
                 field=f"{prefix}.database_name (AccountingDatabase.Name)",
@@ -140,15 +149,7 @@ def accounting_findings(database: AccountingDatabaseProps | None) -> list[Findin
                 fix="use e.g. 'slurm_acct_db' (the default)",
             )
         )
-    if (
-        port is not None
-        and not is_unresolved(port)
-        and not (
-            isinstance(port, int)
-            and not isinstance(port, bool)
-            and limits.MIN_DB_PORT <= port <= limits.MAX_DB_PORT
-        )
-    ):
+    if port is not None and _refused(port, _port_ok):
         found.append(
             ACCOUNTING_DATABASE.finding(
                 field=f"{prefix}.port (AccountingDatabase.Port)",
@@ -167,6 +168,21 @@ RESERVED_TAG_PREFIX = "aws:"
 def _tag_text_ok(text: str) -> bool:
     return all(
         char in limits.TAG_PUNCTUATION or unicodedata.category(char)[0] in "LNZ" for char in text
+    )
+
+
+def _tag_key_ok(key: object) -> bool:
+    return (
+        isinstance(key, str)
+        and 1 <= len(key) <= limits.MAX_TAG_KEY_LENGTH
+        and _tag_text_ok(key)
+        and not key.lower().startswith(RESERVED_TAG_PREFIX)
+    )
+
+
+def _tag_value_ok(value: object) -> bool:
+    return (
+        isinstance(value, str) and len(value) <= limits.MAX_TAG_VALUE_LENGTH and _tag_text_ok(value)
     )
 
 
@@ -192,12 +208,7 @@ def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
         )
     allowed_text = "Unicode letters, digits, whitespace and _ . : / = + - @"
     for key, value in tags.items():
-        if not is_unresolved(key) and not (
-            isinstance(key, str)
-            and 1 <= len(key) <= limits.MAX_TAG_KEY_LENGTH
-            and _tag_text_ok(key)
-            and not key.lower().startswith(RESERVED_TAG_PREFIX)
-        ):
+        if _refused(key, _tag_key_ok):
             found.append(
                 TAGS.finding(
                     field="tags key (Tags[].Key)",
@@ -207,11 +218,7 @@ def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
                     fix="rename the tag",
                 )
             )
-        if not is_unresolved(value) and not (
-            isinstance(value, str)
-            and len(value) <= limits.MAX_TAG_VALUE_LENGTH
-            and _tag_text_ok(value)
-        ):
+        if _refused(value, _tag_value_ok):
             found.append(
                 TAGS.finding(
                     field=f"tags[{key!r}] (Tags[].Value)",
