@@ -127,37 +127,42 @@ def accounting_findings(database: AccountingDatabaseProps | None) -> list[Findin
     if database is None:
         return []
     found: list[Finding] = []
-    prefix = "accounting_database"
-    endpoint, name, port = database.endpoint, database.database_name, database.port
-    if _refused(endpoint, _matching(limits.DB_ENDPOINT, limits.MAX_DB_ENDPOINT_LENGTH)):
-        found.append(
-            ACCOUNTING_DATABASE.finding(
-                field=f"{prefix}.endpoint (AccountingDatabase.Endpoint)",
-                value=endpoint,
-                allowed=f"a host name of 1..{limits.MAX_DB_ENDPOINT_LENGTH} characters: "
-                "dot-separated "
-                "labels of letters, digits and inner hyphens",
-                fix="pass the database's endpoint, e.g. instance.db_instance_endpoint_address",
+    # Each field: its name, its value, whether it is required (a name or a port left out
+    # takes its default), its check, what it allows and the fix.
+    fields = (
+        (
+            "endpoint (AccountingDatabase.Endpoint)",
+            database.endpoint,
+            True,
+            _matching(limits.DB_ENDPOINT, limits.MAX_DB_ENDPOINT_LENGTH),
+            f"a host name of 1..{limits.MAX_DB_ENDPOINT_LENGTH} characters: dot-separated "
+            "labels of letters, digits and inner hyphens",
+            "pass the database's endpoint, e.g. instance.db_instance_endpoint_address",
+        ),
+        (
+            "database_name (AccountingDatabase.Name)",
+            database.database_name,
+            False,
+            _matching(limits.DB_NAME, limits.MAX_DB_NAME_LENGTH),
+            f"1..{limits.MAX_DB_NAME_LENGTH} letters, digits, '$' or '_'",
+            "use e.g. 'slurm_acct_db' (the default)",
+        ),
+        (
+            "port (AccountingDatabase.Port)",
+            database.port,
+            False,
+            _port_ok,
+            f"a whole number in {limits.MIN_DB_PORT}..{limits.MAX_DB_PORT}",
+            "use the database's port, e.g. 3306 (the default)",
+        ),
+    )
+    for field, value, required, ok, allowed, fix in fields:
+        if (required or value is not None) and _refused(value, ok):
+            found.append(
+                ACCOUNTING_DATABASE.finding(
+                    field=f"accounting_database.{field}", value=value, allowed=allowed, fix=fix
+                )
             )
-        )
-    if name is not None and _refused(name, _matching(limits.DB_NAME, limits.MAX_DB_NAME_LENGTH)):
-        found.append(
-            ACCOUNTING_DATABASE.finding(
-                field=f"{prefix}.database_name (AccountingDatabase.Name)",
-                value=name,
-                allowed=f"1..{limits.MAX_DB_NAME_LENGTH} letters, digits, '$' or '_'",
-                fix="use e.g. 'slurm_acct_db' (the default)",
-            )
-        )
-    if port is not None and _refused(port, _port_ok):
-        found.append(
-            ACCOUNTING_DATABASE.finding(
-                field=f"{prefix}.port (AccountingDatabase.Port)",
-                value=port,
-                allowed=f"a whole number in {limits.MIN_DB_PORT}..{limits.MAX_DB_PORT}",
-                fix="use the database's port, e.g. 3306 (the default)",
-            )
-        )
     return found
 
 
