@@ -16,6 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from ._cli.commands import add_command, add_json_option
 from ._core.sanitize import printable
 from .convert.cli import add_convert_command, run_convert
 from .plan.cli import add_plan_command, run_plan
@@ -33,18 +34,17 @@ def _parser() -> argparse.ArgumentParser:
         description="Tools for HyperPod clusters defined with hyperpod_constructs.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    summary = commands.add_parser(
+    summary = add_command(
+        commands,
         "summary",
-        help="summarize the HyperPod clusters of a synthesized cdk.out folder",
+        summary="summarize the HyperPod clusters of a synthesized cdk.out folder",
         description=(
             "Print each HyperPod cluster found in a synthesized cloud assembly: its instance "
             "groups with counts, minimums, node types and partitions, and its MinCount gate "
             "settings, as a table or (--json) as one JSON document."
         ),
-        epilog=(
-            "exit codes: 0 report printed (also when no cluster is found); 2 usage error, "
-            "missing folder, or unreadable manifest or template"
-        ),
+        exit_codes="0 report printed (also when no cluster is found); 2 usage error, missing "
+        "folder, or unreadable manifest or template",
     )
     summary.add_argument(
         "directory",
@@ -53,11 +53,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="CDK_OUT",
         help="the cloud assembly folder written by `cdk synth` (default: cdk.out)",
     )
-    summary.add_argument(
-        "--json",
-        action="store_true",
-        help="print one JSON document (schema in docs/cli.md) instead of the table",
-    )
+    add_json_option(summary, "print one JSON document (schema in docs/cli.md) instead of the table")
     add_watch_command(commands)
     add_convert_command(commands)
     add_plan_command(commands)

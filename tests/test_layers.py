@@ -52,6 +52,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "__main__",
             "reporting",
             "_aws",
+            "_cli",
             "policy",
             "blueprints",
             "summary",

@@ -225,6 +225,6 @@ def test_a_live_count_outside_the_apis_shape_is_refused_not_read_as_a_count(coun
 
     reader = DeployedReader.__new__(DeployedReader)
     answer = {"InstanceGroups": [{"InstanceGroupName": "gpu", "CurrentCount": count}]}
-    reader._once = lambda what, call, shape: answer  # type: ignore[method-assign]
+    reader.describe_cluster = lambda cluster: answer  # type: ignore[method-assign]
     with pytest.raises(FatalError, match=r"CurrentCount .* for group 'gpu': not a count"):
         reader.group_counts("plan-train")

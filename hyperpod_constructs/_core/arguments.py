@@ -13,10 +13,8 @@ import re
 from collections.abc import Callable, Iterable
 
 from .._cdk.tokens import is_unresolved
-from .finding import Finding, HyperPodArgumentError, Severity
-from .rule import Rule, Scope, Source
-
-E = Severity.ERROR
+from .finding import Finding, HyperPodArgumentError
+from .rule import E, Rule, Scope, Source
 
 ARG_TYPE = Rule(
     "HP-ARG-TYPE",

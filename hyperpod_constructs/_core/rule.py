@@ -98,6 +98,9 @@ _PROPERTY = re.compile(r"`(?P<name>[^`*]+)` / `(?P<cloudformation>[A-Z][^`*]*)`"
 """A rule's :attr:`Rule.field` that names one property: the library's, then CloudFormation's
 (no wildcard: ``lifecycle_scripts.*`` is several)."""
 
+E, W = Severity.ERROR, Severity.WARNING
+"""The severities' short names, as the rule families declare their rules."""
+
 UNCONFIRMED = "not confirmed by AWS's documentation"
 """The words every warning whose source is :attr:`SourceKind.UNCONFIRMED` says."""
 

@@ -15,6 +15,7 @@ import tempfile
 from typing import Any
 
 from .._aws.input import InputError, read_json
+from .._cli.commands import add_command
 from .._core.sanitize import printable
 from .translate import ConversionError, Options, convert_request
 
@@ -23,17 +24,18 @@ EXIT_OK, EXIT_ERROR = 0, 2
 
 def add_convert_command(commands: Any) -> None:
     """Register ``convert`` on the ``python -m hyperpod_constructs`` subcommands."""
-    convert = commands.add_parser(
+    convert = add_command(
+        commands,
         "convert",
-        help="write a CDK app from a CreateCluster request (cluster-config.json)",
+        summary="write a CDK app from a CreateCluster request (cluster-config.json)",
         description=(
             "Read a CreateCluster request (the JSON `aws sagemaker create-cluster "
             "--cli-input-json` takes) and write a typed Python CDK app whose "
             "AWS::SageMaker::Cluster equals it. Existing roles, subnets and security groups "
             "are imported by ARN / ID."
         ),
-        epilog="exit codes: 0 app written; 2 usage error, unreadable input, or a field the "
-        "library cannot express (named in the message)",
+        exit_codes="0 app written; 2 usage error, unreadable input, or a field the library "
+        "cannot express (named in the message)",
     )
     convert.add_argument("request", metavar="REQUEST_JSON", help="the CreateCluster request")
     convert.add_argument(

@@ -15,7 +15,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError  # type: ignore[import-untyped, unused-ignore]
 
-from ..watch.aws import FatalError, Reader, _code, _parameters, _Transient
+from ..watch.aws import FatalError, Reader, _parameters, _Transient
 from .model import cluster_names
 
 __all__ = ["Baseline", "DeployedReader", "FatalError"]
@@ -72,15 +72,11 @@ class DeployedReader(Reader):
         """Group name -> ``CurrentCount`` of a running cluster (None: no such cluster)."""
         what = f"sagemaker:DescribeCluster {cluster}"
         try:
-            described = self._once(
-                what,
-                lambda: self._sagemaker.describe_cluster(ClusterName=cluster),
-                "DescribeCluster",
-            )
-        except ClientError as error:
-            if _code(error) in ("ResourceNotFound", "ResourceNotFoundException"):
-                return None
-            raise self._fatal(what, error) from None
+            described = self.describe_cluster(cluster)
+        except _Transient as error:  # botocore retried already; plan does not loop
+            raise FatalError(str(error)) from None
+        if described is None:
+            return None
         counts: dict[str, int] = {}
         for group in described.get("InstanceGroups") or []:
             name, count = group.get("InstanceGroupName"), group.get("CurrentCount")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .._aws.input import InputError, read_json
+from .._cli.commands import add_command, add_json_option
 from .._core.sanitize import printable
 from ..summary import AssemblyError, StackTemplate, find_templates
 from ..summary.assembly import MAX_FILE_BYTES, read_assembly_json
@@ -35,9 +36,10 @@ INSTALL_HINT = "pip install 'hyperpod-constructs[watch]'"
 
 def add_plan_command(commands: Any) -> None:
     """Register ``plan`` on the ``add_subparsers()`` object of the main parser."""
-    plan = commands.add_parser(
+    plan = add_command(
+        commands,
         "plan",
-        help="what an update does to a running HyperPod cluster, before cdk deploy",
+        summary="what an update does to a running HyperPod cluster, before cdk deploy",
         description=(
             "Compare a synthesized cloud assembly with a baseline (a template file, e.g. the "
             "main branch's, or the deployed stack) and say, per cluster and instance group, "
@@ -46,8 +48,8 @@ def add_plan_command(commands: Any) -> None:
             "rolling software update, changes HyperPod refuses, and whether the readiness gate "
             "waits."
         ),
-        epilog=(
-            "exit codes: 0 nothing terminates a node, replaces or removes a cluster or is "
+        exit_codes=(
+            "0 nothing terminates a node, replaces or removes a cluster or is "
             "refused; 3 something does (printed first); 2 bad input, missing credentials or "
             "region, or AWS not reachable"
         ),
@@ -81,11 +83,7 @@ def add_plan_command(commands: Any) -> None:
     plan.add_argument(
         "--region", help="AWS region of the deployed stack (default: the stack's, else your config)"
     )
-    plan.add_argument(
-        "--json",
-        action="store_true",
-        help="print one JSON object (schema in docs/cli.md) instead of the text",
-    )
+    add_json_option(plan, "print one JSON object (schema in docs/cli.md) instead of the text")
 
 
 @dataclass(frozen=True)

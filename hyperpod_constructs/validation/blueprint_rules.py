@@ -3,10 +3,7 @@
 
 from __future__ import annotations
 
-from .._core.finding import Severity
-from .._core.rule import Rule, Scope, Source
-
-E = Severity.ERROR
+from .._core.rule import E, Rule, Scope, Source
 
 BLUEPRINT_ARGS = Rule(
     "HP-BLUEPRINT-ARGS",

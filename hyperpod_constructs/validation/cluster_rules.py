@@ -4,15 +4,16 @@ cluster in, findings out."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from .._cdk.tokens import is_unresolved
 from .._core import limits
-from .._core.arguments import TOKEN, argument_finding, is_text_token
+from .._core.arguments import TOKEN, Check, argument_finding, is_text_token
 from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.rule import E, Rule, Scope, Source, reports
 from ..enums import NodeRecovery
 from .layout_rules import group_layout
 from .name_rules import cluster_name
@@ -33,8 +34,6 @@ __all__ = [
     "validate_cluster",
 ]
 
-
-E = Severity.ERROR
 
 NODE_RECOVERY = Rule(
     "HP-NODE-RECOVERY",
@@ -99,6 +98,26 @@ class AccountingDatabaseProps(Protocol):
     def port(self) -> int | None: ...
 
 
+def _refused(value: object, ok: Check) -> bool:
+    """``value`` is no token (a token is checked when it resolves) and ``ok`` refuses it."""
+    return not is_unresolved(value) and not ok(value)
+
+
+def _matching(pattern: re.Pattern[str], top: int) -> Check:
+    """A ``str`` of at most ``top`` characters that ``pattern`` fully matches."""
+    return lambda value: (
+        isinstance(value, str) and len(value) <= top and pattern.fullmatch(value) is not None
+    )
+
+
+def _port_ok(port: object) -> bool:
+    return (
+        isinstance(port, int)
+        and not isinstance(port, bool)
+        and limits.MIN_DB_PORT <= port <= limits.MAX_DB_PORT
+    )
+
+
 @reports(ACCOUNTING_DATABASE)
 def accounting_findings(database: AccountingDatabaseProps | None) -> list[Finding]:
     """``Orchestrator.Slurm.AccountingDatabase`` values against the resource schema.
@@ -108,57 +127,42 @@ def accounting_findings(database: AccountingDatabaseProps | None) -> list[Findin
     if database is None:
         return []
     found: list[Finding] = []
-    prefix = "accounting_database"
-    endpoint, name, port = database.endpoint, database.database_name, database.port
-    if not is_unresolved(endpoint) and not (
-        isinstance(endpoint, str)
-        and len(endpoint) <= limits.MAX_DB_ENDPOINT_LENGTH
-        and limits.DB_ENDPOINT.fullmatch(endpoint)
-    ):
-        found.append(
-            ACCOUNTING_DATABASE.finding(
-                field=f"{prefix}.endpoint (AccountingDatabase.Endpoint)",
-                value=endpoint,
-                allowed=f"a host name of 1..{limits.MAX_DB_ENDPOINT_LENGTH} characters: "
-                "dot-separated "
-                "labels of letters, digits and inner hyphens",
-                fix="pass the database's endpoint, e.g. instance.db_instance_endpoint_address",
+    # Each field: its name, its value, whether it is required (a name or a port left out
+    # takes its default), its check, what it allows and the fix.
+    fields = (
+        (
+            "endpoint (AccountingDatabase.Endpoint)",
+            database.endpoint,
+            True,
+            _matching(limits.DB_ENDPOINT, limits.MAX_DB_ENDPOINT_LENGTH),
+            f"a host name of 1..{limits.MAX_DB_ENDPOINT_LENGTH} characters: dot-separated "
+            "labels of letters, digits and inner hyphens",
+            "pass the database's endpoint, e.g. instance.db_instance_endpoint_address",
+        ),
+        (
+            "database_name (AccountingDatabase.Name)",
+            database.database_name,
+            False,
+            _matching(limits.DB_NAME, limits.MAX_DB_NAME_LENGTH),
+            f"1..{limits.MAX_DB_NAME_LENGTH} letters, digits, '$' or '_'",
+            "use e.g. 'slurm_acct_db' (the default)",
+        ),
+        (
+            "port (AccountingDatabase.Port)",
+            database.port,
+            False,
+            _port_ok,
+            f"a whole number in {limits.MIN_DB_PORT}..{limits.MAX_DB_PORT}",
+            "use the database's port, e.g. 3306 (the default)",
+        ),
+    )
+    for field, value, required, ok, allowed, fix in fields:
+        if (required or value is not None) and _refused(value, ok):
+            found.append(
+                ACCOUNTING_DATABASE.finding(
+                    field=f"accounting_database.{field}", value=value, allowed=allowed, fix=fix
+                )
             )
-        )
-    if (
-        name is not None
-        and not is_unresolved(name)
-        and not (
-            isinstance(name, str)
-            and len(name) <= limits.MAX_DB_NAME_LENGTH
-            and limits.DB_NAME.fullmatch(name)
-        )
-    ):
-        found.append(
-            ACCOUNTING_DATABASE.finding(
-                field=f"{prefix}.database_name (AccountingDatabase.Name)",
-                value=name,
-                allowed=f"1..{limits.MAX_DB_NAME_LENGTH} letters, digits, '$' or '_'",
-                fix="use e.g. 'slurm_acct_db' (the default)",
-            )
-        )
-    if (
-        port is not None
-        and not is_unresolved(port)
-        and not (
-            isinstance(port, int)
-            and not isinstance(port, bool)
-            and limits.MIN_DB_PORT <= port <= limits.MAX_DB_PORT
-        )
-    ):
-        found.append(
-            ACCOUNTING_DATABASE.finding(
-                field=f"{prefix}.port (AccountingDatabase.Port)",
-                value=port,
-                allowed=f"a whole number in {limits.MIN_DB_PORT}..{limits.MAX_DB_PORT}",
-                fix="use the database's port, e.g. 3306 (the default)",
-            )
-        )
     return found
 
 
@@ -169,6 +173,21 @@ RESERVED_TAG_PREFIX = "aws:"
 def _tag_text_ok(text: str) -> bool:
     return all(
         char in limits.TAG_PUNCTUATION or unicodedata.category(char)[0] in "LNZ" for char in text
+    )
+
+
+def _tag_key_ok(key: object) -> bool:
+    return (
+        isinstance(key, str)
+        and 1 <= len(key) <= limits.MAX_TAG_KEY_LENGTH
+        and _tag_text_ok(key)
+        and not key.lower().startswith(RESERVED_TAG_PREFIX)
+    )
+
+
+def _tag_value_ok(value: object) -> bool:
+    return (
+        isinstance(value, str) and len(value) <= limits.MAX_TAG_VALUE_LENGTH and _tag_text_ok(value)
     )
 
 
@@ -194,12 +213,7 @@ def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
         )
     allowed_text = "Unicode letters, digits, whitespace and _ . : / = + - @"
     for key, value in tags.items():
-        if not is_unresolved(key) and not (
-            isinstance(key, str)
-            and 1 <= len(key) <= limits.MAX_TAG_KEY_LENGTH
-            and _tag_text_ok(key)
-            and not key.lower().startswith(RESERVED_TAG_PREFIX)
-        ):
+        if _refused(key, _tag_key_ok):
             found.append(
                 TAGS.finding(
                     field="tags key (Tags[].Key)",
@@ -209,11 +223,7 @@ def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
                     fix="rename the tag",
                 )
             )
-        if not is_unresolved(value) and not (
-            isinstance(value, str)
-            and len(value) <= limits.MAX_TAG_VALUE_LENGTH
-            and _tag_text_ok(value)
-        ):
+        if _refused(value, _tag_value_ok):
             found.append(
                 TAGS.finding(
                     field=f"tags[{key!r}] (Tags[].Value)",

@@ -14,16 +14,14 @@ from .._core.arguments import (
     is_text_token,
     type_name,
 )
-from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.finding import Finding
+from .._core.rule import E, Rule, Scope, Source, reports
 from .._core.sources import SLURM_SCALING
 from ..enums import NodeType
 from ..instance_group import SIZING
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
-
-E = Severity.ERROR
 
 COUNT_INT = Rule(
     "HP-COUNT-INT",
@@ -101,6 +99,17 @@ def _int_hint(value: object) -> int:
     return 16
 
 
+def _not_int(value: object, field: str, upper: object, group: str) -> Finding:
+    """A count that is not a whole number: its type named, and the int it probably meant."""
+    return COUNT_INT.finding(
+        field=field,
+        value=value,
+        allowed=f"a whole number (int) in 0..{upper} (got {type_name(value)})",
+        fix=f"pass an int, e.g. {_int_hint(value)}",
+        group=group,
+    )
+
+
 def _text_token_count(value: object, field: str, group: str) -> list[Finding]:
     """A count given as a string token: CloudFormation would pass the parameter's text where
     HyperPod takes an integer."""
@@ -131,15 +140,7 @@ def counts(group: InstanceGroup) -> list[Finding]:
     found += _text_token_count(count, count_field, name)
     count_known = not is_unresolved(count)
     if count_known and not is_int(count):
-        found.append(
-            COUNT_INT.finding(
-                field=count_field,
-                value=count,
-                allowed=f"a whole number (int) in 0..{top} (got {type_name(count)})",
-                fix=f"pass an int, e.g. {_int_hint(count)}",
-                group=name,
-            )
-        )
+        found.append(_not_int(count, count_field, top, name))
         count_known = False
     elif count_known and not 0 <= count <= top:
         found.append(
@@ -157,15 +158,7 @@ def counts(group: InstanceGroup) -> list[Finding]:
         return found
     upper = f"instance_count ({count})" if count_known else "instance_count"
     if not is_int(minimum):
-        found.append(
-            COUNT_INT.finding(
-                field=min_field,
-                value=minimum,
-                allowed=f"a whole number (int) in 0..{upper} (got {type_name(minimum)})",
-                fix=f"pass an int, e.g. {_int_hint(minimum)}",
-                group=name,
-            )
-        )
+        found.append(_not_int(minimum, min_field, upper, name))
     elif not 0 <= minimum <= top:
         found.append(
             MIN_RANGE.finding(

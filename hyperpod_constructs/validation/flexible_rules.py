@@ -21,16 +21,14 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from .._core.arguments import check, check_items, instance_of
-from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.finding import Finding
+from .._core.rule import E, Rule, Scope, Source, W, reports
 from .._core.sources import SEARCHED
 from ..enums import AutoPatchStrategy
 from ..instance_type import HyperPodInstanceType, known_names
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
-
-E, W = Severity.ERROR, Severity.WARNING
 
 TYPES_FIELD = "instance_types (InstanceRequirements.InstanceTypes)"
 MAX_TYPES = 20

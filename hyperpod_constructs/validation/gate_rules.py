@@ -11,8 +11,8 @@ from aws_cdk import Duration
 
 from .._cdk.tokens import is_unresolved
 from .._core.arguments import TOKEN, check, instance_of, is_bool
-from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.finding import Finding
+from .._core.rule import E, Rule, Scope, Source, W, reports
 from .._core.sources import PUT_METRIC_DATA, SLURM_SCALING, STEP_FUNCTIONS_QUOTAS, WAIT_CONDITION
 from ..gate.definition import HISTORY_QUOTA, history_events, max_timeout_for_history
 from ..gate.options import MAX_POLL, MIN_POLL, MinCountGateOptions, max_gate_timeout_seconds
@@ -25,8 +25,6 @@ NAMESPACE = re.compile(r"[^:][\x20-\x7e]*")
 """CloudWatch ``PutMetricData`` Namespace: 1..255 ASCII characters without control characters
 (full match), not starting with ``:`` (the API's pattern ``[^:].*``)."""
 
-
-E, W = Severity.ERROR, Severity.WARNING
 
 GATE_TIMEOUT = Rule(
     "HP-GATE-TIMEOUT",

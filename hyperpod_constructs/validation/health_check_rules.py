@@ -7,16 +7,14 @@ from typing import TYPE_CHECKING
 
 from .._cdk.tokens import is_unresolved
 from .._core import limits
-from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.finding import Finding
+from .._core.rule import E, Rule, Scope, Source, W, reports
 from .._core.sources import SLURM_DEEP_HEALTH_CHECKS
 from ..enums import DeepHealthCheck, NodeType
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
     from ..instance_type import HyperPodInstanceType
-
-E, W = Severity.ERROR, Severity.WARNING
 
 DHC_UNKNOWN = Rule(
     "HP-DHC-UNKNOWN",

@@ -10,15 +10,13 @@ from typing import TYPE_CHECKING
 
 from .._cdk.tokens import is_unresolved
 from .._core import layout, limits
-from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.finding import Finding
+from .._core.rule import E, Rule, Scope, Source, reports
 from .._core.sources import SLURM_REFERENCE, SLURM_SCALING
 from ..enums import NodeProvisioningMode, NodeType
 
 if TYPE_CHECKING:
     from .spec import ClusterSpec
-
-E, W = Severity.ERROR, Severity.WARNING
 
 GROUPS_COUNT = Rule(
     "HP-GROUPS-COUNT",

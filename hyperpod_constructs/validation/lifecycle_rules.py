@@ -7,12 +7,10 @@ import os
 from .._cdk.tokens import is_unresolved
 from .._core import limits
 from .._core.arguments import argument_finding
-from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.finding import Finding
+from .._core.rule import E, Rule, Scope, Source, W, reports
 from .._core.sources import INSTANCE_ROLE_POLICY
 from ..lifecycle import LIFECYCLE_FILES, ON_CREATE, LifecycleScripts, selection_findings
-
-E, W = Severity.ERROR, Severity.WARNING
 
 LIFECYCLE = Rule(
     "HP-LIFECYCLE",

@@ -12,14 +12,12 @@ from .._core.arguments import (
     TOKEN,
     is_text_token,
 )
-from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.finding import Finding
+from .._core.rule import E, Rule, Scope, Source, reports
 from .group_arguments import label
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
-
-E = Severity.ERROR
 
 NAME_GROUP = Rule(
     "HP-NAME-GROUP",

@@ -6,15 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._core import limits
-from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.finding import Finding
+from .._core.rule import E, Rule, Scope, Source, reports
 from .._core.sources import SLURM_REFERENCE
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
     from .spec import ClusterSpec
-
-E, W = Severity.ERROR, Severity.WARNING
 
 OVERRIDE_VPC = Rule(
     "HP-OVERRIDE-VPC",

@@ -15,14 +15,12 @@ from .._core.arguments import (
     is_text_token,
     pattern_findings,
 )
-from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.finding import Finding
+from .._core.rule import E, Rule, Scope, Source, W, reports
 from ..instance_type import known_names
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
-
-E, W = Severity.ERROR, Severity.WARNING
 
 THREADS = Rule(
     "HP-THREADS",

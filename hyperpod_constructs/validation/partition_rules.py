@@ -6,16 +6,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._core import layout, limits
-from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.finding import Finding
+from .._core.rule import E, Rule, Scope, Source, W, reports
 from .._core.sources import SLURM_REFERENCE
 from ..enums import NodeType
 from .name_rules import check_name
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
-
-E, W = Severity.ERROR, Severity.WARNING
 
 WARN_PARTITION_MISSING = Rule(
     "HP-WARN-PARTITION-MISSING",

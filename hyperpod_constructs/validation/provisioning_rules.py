@@ -9,15 +9,13 @@ from .._core import layout
 from .._core.arguments import (
     argument_finding,
 )
-from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.finding import Finding
+from .._core.rule import E, Rule, Scope, Source, reports
 from .._core.sources import SLURM_SCALING
 from ..enums import NodeProvisioningMode, SlurmLayout
 
 if TYPE_CHECKING:
     from .spec import ClusterSpec
-
-E, W = Severity.ERROR, Severity.WARNING
 
 MIN_NEEDS_CONTINUOUS = Rule(
     "HP-MIN-NEEDS-CONTINUOUS",

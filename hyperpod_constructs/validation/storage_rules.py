@@ -15,14 +15,12 @@ from .._core.arguments import (
     is_bool,
     pattern_findings,
 )
-from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.finding import Finding
+from .._core.rule import E, Rule, Scope, Source, reports
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
     from ..storage import InstanceStorage
-
-E = Severity.ERROR
 
 STORAGE_COUNT = Rule(
     "HP-STORAGE-COUNT",

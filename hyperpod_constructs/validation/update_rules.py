@@ -14,13 +14,11 @@ from .._core.arguments import (
     is_number_token,
     is_text_token,
 )
-from .._core.finding import Finding, Severity
-from .._core.rule import Rule, Scope, Source, reports
+from .._core.finding import Finding
+from .._core.rule import E, Rule, Scope, Source, reports
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
-
-E = Severity.ERROR
 
 SCHEDULED_UPDATE = Rule(
     "HP-SCHEDULED-UPDATE",

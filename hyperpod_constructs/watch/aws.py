@@ -291,23 +291,32 @@ class Reader:
             updated_at=updated if isinstance(updated, datetime) else None,
         )
 
-    def _cluster(
-        self, cluster: str, problems: list[str]
-    ) -> tuple[Mapping[str, Any] | None, bool, list[Mapping[str, Any]]]:
+    def describe_cluster(self, cluster: str) -> Mapping[str, Any] | None:
+        """The cluster's ``DescribeCluster`` answer; ``None`` when there is no such cluster.
+        Raises :class:`_Transient` (a retryable failure) or :class:`FatalError`."""
         what = f"sagemaker:DescribeCluster {cluster}"
         try:
-            described = self._call(
+            described: Mapping[str, Any] = self._call(
                 what,
                 lambda: self._sagemaker.describe_cluster(ClusterName=cluster),
                 "DescribeCluster",
             )
+        except ClientError as error:
+            if _code(error) in ("ResourceNotFound", "ResourceNotFoundException"):
+                return None
+            raise self._fatal(what, error) from None
+        return described
+
+    def _cluster(
+        self, cluster: str, problems: list[str]
+    ) -> tuple[Mapping[str, Any] | None, bool, list[Mapping[str, Any]]]:
+        try:
+            described = self.describe_cluster(cluster)
         except _Transient as error:
             problems.append(str(error))
             return None, False, []
-        except ClientError as error:
-            if _code(error) in ("ResourceNotFound", "ResourceNotFoundException"):
-                return None, True, []
-            raise self._fatal(what, error) from None
+        if described is None:
+            return None, True, []
         what = f"sagemaker:ListClusterEvents {cluster}"
         if not hasattr(self._sagemaker, "list_cluster_events"):
             return described, False, []  # a boto3 older than the API: no events, still counts

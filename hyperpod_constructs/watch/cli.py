@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
+from .._cli.commands import add_command, add_json_option
 from .._core.sanitize import printable
 from ..summary import AssemblyError, find_templates
 from .target import TargetError, WatchTarget, load_targets, select_target
@@ -50,17 +51,18 @@ def _interval(text: str) -> int:
 
 def add_watch_command(commands: Any) -> None:
     """Register ``watch`` on the ``add_subparsers()`` object of the main parser."""
-    watch = commands.add_parser(
+    watch = add_command(
+        commands,
         "watch",
-        help="live view of a deployment's gated instance groups while the MinCount gate waits",
+        summary="live view of a deployment's gated instance groups while the MinCount gate waits",
         description=(
             "Show, per gated instance group of a HyperPod cluster, its status, CurrentCount / "
             "MinCount / TargetCount as a bar, the time left in HyperPod's 3-hour window and the "
             "newest cluster events, plus the gate's own state, refreshed until the gate opens "
             "or fails. Read-only AWS calls with your normal credentials."
         ),
-        epilog=(
-            "exit codes: 0 every gated group is ready; 1 the gate failed or HyperPod rolled a "
+        exit_codes=(
+            "0 every gated group is ready; 1 the gate failed or HyperPod rolled a "
             "group back (reason printed); 2 bad input, missing credentials or region, or AWS "
             "not reachable after retries; 130 interrupted"
         ),
@@ -77,10 +79,8 @@ def add_watch_command(commands: Any) -> None:
         ),
     )
     watch.add_argument("--region", help="AWS region (default: the stack's, else your AWS config)")
-    watch.add_argument(
-        "--json",
-        action="store_true",
-        help="print one JSON object per refresh, one per line (schema in docs/watch.md)",
+    add_json_option(
+        watch, "print one JSON object per refresh, one per line (schema in docs/watch.md)"
     )
     watch.add_argument(
         "--interval",
