@@ -254,13 +254,7 @@ def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
 
 
 @reports(
-    STORAGE_COUNT,
-    EBS_SIZE,
-    EBS_ROOT_VOLUME,
-    EBS_KMS,
-    FSX_DNS,
-    FSX_MOUNT_NAME,
-    MOUNT_PATH,
+    *RULES,
     group_order=160,
 )
 def storage_configs(group: InstanceGroup) -> list[Finding]:
