@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .._aws.input import InputError, read_json
+from .._aws.session import AwsOptions, add_aws_options
 from .._cli.commands import add_command, add_json_option
 from .._core.sanitize import printable
 from ..summary import AssemblyError, StackTemplate, find_templates
@@ -80,8 +81,9 @@ def add_plan_command(commands: Any) -> None:
         help="a parameter value the update deploys with (repeatable; as cdk deploy "
         "--parameters): offline it applies to both templates, with --stack to the new one",
     )
-    plan.add_argument(
-        "--region", help="AWS region of the deployed stack (default: the stack's, else your config)"
+    add_aws_options(
+        plan,
+        region_help="AWS region of the deployed stack (default: the stack's, else your config)",
     )
     add_json_option(plan, "print one JSON object (schema in docs/cli.md) instead of the text")
 
@@ -251,10 +253,10 @@ def _deployed(
     )
 
 
-def _default_reader(region: str | None) -> Any:
+def _default_reader(region: str | None, options: AwsOptions | None = None) -> Any:
     from .aws import DeployedReader
 
-    return DeployedReader(region=region)
+    return DeployedReader(region=region, options=options, tool="plan")
 
 
 def _encodable(stream: TextIO, text: str) -> str:
@@ -306,7 +308,10 @@ def run_plan(
             from .aws import FatalError
 
             try:
-                plan = _deployed(args, stacks, reader or _default_reader)
+                options = AwsOptions.from_args(args)
+                plan = _deployed(
+                    args, stacks, reader or (lambda region: _default_reader(region, options))
+                )
             except FatalError as error:
                 return fail(str(error))
     except (AssemblyError, InputError, PlanInputError, BaselineError) as error:

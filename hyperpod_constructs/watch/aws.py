@@ -1,5 +1,7 @@
-"""The AWS edge of ``watch``: read-only calls through boto3 and the user's normal credential
-chain, turned into an :class:`~.model.Observation`.
+"""The AWS edge of ``watch``: read-only calls through the command line's one AWS session
+(:mod:`hyperpod_constructs._aws.session`: the profile, region and role given, else the normal
+credential chain; every call bounded by the deadline), turned into an
+:class:`~.model.Observation`.
 
 Per refresh: CloudFormation ``DescribeStacks`` and ``DescribeStackResource`` (the gate's wait
 condition and the cluster resource), SageMaker ``DescribeCluster`` and ``ListClusterEvents``
@@ -11,8 +13,8 @@ answer that cannot be read or does not fit AWS's model (not JSON, truncated, ``{
 an object belongs, botocore's ``ResponseParserError``): every answer is checked against its
 botocore shape (:func:`hyperpod_constructs._aws.shapes.check`) before it is used, and an unreadable
 one is "unknown" for that refresh, never a verdict. Missing credentials or region, an endpoint
-that never answered, and any other error (e.g. access denied) raise :class:`FatalError` with a
-one-line message.
+that never answered (or did not finish its first answer within the deadline), and any other
+error (e.g. access denied) raise :class:`FatalError` with a one-line message.
 """
 
 from __future__ import annotations
@@ -24,8 +26,6 @@ from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
-import boto3  # type: ignore[import-untyped, unused-ignore]
-from botocore.config import Config  # type: ignore[import-untyped, unused-ignore]
 from botocore.exceptions import (  # type: ignore[import-untyped, unused-ignore]
     BotoCoreError,
     ClientError,
@@ -37,19 +37,13 @@ from botocore.exceptions import (
 )
 
 from .._aws.input import InputError, parse_json
+from .._aws.session import AwsOptions, DeadlineError, SessionError, open_session
 from .._aws.shapes import ShapeError, check
 from .._core.sanitize import printable
 from ..summary import TemplateError
 from .model import Observation, ResourceState, StackState
 from .target import WatchTarget, targets_from_template
 
-CLIENT_CONFIG = Config(
-    retries={"mode": "standard", "max_attempts": 4},
-    connect_timeout=5,
-    read_timeout=20,
-    user_agent_extra="hyperpod-constructs-watch",
-)
-"""Bounded: at most 4 attempts per call, 5 s to connect, 20 s to read."""
 MAX_EVENTS = 50
 _TRANSIENT_CODES = frozenset(
     {
@@ -111,24 +105,23 @@ def _message(error: ClientError) -> str:
 class Reader:
     """Reads one target's state; one instance per ``watch`` run."""
 
-    def __init__(self, *, region: str | None, session: Any = None) -> None:
-        session = session or boto3.session.Session(region_name=region)
-        if session.region_name is None:
-            raise FatalError(
-                "no AWS region: pass --region, set AWS_DEFAULT_REGION, or set a region in your "
-                "AWS config"
-            )
-        if session.get_credentials() is None:
-            raise FatalError(
-                "no AWS credentials found (environment, AWS config and credentials files, SSO, "
-                "or an instance role); configure them as for the AWS CLI"
-            )
-        self.region: str = session.region_name
+    def __init__(
+        self,
+        *,
+        region: str | None,
+        options: AwsOptions | None = None,
+        session: Any = None,
+        tool: str = "watch",
+    ) -> None:
+        """``options``: the AWS options of the command line (profile, role, deadline);
+        ``region`` is used when they name none; ``session`` (boto3) replaces the profile's."""
         try:
-            self._cfn = session.client("cloudformation", config=CLIENT_CONFIG)
-            self._sagemaker = session.client("sagemaker", config=CLIENT_CONFIG)
-        except (BotoCoreError, ValueError) as error:  # e.g. InvalidRegionError
-            raise FatalError(f"cannot use region {self.region!r}: {error}") from None
+            aws = open_session(options or AwsOptions(), tool=tool, region=region, session=session)
+            self._cfn = aws.client("cloudformation")
+            self._sagemaker = aws.client("sagemaker")
+        except SessionError as error:
+            raise FatalError(str(error)) from None
+        self.region: str = aws.region
         self._answered = False
         self._date: datetime | None = None
         self._skew = timedelta(0)
@@ -145,6 +138,10 @@ class Reader:
                 self._answered = True
                 raise _Transient(f"{what}: {code or status}: {_message(error)}") from None
             raise
+        except DeadlineError as error:
+            if not self._answered:
+                raise FatalError(f"AWS did not answer {what} in {self.region}: {error}") from None
+            raise _Transient(f"{what}: {error}") from None
         except NoCredentialsError:
             raise FatalError(
                 "no AWS credentials found; configure them as for the AWS CLI"

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
+from .._aws.session import AwsOptions, add_aws_options
 from .._cli.commands import add_command, add_json_option
 from .._core.sanitize import printable
 from ..summary import AssemblyError, find_templates
@@ -78,7 +79,7 @@ def add_watch_command(commands: Any) -> None:
             "--stack and no such stack there, the deployed template is read)"
         ),
     )
-    watch.add_argument("--region", help="AWS region (default: the stack's, else your AWS config)")
+    add_aws_options(watch, region_help="AWS region (default: the stack's, else your AWS config)")
     add_json_option(
         watch, "print one JSON object per refresh, one per line (schema in docs/watch.md)"
     )
@@ -212,9 +213,12 @@ def run_watch(
         return _error(err, f"watch needs boto3 and rich ({error.name} is missing): {INSTALL_HINT}")
     from .aws import FatalError, Reader
 
+    options = AwsOptions.from_args(args)
     try:
-        target = _target(args, lambda stack: Reader(region=args.region).deployed_targets(stack))
-        aws = Reader(region=args.region or target.region)
+        target = _target(
+            args, lambda stack: Reader(region=None, options=options).deployed_targets(stack)
+        )
+        aws = Reader(region=target.region, options=options)
     except (AssemblyError, TargetError, FatalError) as error:
         return _error(err, str(error))
     try:
