@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import boto3
@@ -27,6 +25,11 @@ from hyperpod_constructs._aws.session import (
     SessionError,
     bounded,
     open_session,
+)
+from tests.support.raw_endpoint import RawEndpoint
+
+DRIPPING = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 4096\r\n\r\n" + b" " * 4096
 )
 
 TIMEOUT = 60
@@ -42,57 +45,6 @@ def subcommands() -> dict[str, argparse.ArgumentParser]:
 
 def reads_aws(parser: argparse.ArgumentParser) -> bool:
     return "--aws-timeout" in parser._option_string_actions
-
-
-class Drip:
-    """An HTTP endpoint on 127.0.0.1 that answers every request one byte at a time, a byte
-    every ``every`` seconds: botocore's read timeout (per socket read) never fires."""
-
-    def __init__(self, every: float = 1.0) -> None:
-        self.every = every
-        self.requests = 0
-        self._stop = threading.Event()
-        self._socket = socket.create_server(("127.0.0.1", 0))
-        self._socket.settimeout(0.2)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._socket.getsockname()[1]}"
-
-    def __enter__(self) -> Drip:
-        threading.Thread(target=self._accept, daemon=True).start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._stop.set()
-        self._socket.close()
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                connection, _ = self._socket.accept()
-            except OSError:  # timeout, or closed
-                continue
-            self.requests += 1
-            threading.Thread(target=self._drip, args=(connection,), daemon=True).start()
-
-    def _drip(self, connection: socket.socket) -> None:
-        answer = b"HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 4096\r\n\r\n"
-        with connection:
-            connection.settimeout(5)
-            try:
-                connection.recv(65536)
-                for byte in answer + b" " * 4096:
-                    if self._stop.wait(self.every):
-                        return
-                    connection.sendall(bytes([byte]))
-            except OSError:
-                return
 
 
 @pytest.fixture
@@ -138,7 +90,7 @@ def test_a_dripping_endpoint_ends_every_aws_reading_command_with_exit_2_and_one_
     """One byte every second keeps botocore reading forever (its read timeout is per socket
     read); the deadline of the call ends it: exit 2, one ``error:`` line, nothing on stdout."""
     readers = sorted(name for name, parser in subcommands().items() if reads_aws(parser))
-    with Drip(every=1.0) as drip:
+    with RawEndpoint(DRIPPING, every=1.0) as drip:
         env = {**aws_env, "AWS_ENDPOINT_URL": drip.url}
         for command in readers:
             folder = tmp_path / command
@@ -264,7 +216,7 @@ def test_a_role_that_cannot_be_assumed_is_one_line(
 ) -> None:
     """STS does not answer (a dripping endpoint) within the deadline."""
     options = AwsOptions(profile="prod", role_arn="arn:aws:iam::123456789012:role/x", timeout=1)
-    with Drip(every=1.0) as drip:
+    with RawEndpoint(DRIPPING, every=1.0) as drip:
         monkeypatch.setenv("AWS_ENDPOINT_URL", drip.url)
         with pytest.raises(SessionError) as error:
             open_session(options, tool="plan")

@@ -232,3 +232,39 @@ def test_the_terminal_view_shows_hostile_names_as_text() -> None:
     assert "[bold red]x[/]" in shown
     plain = screen.status_line(refresh)
     assert all(char.isprintable() for char in plain)
+
+
+def _reason_with_a_control_character(body: bytes) -> bytes:
+    """CloudFormation's XML answer with the failure reason AWS might carry: a raw control
+    character, which no XML parser accepts (botocore's ``ResponseParserError``)."""
+    assert b"</StackStatus>" in body, body[:200]
+    return body.replace(
+        b"</StackStatus>",
+        b"</StackStatus><StackStatusReason>WaitCondition failed: \x01 signal</StackStatusReason>",
+        1,
+    )
+
+
+@pytest.mark.parametrize("operation", ["DescribeStacks", "DescribeStackResource"])
+def test_an_unreadable_stack_answer_is_never_ready(
+    monkeypatch: pytest.MonkeyPatch, cdk_out: str, template: dict[str, Any], operation: str
+) -> None:
+    """Every group is at its target, but CloudFormation's answers (which say whether the
+    gate failed) cannot be read: no refresh says "ready"; the run ends with exit 2."""
+    deployment = Deployment(monkeypatch, template, constant(16))
+    corrupt = (
+        _reason_with_a_control_character
+        if operation == "DescribeStacks"
+        else lambda body: body.replace(b"</ResourceStatus>", b"\x01</ResourceStatus>", 1)
+    )
+    run = _watch(deployment, cdk_out, operation, corrupt, start=1200, end=None)
+
+    assert run.code == 2, [(r["verdict"], r["reason"]) for r in run.refreshes]
+    assert "ready" not in {r["verdict"] for r in run.refreshes}
+    assert all(r["exit_code"] is None for r in run.refreshes[:-1])
+    assert any("not judged ok" in r["reason"] for r in run.refreshes), [
+        (r["verdict"], r["reason"]) for r in run.refreshes
+    ]
+    (line,) = run.stderr.splitlines()
+    assert line.startswith("error: AWS reads kept failing for ")
+    assert f"cloudformation:{operation}" in line and "unreadable answer" in line

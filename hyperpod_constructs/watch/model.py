@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypeVar
 
+from .._cli.verdict import EXIT_OK, withheld
 from .._core.sanitize import printable
 from ._decision import GateDecision, GroupProgress, GroupRequirement, evaluate_gate
 from .target import Count, WatchTarget
@@ -28,7 +29,7 @@ EVENTS_PER_GROUP = 3
 
 Verdict = Literal["waiting", "ready", "failed", "error"]
 GateState = Literal["unknown", "not armed", "waiting", "ready", "failed"]
-EXIT_READY = 0
+EXIT_READY = EXIT_OK
 EXIT_FAILED = 1
 EXIT_ERROR = 2
 
@@ -359,6 +360,9 @@ def refresh(target: WatchTarget, obs: Observation, *, started_at: datetime) -> R
         groups = tuple(_unread_group(target, i, status) for i in range(len(target.groups)))
     elapsed = obs.time - started_at
     verdict, reason, exit_code = _verdict(target, obs, gate, decision, elapsed)
+    unproven = withheld(exit_code, obs.problems)
+    if unproven is not None:  # never "ready" on an answer that could not be read
+        verdict, reason, exit_code = "waiting", f"{reason}; but {unproven}", None
     cluster = obs.cluster or {}
     failure = cluster.get("FailureMessage")
     return printable_view(

@@ -1,0 +1,103 @@
+"""The one rule of every command's verdict (``hyperpod_constructs._cli.verdict``): what could
+not be read is never "ok". Each registered subcommand (derived from the main parser) is given
+an input it cannot read, a file or an AWS answer (CloudFormation's XML with a raw control
+character, which no XML parser reads): it never exits 0. ``watch``'s refresh-by-refresh rule is
+tested against the simulator in tests/test_watch_hostile.py."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hyperpod_constructs._cli.verdict import EXIT_OK, withheld
+from tests.support.raw_endpoint import RawEndpoint
+from tests.test_aws_session import subcommands
+
+TIMEOUT = 60
+_BODY = (
+    b'<?xml version="1.0"?><DescribeStacksResponse><DescribeStacksResult><Stacks><member>'
+    b"<StackName>S</StackName><StackStatus>UPDATE_FAILED</StackStatus><StackStatusReason>"
+    b"WaitCondition failed: \x01</StackStatusReason></member></Stacks></DescribeStacksResult>"
+    b"</DescribeStacksResponse>"
+)
+UNREADABLE_ANSWER = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: "
+    + str(len(_BODY)).encode()
+    + b"\r\n\r\n"
+    + _BODY
+)
+NOT_JSON = b'{"Resources": {"C": \x01}}'
+
+
+def _folder(tmp: Path, name: str, template: bytes) -> str:
+    folder = tmp / name
+    folder.mkdir()
+    (folder / "S.template.json").write_bytes(template)
+    return str(folder)
+
+
+def _unreadable(command: str, tmp: Path) -> list[list[str]]:
+    """Command lines of ``command`` whose input cannot be read."""
+    unreadable_file = tmp / "unreadable.json"
+    unreadable_file.write_bytes(NOT_JSON)
+    unreadable_app = _folder(tmp, "unreadable.out", NOT_JSON)
+    app = _folder(tmp, "cdk.out", b'{"Resources": {}}')
+    cases = {
+        "summary": [["summary", unreadable_app]],
+        "convert": [["convert", str(unreadable_file)]],
+        "plan": [
+            ["plan", "--baseline", str(unreadable_file), "--app", app],
+            ["plan", "--stack", "S", "--app", app],  # the AWS answer
+        ],
+        "watch": [["watch", "--stack", "S"], ["watch", "--app", unreadable_app]],
+    }
+    if command not in cases:
+        raise AssertionError(f"new subcommand {command}: add the inputs it cannot read here")
+    return cases[command]
+
+
+def test_no_command_says_ok_on_what_it_could_not_read(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(
+        AWS_ACCESS_KEY_ID="AKIDVERDICTTESTVERDI",
+        AWS_SECRET_ACCESS_KEY="verdict-test-secret",
+        AWS_CONFIG_FILE="/dev/null",
+        AWS_SHARED_CREDENTIALS_FILE="/dev/null",
+        AWS_EC2_METADATA_DISABLED="true",
+        AWS_DEFAULT_REGION="us-east-1",
+    )
+    ran = []
+    with RawEndpoint(UNREADABLE_ANSWER) as endpoint:
+        env["AWS_ENDPOINT_URL"] = endpoint.url
+        for command in sorted(subcommands()):
+            folder = tmp_path / command
+            folder.mkdir()
+            for argv in _unreadable(command, folder):
+                result = subprocess.run(
+                    [sys.executable, "-m", "hyperpod_constructs", *argv],
+                    capture_output=True,
+                    text=True,
+                    cwd=folder,
+                    env=env,
+                    timeout=TIMEOUT,
+                )
+                ran.append(command)
+                assert result.returncode == 2, (argv, result.stdout, result.stderr)
+                (line,) = result.stderr.splitlines()
+                assert line.startswith("error: ") and "unexpected" not in line, line
+    assert endpoint.requests >= 2, "plan and watch read the unreadable answer"
+    assert set(ran) == set(subcommands())
+
+
+@pytest.mark.parametrize("code", [EXIT_OK, 1, 2, 3, None])
+def test_only_an_ok_is_withheld_and_only_for_what_was_not_read(code: int | None) -> None:
+    assert withheld(code, ()) is None
+    reason = withheld(code, ("cloudformation:DescribeStacks: unreadable answer", "x"))
+    if code == EXIT_OK:
+        assert reason is not None and reason.startswith("2 answers could not be read (cloud")
+    else:
+        assert reason is None
