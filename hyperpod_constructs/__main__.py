@@ -6,17 +6,18 @@ type, instance type, count, minimum, partition) and its readiness-gate settings;
 ``docs/cli.md``. Reads JSON only: it never imports ``aws_cdk``.
 
 Exit codes: 0 report printed (also when no cluster is found); 2 usage error, missing folder,
-or an unreadable manifest or template (a one-line ``error:`` message on stderr).
+an unreadable manifest or template, or an output that cannot be written (a one-line
+``error:`` message on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
 from ._cli.commands import add_command, add_json_option
+from ._cli.output import OutputError, finish, output_failed, write
 from ._core.sanitize import printable
 from .convert.cli import add_convert_command, run_convert
 from .plan.cli import add_plan_command, run_plan
@@ -60,25 +61,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _write(text: str) -> int:
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # The reader (e.g. `| head`) went away: stop quietly, as Python's docs recommend.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 1
-    return EXIT_OK
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code.
 
-    Whatever the input, no traceback reaches the user: an exception no subcommand expected
-    (a bug) is one ``error:`` line and exit 2."""
+    Whatever the input, no traceback reaches the user: an output that cannot be written
+    (stdout closed or full) is one ``error:`` line on stderr and exit 2, in every subcommand;
+    an exception no subcommand expected (a bug) is one ``error:`` line and exit 2."""
     try:
-        return _main(argv)
+        code = _main(argv)
+        finish(sys.stdout)
+        return code
+    except (OutputError, BrokenPipeError) as error:
+        return output_failed(error)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -107,7 +101,8 @@ def _main(argv: Sequence[str] | None) -> int:
     except AssemblyError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    return _write(render_json(summary) if args.json else render_text(summary))
+    write(sys.stdout, render_json(summary) if args.json else render_text(summary))
+    return EXIT_OK
 
 
 if __name__ == "__main__":

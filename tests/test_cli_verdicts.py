@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from hyperpod_constructs._cli.verdict import EXIT_OK, withheld
-from tests.support.raw_endpoint import RawEndpoint
+from tests.support.raw_endpoint import RawEndpoint, http_answer
 from tests.test_aws_session import subcommands
 
 TIMEOUT = 60
@@ -24,12 +24,7 @@ _BODY = (
     b"WaitCondition failed: \x01</StackStatusReason></member></Stacks></DescribeStacksResult>"
     b"</DescribeStacksResponse>"
 )
-UNREADABLE_ANSWER = (
-    b"HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: "
-    + str(len(_BODY)).encode()
-    + b"\r\n\r\n"
-    + _BODY
-)
+UNREADABLE_ANSWER = http_answer(_BODY)
 NOT_JSON = b'{"Resources": {"C": \x01}}'
 
 

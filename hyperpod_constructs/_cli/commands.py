@@ -6,14 +6,18 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .output import EXIT_OUTPUT
+
 
 def add_command(
     commands: Any, name: str, *, summary: str, description: str, exit_codes: str
 ) -> argparse.ArgumentParser:
     """Register the subcommand ``name`` on ``commands`` (the main parser's
-    ``add_subparsers()``); its epilog lists ``exit_codes``."""
+    ``add_subparsers()``); its epilog lists ``exit_codes`` and the code every command exits
+    with when its output cannot be written."""
+    epilog = f"exit codes: {exit_codes}; {EXIT_OUTPUT} also when stdout cannot be written"
     parser: argparse.ArgumentParser = commands.add_parser(
-        name, help=summary, description=description, epilog=f"exit codes: {exit_codes}"
+        name, help=summary, description=description, epilog=epilog
     )
     return parser
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from .._aws.input import InputError, read_json
 from .._cli.commands import add_command
+from .._cli.output import write
 from .._core.sanitize import printable
 from .translate import ConversionError, Options, convert_request
 
@@ -156,8 +157,7 @@ def run_convert(args: argparse.Namespace) -> int:
     for note in notes:
         print(f"note: {printable(note)}", file=sys.stderr)
     if args.output is None:
-        sys.stdout.write(source)
-        sys.stdout.flush()
+        write(sys.stdout, source)
     print(printable(_summary(request, args)), file=sys.stderr)
     return EXIT_OK
 

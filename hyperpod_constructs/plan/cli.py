@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from .._aws.input import InputError, read_json
 from .._aws.session import AwsOptions, add_aws_options
 from .._cli.commands import add_command, add_json_option
+from .._cli.output import write as _write
 from .._core.sanitize import printable
 from ..summary import AssemblyError, StackTemplate, find_templates
 from ..summary.assembly import MAX_FILE_BYTES, read_assembly_json
@@ -257,24 +258,6 @@ def _default_reader(region: str | None, options: AwsOptions | None = None) -> An
     from .aws import DeployedReader
 
     return DeployedReader(region=region, options=options, tool="plan")
-
-
-def _encodable(stream: TextIO, text: str) -> str:
-    """``text`` as the stream's encoding can write it (other characters as ``\\u...``
-    escapes), so a terminal or pipe that is not UTF-8 still gets the whole plan."""
-    encoding = getattr(stream, "encoding", None) or "utf-8"
-    try:
-        return text.encode(encoding, errors="backslashreplace").decode(encoding)
-    except LookupError:
-        return text.encode("ascii", errors="backslashreplace").decode("ascii")
-
-
-def _write(stream: TextIO, text: str) -> None:
-    try:
-        stream.write(_encodable(stream, text))
-        stream.flush()
-    except BrokenPipeError:
-        pass
 
 
 def run_plan(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from .._aws.session import AwsOptions, add_aws_options
 from .._cli.commands import add_command, add_json_option
+from .._cli.output import write
 from .._core.sanitize import printable
 from ..summary import AssemblyError, find_templates
 from .target import TargetError, WatchTarget, load_targets, select_target
@@ -137,13 +138,11 @@ class _Output:
         from .jsonl import json_line
 
         if self._json:
-            self._stream.write(json_line(refresh))
+            write(self._stream, json_line(refresh))
         elif self._live is not None:
             self._live.update(screen.render(refresh), refresh=True)
-            return
         else:
-            self._stream.write(screen.status_line(refresh) + "\n")
-        self._stream.flush()
+            write(self._stream, screen.status_line(refresh) + "\n")
 
 
 def _target(args: argparse.Namespace, deployed: Callable[[str], list[WatchTarget]]) -> WatchTarget:
@@ -235,7 +234,7 @@ def run_watch(
         if result.exit_code == EXIT_FAILED:
             print(f"failed: {result.reason}", file=err)
     elif not output.terminal:
-        print(f"{result.verdict}: {result.reason}", file=out)
+        write(out, f"{result.verdict}: {result.reason}\n")
     return int(result.exit_code) if result.exit_code is not None else EXIT_ERROR
 
 

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import socket
 import threading
+from collections.abc import Callable
 from types import TracebackType
 
 
 class RawEndpoint:
     """``with RawEndpoint(answer, every=1.0) as endpoint``: ``endpoint.url`` answers each
-    request with ``answer`` (status line, headers and body); ``requests`` counts them."""
+    request with ``answer`` (status line, headers and body; or a function of the request's
+    bytes that returns them); ``requests`` counts them."""
 
-    def __init__(self, answer: bytes, *, every: float = 0.0) -> None:
+    def __init__(self, answer: bytes | Callable[[bytes], bytes], *, every: float = 0.0) -> None:
         self.answer = answer
         self.every = every
         self.requests = 0
@@ -51,13 +53,44 @@ class RawEndpoint:
         with connection:
             connection.settimeout(5)
             try:
-                connection.recv(65536)
+                request = _read_request(connection)
+                answer = self.answer if isinstance(self.answer, bytes) else self.answer(request)
                 if not self.every:
-                    connection.sendall(self.answer)
+                    connection.sendall(answer)
                     return
-                for byte in self.answer:
+                for byte in answer:
                     if self._stop.wait(self.every):
                         return
                     connection.sendall(bytes([byte]))
             except OSError:
                 return
+
+
+def _read_request(connection: socket.socket) -> bytes:
+    """One HTTP request: its headers and the body its ``Content-Length`` announces."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = connection.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(body) < length:
+        chunk = connection.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
+def http_answer(body: bytes, *, status: str = "200 OK", content_type: str = "text/xml") -> bytes:
+    """A complete HTTP/1.1 answer carrying ``body``."""
+    return (
+        f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode() + body
