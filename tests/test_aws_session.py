@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,38 +23,18 @@ from hyperpod_constructs._aws.session import (
     bounded,
     open_session,
 )
+from tests.support.cli_process import run_cli, subcommands
 from tests.support.raw_endpoint import RawEndpoint
 
 DRIPPING = (
     b"HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nContent-Length: 4096\r\n\r\n" + b" " * 4096
 )
 
-TIMEOUT = 60
-"""A hang guard: a subprocess still running after this fails the test."""
 AWS_OPTIONS = ("--profile", "--region", "--role-arn", "--role-session-name", "--external-id")
-
-
-def subcommands() -> dict[str, argparse.ArgumentParser]:
-    """Every registered subcommand's parser, read from the main parser."""
-    (action,) = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
-    return dict(action.choices)
 
 
 def reads_aws(parser: argparse.ArgumentParser) -> bool:
     return "--aws-timeout" in parser._option_string_actions
-
-
-@pytest.fixture
-def aws_env(tmp_path: Path) -> Iterator[dict[str, str]]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    env.update(
-        AWS_ACCESS_KEY_ID="AKIDSESSIONTESTSESSI",
-        AWS_SECRET_ACCESS_KEY="session-test-secret",
-        AWS_CONFIG_FILE="/dev/null",
-        AWS_SHARED_CREDENTIALS_FILE="/dev/null",
-        AWS_EC2_METADATA_DISABLED="true",
-    )
-    yield env
 
 
 def _assembly(tmp: Path) -> str:
@@ -85,27 +62,19 @@ def test_every_subcommand_that_reads_aws_takes_the_same_options() -> None:
 
 
 def test_a_dripping_endpoint_ends_every_aws_reading_command_with_exit_2_and_one_line(
-    tmp_path: Path, aws_env: dict[str, str]
+    tmp_path: Path,
 ) -> None:
     """One byte every second keeps botocore reading forever (its read timeout is per socket
     read); the deadline of the call ends it: exit 2, one ``error:`` line, nothing on stdout."""
     readers = sorted(name for name, parser in subcommands().items() if reads_aws(parser))
     with RawEndpoint(DRIPPING, every=1.0) as drip:
-        env = {**aws_env, "AWS_ENDPOINT_URL": drip.url}
         for command in readers:
             folder = tmp_path / command
             folder.mkdir()
             argv = [*_argv(command, folder), "--region", "us-east-1", "--aws-timeout", "2"]
-            result = subprocess.run(
-                [sys.executable, "-m", "hyperpod_constructs", *argv],
-                capture_output=True,
-                text=True,
-                cwd=folder,
-                env=env,
-                timeout=TIMEOUT,
-            )
-            assert (result.returncode, result.stdout) == (2, ""), (command, result.stderr)
-            (line,) = result.stderr.splitlines()
+            code, out, err = run_cli(argv, cwd=folder, endpoint=drip.url)
+            assert (code, out) == (2, b""), (command, err)
+            (line,) = err.splitlines()
             assert line.startswith("error: ") and "within 2 s (--aws-timeout)" in line, line
         assert drip.requests >= len(readers)
 

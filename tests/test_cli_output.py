@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,10 +18,9 @@ from typing import Any
 import pytest
 from aws_cdk.cx_api import CloudAssembly
 
+from tests.support.cli_process import run_cli, subcommands
 from tests.support.raw_endpoint import RawEndpoint, http_answer
-from tests.test_aws_session import subcommands
 
-TIMEOUT = 60
 FOLDER = "entraînement-€.out"
 NORMAL_EXIT = {"summary": 0, "convert": 0, "plan": 0, "watch": 1}
 """Each case's exit code when its output is written (watch: the stack rolled back)."""
@@ -99,26 +97,8 @@ def endpoint() -> Iterator[RawEndpoint]:
 def _run(
     argv: list[str], cwd: Path, endpoint: str, stdout: Any, encoding: str | None = None
 ) -> tuple[int, bytes, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "PYTHONIO"))}
-    env.update(
-        AWS_ACCESS_KEY_ID="AKIDOUTPUTTESTOUTPUT",
-        AWS_SECRET_ACCESS_KEY="output-test-secret",
-        AWS_CONFIG_FILE="/dev/null",
-        AWS_SHARED_CREDENTIALS_FILE="/dev/null",
-        AWS_EC2_METADATA_DISABLED="true",
-        AWS_ENDPOINT_URL=endpoint,
-    )
-    if encoding is not None:
-        env["PYTHONIOENCODING"] = encoding
-    result = subprocess.run(
-        [sys.executable, "-m", "hyperpod_constructs", *argv],
-        stdout=stdout,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        env=env,
-        timeout=TIMEOUT,
-    )
-    return result.returncode, result.stdout or b"", result.stderr.decode(errors="replace")
+    env = {} if encoding is None else {"PYTHONIOENCODING": encoding}
+    return run_cli(argv, cwd=cwd, endpoint=endpoint, stdout=stdout, env=env)
 
 
 def test_every_command_has_a_case() -> None:

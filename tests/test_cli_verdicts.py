@@ -6,18 +6,14 @@ tested against the simulator in tests/test_watch_hostile.py."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from hyperpod_constructs._cli.verdict import EXIT_OK, withheld
+from tests.support.cli_process import run_cli, subcommands
 from tests.support.raw_endpoint import RawEndpoint, http_answer
-from tests.test_aws_session import subcommands
 
-TIMEOUT = 60
 _BODY = (
     b'<?xml version="1.0"?><DescribeStacksResponse><DescribeStacksResult><Stacks><member>'
     b"<StackName>S</StackName><StackStatus>UPDATE_FAILED</StackStatus><StackStatusReason>"
@@ -56,33 +52,18 @@ def _unreadable(command: str, tmp: Path) -> list[list[str]]:
 
 
 def test_no_command_says_ok_on_what_it_could_not_read(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    env.update(
-        AWS_ACCESS_KEY_ID="AKIDVERDICTTESTVERDI",
-        AWS_SECRET_ACCESS_KEY="verdict-test-secret",
-        AWS_CONFIG_FILE="/dev/null",
-        AWS_SHARED_CREDENTIALS_FILE="/dev/null",
-        AWS_EC2_METADATA_DISABLED="true",
-        AWS_DEFAULT_REGION="us-east-1",
-    )
     ran = []
     with RawEndpoint(UNREADABLE_ANSWER) as endpoint:
-        env["AWS_ENDPOINT_URL"] = endpoint.url
         for command in sorted(subcommands()):
             folder = tmp_path / command
             folder.mkdir()
             for argv in _unreadable(command, folder):
-                result = subprocess.run(
-                    [sys.executable, "-m", "hyperpod_constructs", *argv],
-                    capture_output=True,
-                    text=True,
-                    cwd=folder,
-                    env=env,
-                    timeout=TIMEOUT,
+                code, out, err = run_cli(
+                    argv, cwd=folder, endpoint=endpoint.url, env={"AWS_DEFAULT_REGION": "us-east-1"}
                 )
                 ran.append(command)
-                assert result.returncode == 2, (argv, result.stdout, result.stderr)
-                (line,) = result.stderr.splitlines()
+                assert code == 2, (argv, out, err)
+                (line,) = err.splitlines()
                 assert line.startswith("error: ") and "unexpected" not in line, line
     assert endpoint.requests >= 2, "plan and watch read the unreadable answer"
     assert set(ran) == set(subcommands())
