@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hyperpod_constructs._cli.verdict import EXIT_OK, withheld
 from tests.support.cli_process import run_cli, subcommands
@@ -69,11 +70,15 @@ def test_no_command_says_ok_on_what_it_could_not_read(tmp_path: Path) -> None:
     assert set(ran) == set(subcommands())
 
 
-@pytest.mark.parametrize("code", [EXIT_OK, 1, 2, 3, None])
-def test_only_an_ok_is_withheld_and_only_for_what_was_not_read(code: int | None) -> None:
-    assert withheld(code, ()) is None
-    reason = withheld(code, ("cloudformation:DescribeStacks: unreadable answer", "x"))
-    if code == EXIT_OK:
-        assert reason is not None and reason.startswith("2 answers could not be read (cloud")
-    else:
-        assert reason is None
+@given(
+    code=st.none() | st.integers(min_value=0, max_value=255),
+    unreadable=st.lists(st.text(min_size=1), max_size=4),
+)
+def test_only_an_ok_is_withheld_and_only_for_what_was_not_read(
+    code: int | None, unreadable: list[str]
+) -> None:
+    reason = withheld(code, unreadable)
+    assert (reason is not None) == (code == EXIT_OK and bool(unreadable))
+    if reason is not None:
+        assert reason.startswith(f"{len(unreadable)} answer")
+        assert unreadable[0] in reason and "not judged ok" in reason
