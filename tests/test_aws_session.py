@@ -15,13 +15,15 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from hyperpod_constructs.__main__ import _parser
+from hyperpod_constructs.__main__ import _parser, main
 from hyperpod_constructs._aws.session import (
     AwsOptions,
     DeadlineError,
     SessionError,
+    add_aws_options,
     bounded,
     open_session,
+    session_from_args,
 )
 from tests.support.cli_process import run_cli, subcommands
 from tests.support.raw_endpoint import RawEndpoint
@@ -193,3 +195,30 @@ def test_a_role_that_cannot_be_assumed_is_one_line(
         "cannot assume role arn:aws:iam::123456789012:role/x: no complete answer within 1 s "
         "(--aws-timeout)"
     )
+
+
+@pytest.mark.parametrize("command", sorted(n for n, p in subcommands().items() if reads_aws(p)))
+def test_every_aws_reading_command_opens_its_session_from_its_options(
+    command: str,
+    tmp_path: Path,
+    config: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The options reach the session: a malformed role is refused before any call."""
+    argv = [*_argv(command, tmp_path), "--profile", "prod", "--role-arn", "arn:aws:iam::1:role/x"]
+    monkeypatch.chdir(tmp_path)
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    (line,) = err.splitlines()
+    assert "--role-arn 'arn:aws:iam::1:role/x': not an IAM role ARN" in line, line
+
+
+def test_session_from_args_reads_the_options_of_add_aws_options(config: Path) -> None:
+    parser = argparse.ArgumentParser()
+    add_aws_options(parser, region_help="the region")
+    args = parser.parse_args(["--profile", "prod", "--aws-timeout", "7"])
+    session = session_from_args(args, tool="preflight", region="ap-south-1")
+    assert (session.region, session.timeout) == ("ap-south-1", 7.0)  # the stack's region wins
+    assert AwsOptions.from_args(argparse.Namespace()) == AwsOptions()

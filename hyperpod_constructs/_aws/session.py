@@ -4,7 +4,8 @@ deadline for every AWS call.
 - :func:`add_aws_options` adds ``--profile``, ``--region``, ``--role-arn``,
   ``--role-session-name``, ``--external-id`` and ``--aws-timeout`` to a subcommand's parser;
   :meth:`AwsOptions.from_args` reads them back from the parsed arguments.
-- :func:`open_session` turns them into an :class:`AwsSession`: the named profile (else the
+- :func:`open_session` (or :func:`session_from_args`, from the parsed arguments) turns them
+  into an :class:`AwsSession`: the named profile (else the
   normal credential chain), the region, and with ``--role-arn`` the role assumed through STS
   ``AssumeRole`` (credentials refreshed before they expire, so a long ``watch`` keeps reading).
   Every problem (unknown profile, no region, no credentials, a role that cannot be assumed) is
@@ -42,6 +43,7 @@ __all__ = [
     "add_aws_options",
     "bounded",
     "open_session",
+    "session_from_args",
 ]
 
 DEFAULT_TIMEOUT = 60
@@ -256,6 +258,15 @@ def open_session(
     if options.role_arn is None:
         return opened
     return _assume_role(opened, options, tool=tool)
+
+
+def session_from_args(
+    args: argparse.Namespace, *, tool: str, region: str | None = None
+) -> AwsSession:
+    """:func:`open_session` with the options :func:`add_aws_options` added to ``args``'s
+    parser: the one call a command needs (``session.client("sagemaker")``, or
+    ``session.boto3_session``). Raises :class:`SessionError`."""
+    return open_session(AwsOptions.from_args(args), tool=tool, region=region)
 
 
 def _assume_role(source: AwsSession, options: AwsOptions, *, tool: str) -> AwsSession:
