@@ -48,7 +48,8 @@ CLIENT_CONFIG = Config(
     read_timeout=20,
     user_agent_extra="hyperpod-constructs-preflight",
 )
-"""Bounded: at most 4 attempts per call, 5 s to connect, 20 s to read."""
+"""Bounded: 4 retries per call (botocore's ``max_attempts`` counts retries: 5 attempts in
+all), 5 s to connect, 20 s to read."""
 MAX_PAGES = 200
 """A listing longer than this many pages is reported unread (a service that never ends)."""
 PAGE_SIZE = 100
