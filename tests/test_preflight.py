@@ -404,3 +404,100 @@ def test_nothing_gated_is_nothing_to_check(example_assembly: CloudAssembly) -> N
 def test_a_missing_assembly_is_a_usage_error(tmp_path: Path) -> None:
     code, _, err = run(str(tmp_path / "nowhere"), FakeAccount())
     assert code == 2 and err.startswith("error: ")
+
+
+def test_a_deployed_stack_is_read_from_aws(
+    example_templates: dict[str, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no cdk.out here: the stack is read from AWS
+    account = FakeAccount(
+        applied=roomy(**{CLUSTER_USAGE.format(P5): 15}), stacks={FSDP: example_templates[FSDP]}
+    )
+    args = _parser().parse_args(["preflight", "--stack", FSDP, "--json"])
+    out = io.StringIO()
+    code = run_preflight(args, stdout=out, stderr=io.StringIO(), session=account.session())
+    assert code == 3
+    assert gpu(json.loads(out.getvalue()))["short_by"] == 1
+    assert account.count("GetTemplate") == 1 and account.count("DescribeStacks") == 1
+
+
+def test_a_generated_cluster_name_is_read_from_the_stack(
+    example_templates: dict[str, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The example's template without its ClusterName: CloudFormation named the deployed
+    # cluster, which holds the 16 p5 already; only DescribeStackResource tells it is this one.
+    template = json.loads(json.dumps(example_templates[FSDP]))
+    (logical_id,) = [
+        k for k, r in template["Resources"].items() if r["Type"] == "AWS::SageMaker::Cluster"
+    ]
+    del template["Resources"][logical_id]["Properties"]["ClusterName"]
+    monkeypatch.chdir(tmp_path)
+    account = FakeAccount(
+        applied=roomy(**{CLUSTER_USAGE.format(P5): 16, ACROSS_CLUSTERS: 18}),
+        stacks={FSDP: template},
+        physical={logical_id: "ClusterEB0386A7-abcdef"},
+        clusters={"ClusterEB0386A7-abcdef": [group("gpu", P5, 16)]},
+    )
+    args = _parser().parse_args(["preflight", "--stack", FSDP, "--json"])
+    out = io.StringIO()
+    assert run_preflight(args, stdout=out, session=account.session()) == 0, out.getvalue()
+    assert account.count("DescribeStackResource") == 1
+
+
+# -- the IAM it needs ---------------------------------------------------------------------
+def _iam_prefix(service: str) -> str:
+    import botocore.session
+
+    metadata = botocore.session.get_session().get_service_model(service).metadata
+    return str(metadata.get("signingName") or metadata["endpointPrefix"])
+
+
+def test_the_policy_grants_every_call_and_names_only_real_operations(
+    cdk_out: str,
+    plan_app: str,
+    example_templates: dict[str, dict[str, Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import botocore.session
+
+    from hyperpod_constructs.preflight.permissions import PREFLIGHT_ACTIONS, preflight_policy
+
+    # Every action is an operation of the service botocore signs with that prefix.
+    session = botocore.session.get_session()
+    services = {
+        _iam_prefix(name): name for name in ("service-quotas", "sagemaker", "cloudformation")
+    }
+    for action in PREFLIGHT_ACTIONS:
+        prefix, operation = action.split(":")
+        assert operation in session.get_service_model(services[prefix]).operation_names, action
+    # Every call of runs that take every path is granted.
+    seen: set[str] = set()
+    applied = [q for q in roomy() if q["QuotaName"] != CLUSTER_USAGE.format(P5)]
+    runs = [
+        (
+            cdk_out,
+            FakeAccount(applied=applied, defaults=roomy(), clusters={"x": [group("g", P5, 1)]}),
+        ),
+        (plan_app, on_plan("Active", start=-timedelta(days=1), end=timedelta(days=7))),
+    ]
+    for app, account in runs:
+        run(app, account)
+        seen |= {
+            f"{_iam_prefix(s)}:{op}" for s, fake in account.fakes.items() for op, _ in fake.attempts
+        }
+    monkeypatch.chdir(tmp_path)
+    deployed = FakeAccount(applied=roomy(), stacks={FSDP: example_templates[FSDP]})
+    run_preflight(
+        _parser().parse_args(["preflight", "--stack", FSDP]),
+        stdout=io.StringIO(),
+        session=deployed.session(),
+    )
+    seen |= {
+        f"{_iam_prefix(s)}:{op}" for s, fake in deployed.fakes.items() for op, _ in fake.attempts
+    }
+    assert seen | {"cloudformation:DescribeStackResource"} == set(PREFLIGHT_ACTIONS)
+    # The guide shows the same document.
+    page = (Path(__file__).parent.parent / "docs" / "preflight.md").read_text()
+    block = page.split("```json\n", 1)[1].split("```", 1)[0]
+    assert json.loads(block) == preflight_policy()

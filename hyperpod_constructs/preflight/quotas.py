@@ -63,22 +63,26 @@ def _first(quotas: tuple[Quota, ...], kind: Kind, instance_type: str | None) -> 
     return next((q for q in quotas if matches(q.name, kind, instance_type)), None)
 
 
+def wanted(kind: Kind, instance_type: str | None = None) -> str:
+    """The name of the quota of ``kind`` as AWS spells it (for messages)."""
+    return f"{instance_type} for cluster usage" if instance_type else DESCRIBED[kind]
+
+
 def find(quotas: Quotas, kind: Kind, instance_type: str | None = None) -> Quota | Unread:
     """The account's quota of ``kind``: its applied value, else AWS's default when the account
     has no applied value. :class:`Unread` when the list that would decide was not read, or when
     neither list names such a quota."""
-    wanted = f"{instance_type} for cluster usage" if instance_type else DESCRIBED[kind]
     if isinstance(quotas.applied, Unread):
-        return Unread(f"quota {wanted!r}: {quotas.applied.reason}")
+        return quotas.applied
     applied = _first(quotas.applied, kind, instance_type)
     if applied is not None:
         return applied
     if isinstance(quotas.defaults, Unread):
-        return Unread(f"quota {wanted!r} (no applied value): {quotas.defaults.reason}")
+        return Unread(f"no applied value, and AWS's default: {quotas.defaults.reason}")
     default = _first(quotas.defaults, kind, instance_type)
     if default is not None:
         return default
     return Unread(
-        f"no SageMaker quota named {wanted!r} in Service Quotas (applied or default) in this "
-        "region: the instance type may not be offered for HyperPod here"
+        "no SageMaker quota of this name in Service Quotas (applied or default) in this region: "
+        "the instance type may not be offered for HyperPod here"
     )

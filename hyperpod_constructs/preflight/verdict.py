@@ -33,7 +33,7 @@ from typing import Literal
 from ..watch.model import WINDOW
 from .demand import ClusterDemand, GroupDemand
 from .facts import Account, ClusterUse, Plan, Quota, Unread
-from .quotas import Kind, find
+from .quotas import Kind, find, wanted
 
 Verdict = Literal["met", "short", "unknown"]
 VERDICTS: tuple[Verdict, ...] = ("short", "unknown", "met")
@@ -120,14 +120,15 @@ def _unknown_need(groups: Iterable[GroupDemand]) -> str | None:
 def _fix(quota: Quota, short: int, minimum: int, plan: bool = True) -> str:
     lower = max(minimum - short, 0)
     text = (
-        f"request a quota increase of {quota.name!r} ({quota.code}) by {short} in Service "
-        f"Quotas, or lower the minimum to {lower}"
+        f"request a quota increase of {quota.name!r} ({quota.code}) to {quota.value + short} "
+        f"in Service Quotas, or lower the minimum to {lower}"
     )
     return text + (", or run the group on a training plan" if plan else "")
 
 
 def _quota_check(
     quota: Quota | Unread,
+    name: str,
     *,
     group: GroupDemand,
     minimum: int,
@@ -138,15 +139,16 @@ def _quota_check(
 ) -> Check:
     """``rest``: what this cluster needs of the quota besides this group."""
     if isinstance(quota, Unread):
-        return Check("quota", quota.reason, "unknown", f"cannot be read: {quota.reason}")
+        return Check("quota", name, "unknown", f"not read: {quota.reason}")
     held = others or 0
     needed = rest + minimum
     room = quota.value - held - rest
     short = max(minimum - room, 0)
     source = "" if quota.applied else " (AWS default; no applied value)"
     detail = (
-        f"quota {quota.value}{source}: other clusters hold {held}, this cluster needs "
-        f"{needed} {what}"
+        f"quota {quota.value}{source}: "
+        + (f"other clusters hold {held}, " if others is not None else "")
+        + f"this cluster needs {needed} {what}"
         + (f" (group {group.name}: {minimum})" if rest else "")
         + (f": {short} short" if short else f": {room - minimum} to spare")
     )
@@ -191,6 +193,7 @@ def _type_check(
         checks.append(
             _quota_check(
                 quota,
+                wanted(Kind.INSTANCE_TYPE, instance_type),
                 group=group,
                 minimum=minimum,
                 others=_held_of_type(others, instance_type),
@@ -233,9 +236,10 @@ def _cluster_checks(
     checks = [
         _quota_check(
             find(account.quotas, Kind.PER_CLUSTER),
+            wanted(Kind.PER_CLUSTER),
             group=group,
             minimum=minimum,
-            others=0,
+            others=None,
             rest=rest,
             what="instances at its minimums",
             plan_hint=False,
@@ -249,6 +253,7 @@ def _cluster_checks(
     checks.append(
         _quota_check(
             find(account.quotas, Kind.ACROSS_CLUSTERS),
+            wanted(Kind.ACROSS_CLUSTERS),
             group=group,
             minimum=minimum,
             others=held,

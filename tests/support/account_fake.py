@@ -7,6 +7,7 @@ page size, so every listing takes several pages.
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -126,6 +127,10 @@ class FakeAccount:
     """Cluster name -> its instance groups (``group(...)``)."""
     plans: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Training plan name -> its DescribeTrainingPlan answer (``plan(...)``)."""
+    stacks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Deployed stack name -> its template (parameters take their defaults)."""
+    physical: dict[str, str] = field(default_factory=dict)
+    """Logical id -> physical id of the deployed stacks' resources (DescribeStackResource)."""
     faults: dict[str, Fault] = field(default_factory=dict)
     """Operation name -> a fault every call of it meets."""
     page_size: int = 2
@@ -195,9 +200,40 @@ class FakeAccount:
 
     def _cloudformation(self, operation: str, request: dict[str, Any]) -> dict[str, Any]:
         self._fault(operation, request)
-        raise ApiError(
-            "ValidationError", f"Stack with id {request.get('StackName')} does not exist"
-        )
+        name = request.get("StackName")
+        template = self.stacks.get(str(name))
+        if template is None:
+            raise ApiError("ValidationError", f"Stack with id {name} does not exist")
+        if operation == "DescribeStackResource":
+            logical = request["LogicalResourceId"]
+            return {
+                "StackResourceDetail": {
+                    "StackName": name,
+                    "LogicalResourceId": logical,
+                    "PhysicalResourceId": self.physical[logical],
+                    "ResourceType": template["Resources"][logical]["Type"],
+                    "LastUpdatedTimestamp": CREATED,
+                    "ResourceStatus": "CREATE_COMPLETE",
+                }
+            }
+        if operation == "GetTemplate":
+            return {"TemplateBody": json.dumps(template)}
+        if operation == "DescribeStacks":
+            parameters = [
+                {"ParameterKey": key, "ParameterValue": str(value.get("Default", ""))}
+                for key, value in template.get("Parameters", {}).items()
+            ]
+            return {
+                "Stacks": [
+                    {
+                        "StackName": name,
+                        "CreationTime": CREATED,
+                        "StackStatus": "CREATE_COMPLETE",
+                        "Parameters": parameters,
+                    }
+                ]
+            }
+        raise ApiError("AccessDenied", f"preflight must not call {operation}")
 
     # -- the session ---------------------------------------------------------------------------
     def count(self, operation: str) -> int:
