@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from aws_cdk.cx_api import CloudAssembly
@@ -501,3 +501,98 @@ def test_the_policy_grants_every_call_and_names_only_real_operations(
     page = (Path(__file__).parent.parent / "docs" / "preflight.md").read_text()
     block = page.split("```json\n", 1)[1].split("```", 1)[0]
     assert json.loads(block) == preflight_policy()
+
+
+# -- watch --capacity -----------------------------------------------------------------------
+def _described(current: int) -> dict[str, Any]:
+    return {
+        "ClusterName": "fsdp-train",
+        "ClusterStatus": "Creating",
+        "CreationTime": NOW - timedelta(minutes=30),
+        "InstanceGroups": [
+            group("controller", "ml.m5.2xlarge", 1),
+            group("login", "ml.m5.xlarge", 1),
+            group("gpu", P5, current, 16),
+        ],
+    }
+
+
+def _fsdp_target(cdk_out: str) -> Any:
+    from hyperpod_constructs.watch.target import load_targets
+
+    (target,) = [t for t in load_targets(cdk_out) if t.stack_name == FSDP]
+    return target
+
+
+def test_watch_says_whether_waiting_can_help(cdk_out: str) -> None:
+    from hyperpod_constructs.preflight.watching import capacity_line
+
+    target = _fsdp_target(cdk_out)
+    # The watched cluster itself holds 4 p5 already: not counted as another cluster's.
+    short = FakeAccount(
+        applied=roomy(**{CLUSTER_USAGE.format(P5): 14}),
+        clusters={"fsdp-train": _described(4)["InstanceGroups"], "x": [group("g", P5, 2)]},
+    )
+    line = capacity_line(target, _described(4), {"gpu"}, region=None, session=short.session())
+    assert line.startswith("capacity: gpu (minimum 16): ml.p5.48xlarge for cluster usage:")
+    assert "other clusters hold 2" in line and "4 short; waiting cannot help" in line
+    room = FakeAccount(applied=roomy(), clusters={"fsdp-train": []})
+    line = capacity_line(target, _described(4), {"gpu"}, region=None, session=room.session())
+    assert line.endswith("waiting for capacity can help")
+    denied = FakeAccount(applied=roomy(), faults={"ListClusters": always("AccessDeniedException")})
+    line = capacity_line(target, _described(4), {"gpu"}, region=None, session=denied.session())
+    assert "AccessDeniedException" in line and "unknown" in line
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_watch_reads_capacity_once_and_shows_it_on_every_refresh_after(cdk_out: str) -> None:
+    from hyperpod_constructs.watch.cli import _loop
+    from hyperpod_constructs.watch.model import Observation, ResourceState, StackState
+
+    target = _fsdp_target(cdk_out)
+    assert target.wait_condition_id is not None
+    stack = StackState(
+        "CREATE_IN_PROGRESS",
+        None,
+        {
+            target.wait_condition_id: ResourceState("CREATE_IN_PROGRESS"),
+            target.cluster_logical_id: ResourceState("CREATE_COMPLETE", physical_id="fsdp-train"),
+        },
+    )
+    counts = iter([2, 4, 5, 6])
+    shown: list[Any] = []
+    calls: list[set[str]] = []
+
+    class Reader:
+        def observe(self, _target: Any, now: Any) -> Observation:
+            return Observation(time=now(), stack=stack, cluster=_described(next(counts)))
+
+    class Output:
+        terminal = False
+
+        def show(self, refresh: Any) -> None:
+            shown.append(refresh)
+
+    def sleep(_seconds: float) -> None:
+        if len(shown) == 4:
+            raise _Stop
+
+    def capacity(described: Any, below: set[str]) -> str:
+        calls.append(below)
+        return "capacity: gpu ..."
+
+    with pytest.raises(_Stop):
+        _loop(
+            target,
+            cast(Any, Reader()),
+            cast(Any, Output()),
+            interval=60,
+            sleep=sleep,
+            now=lambda: NOW,
+            capacity=capacity,
+        )
+    assert calls == [{"gpu"}]
+    assert all(r.notes == ("capacity: gpu ...",) for r in shown)
