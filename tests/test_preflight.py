@@ -596,3 +596,20 @@ def test_watch_reads_capacity_once_and_shows_it_on_every_refresh_after(cdk_out: 
         )
     assert calls == [{"gpu"}]
     assert all(r.notes == ("capacity: gpu ...",) for r in shown)
+
+
+def test_hostile_assemblies_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    """The folders ``summary`` and ``watch`` refuse (not JSON, too big, a FIFO, ...): one
+    ``error:`` line, exit 2, before any AWS call."""
+    from tests.test_cli_hostile import SUMMARY_INPUTS, assert_clean_failure
+
+    for name, make in SUMMARY_INPUTS.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        argv = make(folder)
+        account = FakeAccount(faults={op: always("AccessDenied") for op in ("ListClusters",)})
+        args = _parser().parse_args(["preflight", "--app", *argv])
+        out, err = io.StringIO(), io.StringIO()
+        code = run_preflight(args, stdout=out, stderr=err, session=account.session())
+        assert_clean_failure(code, out.getvalue(), err.getvalue())
+        assert not any(fake.attempts for fake in account.fakes.values()), name

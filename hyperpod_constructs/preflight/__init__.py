@@ -11,7 +11,16 @@ Functional core, imperative shell:
 - ``verdict``: per gated group, met / short / unknown, with the numbers (pure).
 - ``render``: the verdicts as text or JSON.
 - ``aws``: the read-only AWS calls (boto3), turned into facts.
+- ``permissions``: the IAM actions those calls need.
+- ``watching``: the same checks for ``watch --capacity``.
 - ``cli``: the subcommand.
 
-Importing this package imports neither ``boto3`` nor anything of ``aws_cdk``.
+Importing this package imports neither ``boto3`` nor anything of ``aws_cdk``. Its public names:
+the IAM actions the command calls (to grant them, e.g. to a CDK Pipelines step), the JSON
+document's version and the exit code of a minimum not met.
 """
+
+from .permissions import PREFLIGHT_ACTIONS, preflight_policy
+from .render import EXIT_NOT_MET, JSON_SCHEMA_VERSION
+
+__all__ = ["EXIT_NOT_MET", "JSON_SCHEMA_VERSION", "PREFLIGHT_ACTIONS", "preflight_policy"]
