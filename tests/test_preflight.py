@@ -401,9 +401,25 @@ def test_nothing_gated_is_nothing_to_check(example_assembly: CloudAssembly) -> N
     assert account.count("ListServiceQuotas") == 0
 
 
-def test_a_missing_assembly_is_a_usage_error(tmp_path: Path) -> None:
+def test_the_default_assembly_is_cdk_out_here(
+    cdk_out: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "cdk.out").symlink_to(cdk_out)
+    monkeypatch.chdir(tmp_path)
+    account = FakeAccount(applied=roomy(**{CLUSTER_USAGE.format(P5): 7}))
+    for argv in (["preflight", "--json"], ["preflight", "--json", "--stack", FSDP]):
+        out = io.StringIO()
+        code = run_preflight(_parser().parse_args(argv), stdout=out, session=account.session())
+        assert code == 3
+        assert {g["stack"] for g in json.loads(out.getvalue())["groups"]} >= {FSDP}
+    assert account.count("GetTemplate") == 0
+
+
+def test_a_missing_assembly_or_stack_is_a_usage_error(tmp_path: Path, cdk_out: str) -> None:
     code, _, err = run(str(tmp_path / "nowhere"), FakeAccount())
     assert code == 2 and err.startswith("error: ")
+    code, _, err = run(cdk_out, FakeAccount(), "--stack", "FsdpTrainin")  # never "nothing gated"
+    assert code == 2 and err.startswith("error: no stack FsdpTrainin in ")
 
 
 def test_a_deployed_stack_is_read_from_aws(

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from .._cli.commands import add_command, add_json_option
 from .._core.sanitize import printable
 from ..summary import AssemblyError, TemplateError
-from .demand import ClusterDemand, demands_from_template, load_demands, select
+from .demand import ClusterDemand, demands_from_template, load_demands, select, stack_names
 from .render import EXIT_NOT_MET, Report, render_json, render_text
 from .verdict import judge
 
@@ -76,15 +76,17 @@ def _write(stream: TextIO, text: str) -> None:
 
 
 def _local(args: argparse.Namespace) -> list[ClusterDemand] | None:
-    """The assembly's gated clusters (of ``--stack``); None when there is no such folder and
-    ``--stack`` names the stack to read from AWS."""
+    """The assembly's gated clusters (of ``--stack``); None when ``--stack`` names a stack to
+    read from AWS: no ``--app``, and no such stack in the default folder (or no folder)."""
     app = args.app or DEFAULT_APP
-    if not Path(app).is_dir() and args.app is None and args.stack is not None:
+    from_aws = args.app is None and args.stack is not None
+    if from_aws and (not Path(app).is_dir() or args.stack not in stack_names(app)):
         return None
-    demands = select(load_demands(app), args.stack)
-    if args.stack is not None and not demands and args.app is None:
-        return None  # not in the default folder: the deployed stack
-    return demands
+    if args.stack is not None and args.stack not in stack_names(app):
+        raise AssemblyError(
+            f"no stack {args.stack} in {app}; its stacks: {', '.join(sorted(stack_names(app)))}"
+        )
+    return select(load_demands(app), args.stack)
 
 
 def _region(args: argparse.Namespace, demands: Sequence[ClusterDemand]) -> str | None:

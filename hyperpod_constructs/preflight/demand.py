@@ -167,6 +167,16 @@ def load_demands(directory: str | Path) -> list[ClusterDemand]:
     return demands
 
 
+def stack_names(directory: str | Path) -> set[str]:
+    """The names of the assembly's stacks: CloudFormation's and ``cdk``'s path, each.
+
+    Raises :class:`~hyperpod_constructs.summary.AssemblyError`."""
+    names: set[str] = set()
+    for stack in find_templates(directory):
+        names |= {stack.stack, _stack_identity(stack, Path(directory))[0]}
+    return names
+
+
 def select(demands: Sequence[ClusterDemand], stack: str | None) -> list[ClusterDemand]:
     """The clusters of ``stack`` (its CloudFormation name or its ``Stage/Stack`` path); all
     with None."""
