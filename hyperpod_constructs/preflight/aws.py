@@ -35,6 +35,7 @@ from botocore.exceptions import (  # type: ignore[import-untyped, unused-ignore]
 
 from .._aws.shapes import ShapeError, check
 from .._core.sanitize import printable
+from ..plan.aws import DeployedReader
 from ..watch.aws import FatalError, Reader
 from .demand import ClusterDemand
 from .facts import Account, ClusterUse, GroupUse, Plan, Quota, Quotas, Unread
@@ -61,38 +62,31 @@ class Clients:
     """The boto3 clients ``preflight`` reads with, in one region."""
 
     region: str
-    session: Any
     quotas: Any
     sagemaker: Any
+    stacks: DeployedReader
+    """CloudFormation, through ``plan``'s reader of the deployed stack."""
 
 
 def make_clients(*, region: str | None, profile: str | None = None, session: Any = None) -> Clients:
     """The clients, from ``session`` or a new boto3 session of ``profile`` in ``region`` (else
     the profile's or environment's region). The one place ``preflight`` makes a client: the
-    shared AWS options of the other commands plug in here. Raises :class:`FatalError`."""
+    shared AWS options of the other commands plug in here. Raises :class:`FatalError` (no
+    region, no credentials, an unknown profile or region)."""
     try:
         session = session or boto3.session.Session(region_name=region, profile_name=profile)
     except BotoCoreError as error:  # e.g. ProfileNotFound
         raise FatalError(str(error)) from None
-    if session.region_name is None:
-        raise FatalError(
-            "no AWS region: pass --region, set AWS_DEFAULT_REGION, or set a region in your "
-            "AWS config"
-        )
-    if session.get_credentials() is None:
-        raise FatalError(
-            "no AWS credentials found (environment, AWS config and credentials files, SSO, or "
-            "an instance role); configure them as for the AWS CLI"
-        )
+    stacks = DeployedReader(region=region, session=session)  # checks region and credentials
     try:
         return Clients(
-            region=session.region_name,
-            session=session,
+            region=stacks.region,
             quotas=session.client("service-quotas", config=CLIENT_CONFIG),
             sagemaker=session.client("sagemaker", config=CLIENT_CONFIG),
+            stacks=stacks,
         )
     except (BotoCoreError, ValueError) as error:  # e.g. InvalidRegionError
-        raise FatalError(f"cannot use region {session.region_name!r}: {error}") from None
+        raise FatalError(f"cannot use region {stacks.region!r}: {error}") from None
 
 
 def _error_text(error: ClientError) -> str:

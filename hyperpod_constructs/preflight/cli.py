@@ -147,14 +147,12 @@ def run_preflight(
         import boto3  # type: ignore[import-untyped, unused-ignore] # noqa: F401
     except ImportError:
         return fail(f"preflight reads AWS and needs boto3: {INSTALL_HINT}")
-    from ..plan.aws import DeployedReader
     from .aws import AccountReader, FatalError, deployed_name, make_clients
 
     try:
         clients = make_clients(region=region, profile=args.profile, session=session)
-        stacks = DeployedReader(region=clients.region, session=clients.session)
-        demands = local if local is not None else _deployed(stacks, args.stack)
-        demands = [deployed_name(stacks, d) for d in demands]
+        demands = local if local is not None else _deployed(clients.stacks, args.stack)
+        demands = [deployed_name(clients.stacks, d) for d in demands]
         account = AccountReader(clients, now=now).account(demands)
     except FatalError as error:
         return fail(str(error))

@@ -108,6 +108,10 @@ def _held_of_type(clusters: Sequence[ClusterUse], instance_type: str) -> int:
     return total
 
 
+def _clusters_unread(unread: Unread) -> Check:
+    return Check("quota", "clusters", "unknown", f"other clusters' use: {unread.reason}")
+
+
 def _unknown_need(groups: Iterable[GroupDemand]) -> str | None:
     for group in groups:
         if group.need is None:
@@ -172,8 +176,7 @@ def _type_check(
     if not group.instance_types:
         return [Check("input", "instance type", "unknown", "the instance type is an expression")]
     if isinstance(account.clusters, Unread):
-        reason = account.clusters.reason
-        return [Check("quota", "clusters", "unknown", f"other clusters' use: {reason}")]
+        return [_clusters_unread(account.clusters)]
     others = _others(account.clusters, demand.name)
     checks: list[Check] = []
     for instance_type in group.instance_types:
@@ -233,36 +236,24 @@ def _cluster_checks(
     if unknown is not None:
         return [Check("input", "cluster instances", "unknown", unknown)]
     rest = sum(g.need or 0 for g in rest_groups)
-    checks = [
-        _quota_check(
-            find(account.quotas, Kind.PER_CLUSTER),
-            wanted(Kind.PER_CLUSTER),
+
+    def cluster_quota(kind: Kind, others: int | None) -> Check:
+        return _quota_check(
+            find(account.quotas, kind),
+            wanted(kind),
             group=group,
             minimum=minimum,
-            others=None,
+            others=others,
             rest=rest,
             what="instances at its minimums",
             plan_hint=False,
         )
-    ]
+
+    checks = [cluster_quota(Kind.PER_CLUSTER, None)]
     if isinstance(account.clusters, Unread):
-        reason = account.clusters.reason
-        checks.append(Check("quota", "clusters", "unknown", f"other clusters' use: {reason}"))
-        return checks
+        return [*checks, _clusters_unread(account.clusters)]
     held = sum(g.count for c in _others(account.clusters, demand.name) for g in c.groups)
-    checks.append(
-        _quota_check(
-            find(account.quotas, Kind.ACROSS_CLUSTERS),
-            wanted(Kind.ACROSS_CLUSTERS),
-            group=group,
-            minimum=minimum,
-            others=held,
-            rest=rest,
-            what="instances at its minimums",
-            plan_hint=False,
-        )
-    )
-    return checks
+    return [*checks, cluster_quota(Kind.ACROSS_CLUSTERS, held)]
 
 
 def _when(time: datetime) -> str:
