@@ -240,6 +240,18 @@ def test_access_denied_is_unknown_never_met(cdk_out: str, operation: str) -> Non
     )
 
 
+def test_an_answer_that_does_not_fit_aws_model_is_unknown() -> None:
+    from hyperpod_constructs.preflight.aws import AccountReader, make_clients
+    from hyperpod_constructs.preflight.facts import Unread
+
+    reader = AccountReader(make_clients(region=None, session=FakeAccount().session()))
+    for answer in ({"Quotas": "no list"}, {"Quotas": [{"QuotaName": 4}]}, [], {"NextToken": 1}):
+        read = reader._read(
+            "service-quotas:ListServiceQuotas", lambda a=answer: a, "ListServiceQuotas"
+        )
+        assert isinstance(read, Unread) and "does not fit AWS's model" in read.reason, answer
+
+
 def test_throttling_is_retried_then_unknown(cdk_out: str) -> None:
     account = FakeAccount(
         applied=roomy(),

@@ -19,13 +19,12 @@ from typing import Any, TextIO
 from .._cli.commands import add_command, add_json_option
 from .._core.sanitize import printable
 from ..summary import AssemblyError, TemplateError
+from ..watch.cli import DEFAULT_APP, INSTALL_HINT
 from .demand import ClusterDemand, demands_from_template, load_demands, select, stack_names
 from .render import EXIT_NOT_MET, Report, render_json, render_text
 from .verdict import judge
 
 EXIT_ERROR = 2
-DEFAULT_APP = "cdk.out"
-INSTALL_HINT = "pip install 'hyperpod-constructs[watch]'"
 
 
 def add_preflight_command(commands: Any) -> None:
