@@ -641,3 +641,59 @@ def test_hostile_assemblies_are_one_line_and_exit_2(tmp_path: Path) -> None:
         code = run_preflight(args, stdout=out, stderr=err, session=account.session())
         assert_clean_failure(code, out.getvalue(), err.getvalue())
         assert not any(fake.attempts for fake in account.fakes.values()), name
+
+
+def test_a_minimum_from_a_stack_parameter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In an assembly the parameter's value is not known before the deploy: unknown, never met.
+    The deployed stack's value (DescribeStacks) is read with ``--stack``."""
+    from tests.support.parameterized import parameterized_assembly
+
+    assembly = parameterized_assembly("Params", cluster_name="params", outdir=str(tmp_path / "o"))
+    code, document, _ = run(str(assembly.directory), FakeAccount(applied=roomy()))
+    assert code == 3
+    (check_,) = gpu(document)["checks"]
+    assert check_["verdict"] == "unknown" and "GpuMin" in check_["detail"]
+    monkeypatch.chdir(tmp_path)
+    account = FakeAccount(
+        applied=roomy(**{CLUSTER_USAGE.format(P5): 4}),
+        stacks={"Params": assembly.get_stack_by_name("Params").template},
+    )
+    out = io.StringIO()
+    args = _parser().parse_args(["preflight", "--stack", "Params", "--json"])
+    assert run_preflight(args, stdout=out, session=account.session()) == 0, out.getvalue()
+    assert gpu(json.loads(out.getvalue()))["minimum"] == 4  # GpuMin's deployed value
+
+
+def test_a_flexible_group_may_use_the_room_of_each_of_its_types(tmp_path: Path) -> None:
+    from aws_cdk import Stack
+
+    from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster
+
+    app = new_app(outdir=str(tmp_path / "cdk.out"))
+    HyperPodSlurmCluster(
+        Stack(app, "Flexible"),
+        "Cluster",
+        cluster_name="flexible",
+        instance_groups=[
+            GROUPS.controller(),
+            GROUPS.compute(
+                "gpu",
+                4,
+                4,
+                instance_type=None,
+                instance_types=[
+                    HyperPodInstanceType.ML_P5_48XLARGE,
+                    HyperPodInstanceType.ML_P5EN_48XLARGE,
+                ],
+            ),
+        ],
+    )
+    app.synth()
+    p5en = CLUSTER_USAGE.format("ml.p5en.48xlarge")
+    account = FakeAccount(applied=roomy(**{CLUSTER_USAGE.format(P5): 2, p5en: 2}))
+    code, document, _ = run(str(tmp_path / "cdk.out"), account)
+    assert code == 0, document
+    assert gpu(document)["instance_types"] == [P5, "ml.p5en.48xlarge"]
+    account = FakeAccount(applied=roomy(**{CLUSTER_USAGE.format(P5): 2, p5en: 1}))
+    code, document, _ = run(str(tmp_path / "cdk.out"), account)
+    assert code == 3 and gpu(document)["short_by"] == 1
