@@ -288,6 +288,16 @@ def test_text_names_the_quota_the_numbers_and_the_fix(cdk_out: str) -> None:
     assert text.rstrip().endswith("(0 met, 1 cannot be met, 0 unknown)")
 
 
+def test_the_guide_shows_what_the_command_prints(cdk_out: str) -> None:
+    account = FakeAccount(
+        applied=roomy(**{CLUSTER_USAGE.format(P5): 12}), clusters={"x": [group("g", P5, 2)]}
+    )
+    _, text = run_text(cdk_out, account, "--stack", FSDP)
+    page = (Path(__file__).parent.parent / "docs" / "preflight.md").read_text()
+    shown = page.split("## Sample output\n\n```text\n", 1)[1].split("```", 1)[0]
+    assert shown == text
+
+
 def test_every_gated_cluster_of_the_app(cdk_out: str) -> None:
     account = FakeAccount(
         applied=roomy(

@@ -218,8 +218,8 @@ def _type_check(
                 limit=room,
                 short_by=short or None,
                 fix=(
-                    f"request a quota increase of one of {', '.join(c.subject for c in checks)}"
-                    f" by {short}, or lower the minimum to {max(minimum - short, 0)}"
+                    f"request a quota increase of {' or '.join(repr(c.subject) for c in checks)}"
+                    f" by {short} in Service Quotas, or lower the minimum to {minimum - short}"
                 )
                 if short
                 else None,
