@@ -17,7 +17,8 @@ Everything else lives in its public sub-package (``_SUBPACKAGES``, in this order
 - ``hyperpod_constructs.summary``: the clusters of a synthesized ``cdk.out``, summarized;
 - ``hyperpod_constructs.convert``: CreateCluster requests as CDK apps;
 - ``hyperpod_constructs.watch``: a live view of a deployment's gated instance groups;
-- ``hyperpod_constructs.plan``: what an update does to a running cluster.
+- ``hyperpod_constructs.plan``: what an update does to a running cluster;
+- ``hyperpod_constructs.preflight``: whether each gated minimum can be met, before a deploy.
 
 The exports are loaded on first use (PEP 562), so that ``python -m hyperpod_constructs`` and
 ``hyperpod_constructs.summary`` start without importing ``aws_cdk`` (and Node.js).
@@ -99,6 +100,7 @@ _SUBPACKAGES = (
     ".convert",
     ".watch",
     ".plan",
+    ".preflight",
 )
 """The public sub-packages, the one list: where the names that are not at the top level live
 (named in the AttributeError); the docstring above, the docs' navigation and

@@ -1,5 +1,5 @@
 """Command line: ``python -m hyperpod_constructs summary [CDK_OUT] [--json]``, ``watch``,
-``plan`` and ``convert cluster-config.json [-o app.py]``.
+``plan``, ``preflight`` and ``convert cluster-config.json [-o app.py]``.
 
 Prints each HyperPod cluster of a synthesized cloud assembly with its instance groups (node
 type, instance type, count, minimum, partition) and its readiness-gate settings; see
@@ -21,6 +21,7 @@ from ._cli.output import OutputError, finish, output_failed, write
 from ._core.sanitize import printable
 from .convert.cli import add_convert_command, run_convert
 from .plan.cli import add_plan_command, run_plan
+from .preflight.cli import add_preflight_command, run_preflight
 from .summary import AssemblyError, render_json, render_text, summarize
 from .watch.cli import add_watch_command, run_watch
 
@@ -58,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     add_watch_command(commands)
     add_convert_command(commands)
     add_plan_command(commands)
+    add_preflight_command(commands)
     return parser
 
 
@@ -96,6 +98,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return run_convert(args)
     if args.command == "plan":
         return run_plan(args)
+    if args.command == "preflight":
+        return run_preflight(args)
     try:
         summary = summarize(args.directory)
     except AssemblyError as error:

@@ -50,14 +50,14 @@ def _argv(command: str, tmp: Path) -> list[str]:
     """A command line of ``command`` whose first step is an AWS call."""
     if command == "plan":
         return ["plan", "--stack", "S", "--app", _assembly(tmp)]
-    if command == "watch":
-        return ["watch", "--stack", "S"]  # no cdk.out here: the deployed template is read
+    if command in ("watch", "preflight"):
+        return [command, "--stack", "S"]  # no cdk.out here: the deployed template is read
     raise AssertionError(f"a new subcommand reads AWS: add a command line for {command}")
 
 
 def test_every_subcommand_that_reads_aws_takes_the_same_options() -> None:
     readers = {name for name, parser in subcommands().items() if reads_aws(parser)}
-    assert {"plan", "watch"} <= readers
+    assert {"plan", "watch", "preflight"} <= readers
     for name in readers:
         options = subcommands()[name]._option_string_actions
         assert set(AWS_OPTIONS) <= set(options), name

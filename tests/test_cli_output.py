@@ -22,8 +22,9 @@ from tests.support.cli_process import run_cli, subcommands
 from tests.support.raw_endpoint import RawEndpoint, http_answer
 
 FOLDER = "entraînement-€.out"
-NORMAL_EXIT = {"summary": 0, "convert": 0, "plan": 0, "watch": 1}
-"""Each case's exit code when its output is written (watch: the stack rolled back)."""
+NORMAL_EXIT = {"summary": 0, "convert": 0, "plan": 0, "watch": 1, "preflight": 3}
+"""Each case's exit code when its output is written (watch: the stack rolled back; preflight:
+the quotas could not be read)."""
 _STACKS = (
     '<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/">'
     "<DescribeStacksResult><Stacks><member><StackName>FsdpTraining</StackName>"
@@ -36,7 +37,7 @@ _NO_RESOURCE = (
     b"<ErrorResponse><Error><Type>Sender</Type><Code>ValidationError</Code><Message>Resource "
     b"does not exist for stack FsdpTraining</Message></Error></ErrorResponse>"
 )
-_NO_CLUSTER = b'{"__type": "ResourceNotFound", "message": "Cluster not found"}'
+_NO_CLUSTER = '{"__type": "ResourceNotFound", "message": "nicht gefunden: 3 €"}'.encode()
 
 
 def _aws(request: bytes) -> bytes:
@@ -78,8 +79,8 @@ def _argv(command: str, tmp: Path, cdk_out: str) -> list[str]:
         (folder / "Train.template.json").write_text(json.dumps(_cluster_template(3)))
         (tmp / "old.json").write_text(json.dumps(_cluster_template(2)))
         return ["plan", "--baseline", str(tmp / "old.json"), "--app", str(folder)]
-    if command == "watch":
-        return ["watch", "--app", cdk_out, "--stack", "FsdpTraining", "--region", "us-east-1"]
+    if command in ("watch", "preflight"):
+        return [command, "--app", cdk_out, "--stack", "FsdpTraining", "--region", "us-east-1"]
     raise AssertionError(f"new subcommand {command}: add a command line that prints output")
 
 
@@ -149,7 +150,7 @@ def test_the_cases_print_non_ascii_text(
     tmp_path: Path, cdk_out: str, endpoint: RawEndpoint
 ) -> None:
     """Under UTF-8 the same runs print the non-ASCII text itself (the cases test something)."""
-    for command in ("summary", "plan", "watch"):
+    for command in ("summary", "plan", "watch", "preflight"):
         folder = tmp_path / command
         folder.mkdir()
         code, out, err = _run(

@@ -46,6 +46,7 @@ def _unreadable(command: str, tmp: Path) -> list[list[str]]:
             ["plan", "--stack", "S", "--app", app],  # the AWS answer
         ],
         "watch": [["watch", "--stack", "S"], ["watch", "--app", unreadable_app]],
+        "preflight": [["preflight", "--stack", "T"], ["preflight", "--app", unreadable_app]],
     }
     if command not in cases:
         raise AssertionError(f"new subcommand {command}: add the inputs it cannot read here")
@@ -66,7 +67,7 @@ def test_no_command_says_ok_on_what_it_could_not_read(tmp_path: Path) -> None:
                 assert code == 2, (argv, out, err)
                 (line,) = err.splitlines()
                 assert line.startswith("error: ") and "unexpected" not in line, line
-    assert endpoint.requests >= 2, "plan and watch read the unreadable answer"
+    assert endpoint.requests >= 3, "plan, watch and preflight read the unreadable answer"
     assert set(ran) == set(subcommands())
 
 

@@ -59,6 +59,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "watch",
             "convert",
             "plan",
+            "preflight",
         ),
     ),
 )

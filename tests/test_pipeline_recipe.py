@@ -1,8 +1,9 @@
 """The CDK Pipelines recipe of docs/cli.md, run as written: its code block is executed, a real
 ``aws_cdk.pipelines.CodePipeline`` with two stages in two accounts is synthesized, and the
 pipeline is read back: one CodeBuild action per stack runs before the stage's CloudFormation
-actions, its command is a ``plan`` command line this package's parser takes (the stack, its
-region and the role of the stage's account), and the step may assume exactly that role."""
+actions, its commands are a ``preflight`` and a ``plan`` command line this package's parser
+takes (the stack, its region and the role of the stage's account), and the step may assume
+exactly that role."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from tests.conftest import new_app
 DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 HEADING = "## In a CDK Pipelines pipeline: plan each stage before it deploys"
 TOOLS = Environment(account="111111111111", region="us-east-1")
+PREFIX = ["python", "-m", "hyperpod_constructs"]
 STAGES = {"Dev": ("222222222222", "us-west-2"), "Prod": ("333333333333", "eu-west-1")}
 
 
@@ -73,15 +75,19 @@ def test_the_recipe_plans_every_stack_of_every_stage_before_it_deploys(tmp_path:
         for action in plans:
             spec = projects[action["Configuration"]["ProjectName"]["Ref"]]
             assert "on-failure" not in json.dumps(spec)  # a failing command fails the build
-            (command,) = spec["phases"]["build"]["commands"]
-            argv = shlex.split(command)
-            assert argv[:3] == ["python", "-m", "hyperpod_constructs"]
-            args = _parser().parse_args(argv[3:])
-            assert (args.command, args.app, args.region) == ("plan", ".", region)
-            assert args.role_arn == f"arn:aws:iam::{account}:role/hyperpod-plan"
-            assert args.role_session_name == f"plan-{name}"
-            assert args.baseline is None  # the deployed stack is the baseline
-            planned.add(args.stack)
+            commands = spec["phases"]["build"]["commands"]
+            parsed = [_parser().parse_args(shlex.split(c)[3:]) for c in commands]
+            assert [shlex.split(c)[:3] for c in commands] == [PREFIX, PREFIX]
+            assert [a.command for a in parsed] == ["preflight", "plan"]
+            stacks = set()
+            for args in parsed:
+                assert (args.app, args.region) == (".", region)
+                assert args.role_arn == f"arn:aws:iam::{account}:role/hyperpod-plan"
+                assert args.role_session_name == f"plan-{name}"
+                stacks.add(args.stack)
+            assert parsed[1].baseline is None  # the deployed stack is the baseline
+            (stack,) = stacks
+            planned.add(stack)
     assert planned == {f"{s}-{n}" for s in STAGES for n in ("Training", "Network")}
     assumed = {
         json.dumps(statement["Resource"])

@@ -54,7 +54,8 @@ CONNECT_TIMEOUT = 5
 READ_TIMEOUT = 20
 """botocore's read timeout, seconds per socket read (never more than the deadline)."""
 MAX_ATTEMPTS = 4
-"""botocore's attempts per call (standard retry mode), all within the deadline."""
+"""botocore's retries per call (standard retry mode: 5 attempts in all), all within the
+deadline."""
 _ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}", re.ASCII)
 _SESSION_NAME = re.compile(r"[\w+=,.@-]{2,64}", re.ASCII)
 T = TypeVar("T")
@@ -230,10 +231,13 @@ def open_session(
 ) -> AwsSession:
     """The session ``options`` describe for the command ``tool``; ``region`` is used when
     ``--region`` was not given (e.g. the stack's region in the cloud assembly); ``session`` (a
-    boto3 session) replaces the profile's. Raises :class:`SessionError`."""
+    boto3 session) replaces the profile's; an :class:`AwsSession` is returned as it is.
+    Raises :class:`SessionError`."""
     import boto3  # type: ignore[import-untyped, unused-ignore]
     from botocore.exceptions import BotoCoreError  # type: ignore[import-untyped, unused-ignore]
 
+    if isinstance(session, AwsSession):  # already open (e.g. a command's, shared)
+        return session
     wanted = options.region or region
     try:
         if session is None:

@@ -2,7 +2,9 @@
 
 :func:`check` walks a parsed value along one of the shapes of :mod:`.model` (generated
 from botocore: CreateCluster's request; DescribeCluster, ListClusterEvents, GetTemplate,
-DescribeStacks, DescribeStackEvents and DescribeStackResource answers) and raises
+DescribeStacks, DescribeStackEvents and DescribeStackResource answers; ``preflight``'s
+ListClusters, DescribeTrainingPlan and Service Quotas' ListServiceQuotas and
+ListAWSDefaultServiceQuotas answers) and raises
 :class:`ShapeError` naming the first field whose type does not match, as
 ``InstanceGroups[0].InstanceCount: expected an integer, got the string '4'``.
 

@@ -122,6 +122,8 @@ class Reader:
         except SessionError as error:
             raise FatalError(str(error)) from None
         self.region: str = aws.region
+        self.session = aws
+        """The AWS session it reads with (for other reads of the same command)."""
         self._answered = False
         self._date: datetime | None = None
         self._skew = timedelta(0)

@@ -81,6 +81,12 @@ def add_watch_command(commands: Any) -> None:
         ),
     )
     add_aws_options(watch, region_help="AWS region (default: the stack's, else your AWS config)")
+    watch.add_argument(
+        "--capacity",
+        action="store_true",
+        help="once a gated group is below its minimum, read its quotas, the other clusters' use "
+        "and its training plan (as preflight does, with its IAM) and say whether waiting can help",
+    )
     add_json_option(
         watch, "print one JSON object per refresh, one per line (schema in docs/watch.md)"
     )
@@ -221,8 +227,19 @@ def run_watch(
     except (AssemblyError, TargetError, FatalError) as error:
         return _error(err, str(error))
     try:
+        capacity = None
+        if args.capacity:
+            from ..preflight.watching import capacity_line
+
+            def capacity(described: Any, below: set[str]) -> str:
+                return capacity_line(
+                    target, described, below, region=aws.region, session=aws.session, now=now
+                )
+
         with _Output(out, as_json=args.json) as output:
-            result = _loop(target, aws, output, interval=args.interval, sleep=sleep, now=now)
+            result = _loop(
+                target, aws, output, interval=args.interval, sleep=sleep, now=now, capacity=capacity
+            )
     except FatalError as error:
         return _error(err, str(error))
     except KeyboardInterrupt:
@@ -246,11 +263,15 @@ def _loop(
     interval: float,
     sleep: Callable[[float], None],
     now: Callable[[], datetime],
+    capacity: Callable[[Any, set[str]], str] | None = None,
 ) -> Refresh:
     """Refresh until one decides; return that one. Reads failing for :data:`GIVE_UP_AFTER`
-    in a row end it with exit 2."""
+    in a row end it with exit 2. ``capacity(described cluster, groups below their minimum)``:
+    read once, the first time a gated group is below its minimum; its line is a note of every
+    refresh from then on."""
     from .model import refresh
 
+    capacity_note: str | None = None
     started: datetime | None = None
     failing_since: datetime | None = None
     while True:
@@ -272,6 +293,11 @@ def _loop(
                     f"{observation.problems[-1]}"
                 ),
             )
+        below = {g.name for g in result.groups if not g.ready and g.current < (g.min_count or 0)}
+        if capacity is not None and capacity_note is None and below and observation.cluster:
+            capacity_note = capacity(observation.cluster, below)
+        if capacity_note is not None:
+            result = replace(result, notes=(*result.notes, capacity_note))
         output.show(result)
         if result.exit_code is not None:
             return result

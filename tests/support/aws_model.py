@@ -23,6 +23,10 @@ ROOTS: dict[str, tuple[str, str, str]] = {
     "DescribeStacks": ("cloudformation", "DescribeStacks", "output"),
     "DescribeStackEvents": ("cloudformation", "DescribeStackEvents", "output"),
     "DescribeStackResource": ("cloudformation", "DescribeStackResource", "output"),
+    "ListClusters": ("sagemaker", "ListClusters", "output"),
+    "DescribeTrainingPlan": ("sagemaker", "DescribeTrainingPlan", "output"),
+    "ListServiceQuotas": ("service-quotas", "ListServiceQuotas", "output"),
+    "ListAWSDefaultServiceQuotas": ("service-quotas", "ListAWSDefaultServiceQuotas", "output"),
 }
 """Root name -> (service, operation, input or output)."""
 _KEPT = ("min", "max")
