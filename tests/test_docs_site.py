@@ -478,7 +478,7 @@ def test_parameter_tables_fit_the_page(site: Path) -> None:
     content column and Material hid the Default column behind a scroll bar at 1,400 px. The
     site's stylesheet, loaded by every page, lets the columns after the type wrap (names and
     rule ids stay whole). Measured with headless Chromium at 1,400 px: no table of the site
-    scrolls (CI has no browser, so this test reads the CSS)."""
+    scrolls (this test reads the CSS; tests/test_docs_browser.py measures the pages)."""
     css = (site / "stylesheets" / "extra.css").read_text()
     rule = re.search(r"\.doc-contents td:nth-child\(n \+ 3\) code \{(?P<body>[^}]*)\}", css)
     assert rule is not None, css
