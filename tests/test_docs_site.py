@@ -512,6 +512,33 @@ def test_every_rule_has_an_anchor_under_its_own_heading(site: Path) -> None:
     assert re.search(r"\.rule-id[^{]*\{\s*white-space: nowrap;", css)
 
 
+def test_each_rules_source_reads_as_written(site: Path) -> None:
+    """The Source column shows a rule's words as the registry has them: a pattern such as
+    ``[a-zA-Z0-9](-*[a-zA-Z0-9])*`` was a link to ``-*[a-zA-Z0-9]`` and emphasis, and
+    ``\\.`` lost its backslash. No link of the table leaves for anything but a page of AWS's
+    or a rule of the table."""
+    from hyperpod_constructs.validation.registry import RULES, rule_anchor
+
+    page = parse_html(site / "validation.html")
+    anchors = {e.attrs["id"]: e for e in page.walk() if "id" in e.attrs}
+    wrong = []
+    for rule_id, rule in RULES.items():
+        row = anchors[rule_anchor(rule_id)]
+        while row.tag != "tr" and row.parent is not None:
+            row = row.parent
+        cells = [c for c in row.children if isinstance(c, Element) and c.tag == "td"]
+        shown = " ".join(cells[-1].text().split())
+        if rule.source is not None and not shown.endswith(" ".join(rule.source.says.split())):
+            wrong.append(f"{rule_id}: {shown!r}")
+        links = [e.attrs.get("href", "") for e in row.walk() if e.tag == "a"]
+        wrong += [
+            f"{rule_id}: link to {href!r}"
+            for href in links
+            if not href.startswith(("https://", "#"))
+        ]
+    assert wrong == []
+
+
 def test_site_search_finds_a_rule_by_its_id(site: Path) -> None:
     """The search splits the query and the pages with the site's separator: a rule id must
     stay one word (it was four: HP, MIN, ABOVE, COUNT), found on the rules page."""
