@@ -104,11 +104,11 @@ def _add(cls: griffe.Class, statement: ast.stmt, docstring: str | None) -> None:
         existing = cls.members.get(name)
         if existing is not None and (existing.docstring is not None or docstring is None):
             continue  # set in __init__ or at class level, or a second assignment
-        annotation = (
-            griffe.safe_get_annotation(statement.annotation, parent=cls)
-            if isinstance(statement, ast.AnnAssign)
-            else None
-        )
+        annotation = None
+        if isinstance(statement, ast.AnnAssign):
+            annotation = griffe.safe_get_annotation(statement.annotation, parent=cls)
+        elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
+            annotation = griffe.safe_get_annotation(statement.value.func, parent=cls)
         attribute = griffe.Attribute(
             name,
             annotation=annotation,
