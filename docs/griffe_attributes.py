@@ -40,7 +40,9 @@ class MethodAttributes(griffe.Extension):
 
     def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
         if pkg.name == PACKAGE:
-            _walk(pkg, seen=set())
+            for cls in _classes(pkg):
+                _inherit_docstrings(cls)
+                _list_constants(cls)
 
     def on_class_members(
         self, *, node: ast.AST | griffe.ObjectNode, cls: griffe.Class, **kwargs: Any
@@ -124,15 +126,13 @@ def _add(cls: griffe.Class, statement: ast.stmt, docstring: str | None) -> None:
             attribute.docstring.parent = attribute
 
 
-def _walk(obj: griffe.Object | griffe.Alias, seen: set[str]) -> None:
-    if obj.is_alias or obj.path in seen:
-        return
-    seen.add(obj.path)
-    if isinstance(obj, griffe.Class):
-        _inherit_docstrings(obj)
-        _list_constants(obj)
-    for member in obj.members.values():
-        _walk(member, seen)
+def _classes(module: griffe.Module) -> Iterator[griffe.Class]:
+    """The classes a module and its sub-modules define (not those they import)."""
+    for member in module.members.values():
+        if isinstance(member, griffe.Module):
+            yield from _classes(member)
+        elif isinstance(member, griffe.Class):
+            yield member
 
 
 def _inherit_docstrings(cls: griffe.Class) -> None:
