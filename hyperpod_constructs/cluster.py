@@ -948,6 +948,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
 
     @property
     def node_provisioning_mode(self) -> NodeProvisioningMode:
+        """How HyperPod provisions the nodes (``NodeProvisioningMode.CONTINUOUS`` unless
+        given)."""
         return self._props.node_provisioning_mode
 
     @property

@@ -5,6 +5,7 @@ no cross-reference left as raw text."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import enum
 import importlib
@@ -14,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -476,7 +478,7 @@ def test_parameter_tables_fit_the_page(site: Path) -> None:
     content column and Material hid the Default column behind a scroll bar at 1,400 px. The
     site's stylesheet, loaded by every page, lets the columns after the type wrap (names and
     rule ids stay whole). Measured with headless Chromium at 1,400 px: no table of the site
-    scrolls (CI has no browser, so this test reads the CSS)."""
+    scrolls (this test reads the CSS; tests/test_docs_browser.py measures the pages)."""
     css = (site / "stylesheets" / "extra.css").read_text()
     rule = re.search(r"\.doc-contents td:nth-child\(n \+ 3\) code \{(?P<body>[^}]*)\}", css)
     assert rule is not None, css
@@ -508,6 +510,33 @@ def test_every_rule_has_an_anchor_under_its_own_heading(site: Path) -> None:
         assert before[-1].text().strip().rstrip("¶") == "Every rule", rule_id
     css = (site / "stylesheets" / "extra.css").read_text()
     assert re.search(r"\.rule-id[^{]*\{\s*white-space: nowrap;", css)
+
+
+def test_each_rules_source_reads_as_written(site: Path) -> None:
+    """The Source column shows a rule's words as the registry has them: a pattern such as
+    ``[a-zA-Z0-9](-*[a-zA-Z0-9])*`` was a link to ``-*[a-zA-Z0-9]`` and emphasis, and
+    ``\\.`` lost its backslash. No link of the table leaves for anything but a page of AWS's
+    or a rule of the table."""
+    from hyperpod_constructs.validation.registry import RULES, rule_anchor
+
+    page = parse_html(site / "validation.html")
+    anchors = {e.attrs["id"]: e for e in page.walk() if "id" in e.attrs}
+    wrong = []
+    for rule_id, rule in RULES.items():
+        row = anchors[rule_anchor(rule_id)]
+        while row.tag != "tr" and row.parent is not None:
+            row = row.parent
+        cells = [c for c in row.children if isinstance(c, Element) and c.tag == "td"]
+        shown = " ".join(cells[-1].text().split())
+        if rule.source is not None and not shown.endswith(" ".join(rule.source.says.split())):
+            wrong.append(f"{rule_id}: {shown!r}")
+        links = [e.attrs.get("href", "") for e in row.walk() if e.tag == "a"]
+        wrong += [
+            f"{rule_id}: link to {href!r}"
+            for href in links
+            if not href.startswith(("https://", "#"))
+        ]
+    assert wrong == []
 
 
 def test_site_search_finds_a_rule_by_its_id(site: Path) -> None:
@@ -570,3 +599,119 @@ def test_the_guide_starts_with_a_cluster_and_no_page_says_make_docs(site: Path) 
         if PUBLISHED in page.relative_to(site).parts or page.name == "changelog.html":
             continue
         assert "make docs" not in parse_html(page).text(), page
+
+
+# -- every public attribute on its class page --------------------------------------------------
+
+
+def assigned_attributes(cls: type) -> set[str]:
+    """The public names assigned on ``self`` in any method of ``cls`` (read from its source
+    with Python's own parser, not griffe's)."""
+    try:
+        source = textwrap.dedent(inspect.getsource(cls))
+    except (OSError, TypeError):
+        return set()
+    return {
+        node.attr
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and not node.attr.startswith("_")
+    }
+
+
+def public_attributes(cls: type) -> set[str]:
+    """What a user reads on a class or its instances: the public names the class and its bases
+    in this package define (methods, properties, constants, enum members, fields) and those
+    their methods assign on ``self``."""
+    names: set[str] = set()
+    for base in cls.__mro__:
+        if not base.__module__.startswith(hooks.PACKAGE):
+            continue
+        names |= set(vars(base)) | set(getattr(base, "__annotations__", {}))
+        names |= assigned_attributes(base)
+    return {name for name in names if not name.startswith("_")}
+
+
+def documented_attributes(contents: Element, path: str) -> set[str]:
+    """The names the entry documents: its member entries (``path.name``) and the first cell
+    of each row of its own tables (the parameters a field is set from, an enum's members)."""
+    members = {
+        e.attrs["id"].removeprefix(f"{path}.")
+        for e in contents.walk()
+        if "doc-heading" in e.classes and e.attrs.get("id", "").startswith(f"{path}.")
+    }
+    cells = {
+        " ".join(cells[0].text().split()).strip("`")
+        for row in _own(contents)
+        if row.tag == "tr"
+        and (cells := [c for c in row.children if isinstance(c, Element) and c.tag == "td"])
+    }
+    return members | cells
+
+
+PUBLIC_CLASSES = [
+    (namespace, name)
+    for namespace, name in PUBLIC_NAMES
+    if isinstance(getattr(importlib.import_module(namespace), name), type)
+]
+
+
+@pytest.mark.parametrize(
+    ("namespace", "name"), PUBLIC_CLASSES, ids=[f"{n}.{m}" for n, m in PUBLIC_CLASSES]
+)
+def test_every_public_attribute_is_on_its_class_page(
+    api_pages: dict[str, Element], namespace: str, name: str
+) -> None:
+    """Including those a method sets (``MinCountGate.topic``, set where the gate creates its
+    topic), a member that overrides a documented one, and an enum's members. A name that
+    aliases a class of another name (``policy.PolicySeverity = Severity``): on that class's
+    entry."""
+    cls = getattr(importlib.import_module(namespace), name)
+    if cls.__name__ != name:
+        namespace, name = next(
+            (ns, n)
+            for ns, n in PUBLIC_CLASSES
+            if n == cls.__name__ and getattr(importlib.import_module(ns), n) is cls
+        )
+    path, page = f"{namespace}.{name}", api_pages[namespace]
+    if namespace == hooks.PACKAGE and name in api_pages:
+        page = api_pages[name]
+    missing = public_attributes(cls) - documented_attributes(entry(page, path), path)
+    assert sorted(missing) == []
+
+
+def test_the_attributes_read_from_the_source_are_those_a_real_gate_has() -> None:
+    """The source-derived list is complete: a gate with its opt-ins (a topic it creates, a
+    dashboard) and its cluster have no public instance attribute the list misses."""
+    from aws_cdk import Stack
+
+    from hyperpod_constructs import (
+        HyperPodInstanceType,
+        HyperPodSlurmCluster,
+        InstanceGroup,
+        MinCountGate,
+        MinCountGateOptions,
+    )
+    from tests.conftest import new_app
+
+    cpu = HyperPodInstanceType.ML_C5_4XLARGE
+    cluster = HyperPodSlurmCluster(
+        Stack(new_app(), "S"),
+        "Cluster",
+        readiness_gate=MinCountGateOptions(create_notification_topic=True, dashboard=True),
+        instance_groups=[
+            InstanceGroup.controller("controller", instance_type=cpu),
+            InstanceGroup.compute(
+                "a", instance_type=cpu, instance_count=2, min_instance_count=2, partition="a"
+            ),
+        ],
+    )
+    gate = cluster.min_count_gate
+    assert isinstance(gate, MinCountGate) and gate.topic is not None
+    for value in (gate, cluster):
+        instance = {name for name in vars(value) if not name.startswith("_")}
+        assert "topic" in instance or value is cluster
+        assert instance - public_attributes(type(value)) == set()

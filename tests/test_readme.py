@@ -145,8 +145,10 @@ def test_the_guide_report_is_what_a_plain_app_prints(tmp_path: Path) -> None:
 # Each ```python block of docs/*.md runs, in page order, in one namespace per page; a block
 # may use a name a later block of its page defines (it runs after that block). What a snippet
 # leaves out (the stack, a VPC, a cluster, a function) is supplied, in a fresh stack per block
-# (PRELUDE); every App is then synthesized. A block that shows an error is followed by the
-# error's text (an unlabelled block starting with ``SomeError:``): the error must be that one.
+# (PRELUDE); every App is then synthesized. An expression whose comment states its value
+# (``layout.world_size  # 128``) must have that value. A block that shows an error is
+# followed by the error's text (an unlabelled block starting with ``SomeError:``): the error
+# must be that one.
 # Blocks of output (```text, ```json, unlabelled) are what a command prints: the CLI tests
 # compare real output with them. Shell blocks are checked below as far as they can be without
 # an AWS account; the install commands are followed by tests/test_packaging.py.
@@ -293,7 +295,34 @@ def _run_block(ns: dict[str, Any], source: str, where: str) -> None:
         ns["stack"] = ns["self"] = _stack(ns)
     for name in sorted(free & set(PRELUDE)):
         _need(ns, name)
-    exec(compile(source, where, "exec"), ns)
+    lines = source.splitlines()
+    for statement in ast.parse(source).body:
+        stated = _stated_value(lines[(statement.end_lineno or statement.lineno) - 1])
+        if isinstance(statement, ast.Expr) and stated is not None:
+            actual = eval(compile(ast.Expression(statement.value), where, "eval"), ns)
+            assert actual == stated[0], (
+                f"{where}, line {statement.lineno}: {ast.unparse(statement.value)} is "
+                f"{actual!r}, the docs say {stated[1]}"
+            )
+            continue
+        exec(compile(ast.Module([statement], type_ignores=[]), where, "exec"), ns)
+
+
+STATED = re.compile(r"#\s+(?P<value>[^\s:(,;]+)")
+"""A line's comment that states its expression's value: ``layout.world_size  # 128``,
+``....accelerator_count  # None: CPU only``."""
+
+
+def _stated_value(line: str) -> tuple[object, str] | None:
+    """(value, as written) of the Python literal a line's comment starts with, if any."""
+    _, hash_, comment = line.partition("  #")
+    match = STATED.match(f"#{comment}") if hash_ else None
+    if match is None:
+        return None
+    try:
+        return ast.literal_eval(match["value"]), match["value"]
+    except (ValueError, SyntaxError):
+        return None  # a comment in words
 
 
 def _warnings(assembly: Any) -> list[str]:

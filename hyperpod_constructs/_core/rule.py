@@ -91,7 +91,14 @@ class Source:
         elif self.kind is SourceKind.AWS:
             where = f"`{where}`"
         prefix = "not confirmed; searched: " if self.kind is SourceKind.UNCONFIRMED else ""
-        return f"{prefix}{where}: {self.says}"
+        says = _MARKDOWN.sub(lambda special: "\\" + special[0], self.says).replace("<", "&lt;")
+        return f"{prefix}{where}: {says}"
+
+
+_MARKDOWN = re.compile(r"[\\`*\[\]]")
+"""What Markdown would read in a source's words (a pattern such as ``[a-z](-*[a-z])*`` was a
+link and emphasis on the rules page, ``\\.`` lost its backslash, ``ml.<family>`` was a tag):
+escaped, shown as written."""
 
 
 _PROPERTY = re.compile(r"`(?P<name>[^`*]+)` / `(?P<cloudformation>[A-Z][^`*]*)`")

@@ -39,7 +39,9 @@ class FieldError(ValueError):
     def __init__(self, where: str, problem: str) -> None:
         super().__init__(f"{where}: {problem}")
         self.where = where
+        """The named thing (a field's path, an input)."""
         self.problem = problem
+        """What is wrong with it, in words."""
 
     def __str__(self) -> str:
         return printable(super().__str__())

@@ -109,6 +109,7 @@ class Change:
 
     @property
     def effect(self) -> Effect:
+        """What changing this property does (the effect of its :attr:`rule`)."""
         return self.rule.effect
 
     def describe(self) -> str:
@@ -218,10 +219,13 @@ class ClusterPlan:
 
     @property
     def replaced(self) -> bool:
+        """CloudFormation replaces the cluster (a new cluster, the old one deleted or kept)."""
         return self.change is ClusterChange.REPLACED
 
     @property
     def disruptive(self) -> bool:
+        """The cluster is replaced or removed, plan cannot tell what happens to it, HyperPod
+        refuses the update or one of its changes, or a group's update is disruptive."""
         return (
             self.change
             in (

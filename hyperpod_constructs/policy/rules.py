@@ -179,6 +179,7 @@ class AllowedInstanceTypes(_Rule):
         return frozenset(str(value) for value in self.instance_types)
 
     def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
+        """Every finding of this rule on ``cluster`` (:meth:`PolicyRule.check`)."""
         allowed = self.allowed
         for group in cluster.groups:
             for itype in group.all_instance_types:  # a flexible group: each of its types
@@ -207,6 +208,7 @@ class MaxInstanceCount(_Rule):
             raise ValueError(f"MaxInstanceCount: maximum={self.maximum!r} must be an int >= 0")
 
     def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
+        """Every finding of this rule on ``cluster`` (:meth:`PolicyRule.check`)."""
         for group in cluster.groups:
             count = group.instance_count
             if isinstance(count, int) and count > self.maximum:
@@ -249,6 +251,7 @@ class MinInstanceFloor(_Rule):
         return math.ceil(self.fraction * instance_count - 1e-9)
 
     def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
+        """Every finding of this rule on ``cluster`` (:meth:`PolicyRule.check`)."""
         if cluster.node_provisioning_mode is not NodeProvisioningMode.CONTINUOUS:
             return
         for group in cluster.groups:
@@ -290,6 +293,7 @@ class RequiredDeepHealthChecks(_Rule):
             raise ValueError("RequiredDeepHealthChecks: give at least one DeepHealthCheck")
 
     def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
+        """Every finding of this rule on ``cluster`` (:meth:`PolicyRule.check`)."""
         required = [check for check in _ALL_CHECKS if check in set(self.checks)]
         for group in cluster.groups:
             if not _accelerated_compute(group):
@@ -338,6 +342,7 @@ class RequiredTags(_Rule):
         return dict.fromkeys(self.tags)
 
     def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
+        """Every finding of this rule on ``cluster`` (:meth:`PolicyRule.check`)."""
         for key, allowed in self.required.items():
             value = cluster.tags.get(key)
             if value is None:
@@ -375,6 +380,7 @@ class EbsCustomerManagedKey(_Rule):
     RULE_ID: ClassVar[str] = PolicyRuleId.EBS_CUSTOMER_KEY
 
     def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
+        """Every finding of this rule on ``cluster`` (:meth:`PolicyRule.check`)."""
         for group in cluster.groups:
             for index, storage in enumerate(group.storage):
                 if storage.kind != "ebs":
@@ -403,6 +409,7 @@ class VpcRequired(_Rule):
     RULE_ID: ClassVar[str] = PolicyRuleId.VPC_REQUIRED
 
     def check(self, cluster: ClusterFacts) -> Iterable[Finding]:
+        """Every finding of this rule on ``cluster`` (:meth:`PolicyRule.check`)."""
         if not cluster.has_vpc:
             yield self._violation(
                 cluster,
