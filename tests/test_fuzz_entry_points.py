@@ -442,9 +442,20 @@ TABLE: list[tuple[str, str, Build, list[Any]]] = [
      helper(lambda v: accelerator_count_of(GPU, accelerators_per_instance=v)),
      [*WRONG_INTS, 0, 9]),
     ("fsdp_world_size", "data_parallel", helper(fsdp_world_size), [*WRONG_INTS, 0]),
+    ("instances_for_accelerators", "instance_type",
+     helper(lambda v: instances_for_accelerators(v, 8)), [*WRONG_TYPES[:3], STRING_TOKEN]),
+    ("accelerator_count_of", "instance_type", helper(accelerator_count_of),
+     [*WRONG_TYPES[:3], STRING_TOKEN]),
+    ("FsdpLayout.nodes_for", "instance_type", helper(fsdp_world_size(8).nodes_for),
+     WRONG_TYPES[:3]),
 ]  # fmt: skip
 
-HELPERS = {"instances_for_accelerators", "accelerator_count_of", "fsdp_world_size"}
+HELPERS = {
+    "instances_for_accelerators",
+    "accelerator_count_of",
+    "fsdp_world_size",
+    "FsdpLayout.nodes_for",
+}
 CASES = [
     pytest.param(entry, parameter, build, value, id=f"{entry}.{parameter}[{index}]")
     for entry, parameter, build, values in TABLE
