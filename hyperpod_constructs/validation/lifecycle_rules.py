@@ -212,7 +212,25 @@ def _s3_uri(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
                     group=group,
                 )
             )
+        elif not _bucket_name_ok(uri.partition("://")[2].partition("/")[0]):
+            found.append(
+                LIFECYCLE.finding(
+                    field=f"lifecycle_scripts.source_s3_uri ({SOURCE})",
+                    value=uri,
+                    allowed="s3://<bucket>/<prefix> with a bucket name S3 takes: 3..63 letters, "
+                    "digits, dots and hyphens, a letter or digit first and last, no '..', not "
+                    "an IP address",
+                    fix="pass the name of the bucket the scripts are in, e.g. "
+                    "s3://sagemaker-lc-123/scripts/",
+                    group=group,
+                )
+            )
     return found
+
+
+def _bucket_name_ok(name: str) -> bool:
+    """A bucket name S3 takes, or one with a token in it (known at deploy time)."""
+    return is_unresolved(name) or limits.S3_BUCKET_NAME.fullmatch(name) is not None
 
 
 @reports(LIFECYCLE, LIFECYCLE_FILES, WARN_LIFECYCLE_BUCKET)
