@@ -516,9 +516,7 @@ def test_a_continuous_request_without_slurm_config_says_what_the_app_adds(
         "login-nodes": {"NodeType": "Login"},
         "compute-nodes": {"NodeType": "Compute", "PartitionNames": ["ml-g5-8xlarge"]},
     }
-    # Only the SlurmConfig (and the Slurm orchestrator Continuous mode declares) were added.
-    properties.pop("Orchestrator", None)
-    assert comparable(properties) == comparable(request)
+    assert comparable(properties) == comparable(request)  # only the SlurmConfig were added
 
 
 TERRAFORM_MODULE_PARAMETERS = {
