@@ -6,7 +6,7 @@ import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aws_cdk import Aws, CfnResource, Fn, IgnoreMode, RemovalPolicy, SymlinkFollowMode
 from aws_cdk import aws_iam as iam
@@ -170,12 +170,10 @@ class LifecycleScripts:
         # Not a str: kept as given and reported (HP-LIFECYCLE) when the scripts are validated.
         self.prefix = prefix.strip("/") if isinstance(prefix, str) else prefix
         self.removal_policy = removal_policy
-        # A lone string stays a string, so select() can refuse it instead of reading its
-        # characters as patterns.
-        self.exclude: Sequence[str] = exclude if isinstance(exclude, str) else tuple(exclude)
-        self.include: Sequence[str] | None = (
-            include if include is None or isinstance(include, str) else tuple(include)
-        )
+        # Anything but a list or tuple (a lone string, a number, None) stays as given, so
+        # select() can refuse it by name instead of reading a string's characters as patterns.
+        self.exclude: Sequence[str] = _patterns(exclude)
+        self.include: Sequence[str] | None = _patterns(include)
         self.use_default_excludes = use_default_excludes
         self.bucket_options = bucket_options or LifecycleBucketOptions()
         self.source: str | None = None
@@ -449,6 +447,11 @@ def _free_id(scope: Construct, base: str) -> str:
         index += 1
         candidate = f"{base}{index}"
     return candidate
+
+
+def _patterns(value: Sequence[str] | None) -> Any:
+    """A list or tuple of patterns as a tuple; any other value as given (refused by name)."""
+    return tuple(value) if isinstance(value, list | tuple) else value
 
 
 def _objects_arn(bucket: s3.IBucket, prefix: str) -> str:

@@ -302,6 +302,16 @@ def select_files(
                 "a list of patterns",
                 f"pass {name}=[{given!r}]",
             )
+        if (given is not None or name == "exclude") and (
+            not isinstance(given, list | tuple) or not all(isinstance(p, str) for p in given)
+        ):
+            raise LifecycleFileError(
+                f"lifecycle_scripts {name}",
+                printable(repr(given)),
+                "a list of .gitignore-style patterns (strings)"
+                + (", or None for every file" if name == "include" else ""),
+                f"pass {name}=['*.md'] (patterns as strings)",
+            )
     excludes = [
         _compile(p, ignore_case=True)
         for p in (*(DEFAULT_EXCLUDES if use_default_excludes else ()), *exclude)

@@ -153,6 +153,15 @@ def lifecycle_directory(stack: Stack, value: Any) -> object:
     return _cluster(stack, lifecycle_scripts=LifecycleScripts.from_directory(value))
 
 
+def lifecycle_option(parameter: str) -> Build:
+    def build(stack: Stack, value: Any) -> object:
+        folder = str(REPO / "examples" / "lifecycle")
+        scripts = LifecycleScripts.from_directory(folder, **{parameter: value})
+        return _cluster(stack, lifecycle_scripts=scripts)
+
+    return build
+
+
 def accounting(parameter: str) -> Build:
     def build(stack: Stack, value: Any) -> object:
         secret = secretsmanager.Secret.from_secret_name_v2(stack, "S", "db")
@@ -422,6 +431,10 @@ TABLE: list[tuple[str, str, Build, list[Any]]] = [
     ("LifecycleScripts.from_s3", "bucket", lifecycle_s3("bucket"), ["sagemaker-x", None, 5]),
     ("LifecycleScripts.from_directory", "path", lifecycle_directory,
      [None, 5, "no-such-folder-anywhere"]),
+    ("LifecycleScripts.from_directory", "exclude", lifecycle_option("exclude"),
+     [None, 5, "*.md", [5], b"x", {"*.md"}]),
+    ("LifecycleScripts.from_directory", "include", lifecycle_option("include"),
+     [5, "*.sh", [None], 2.5]),
     ("AccountingDatabase", "endpoint", accounting("endpoint"), [5, "bad_host", "", "db\n"]),
     ("AccountingDatabase", "port", accounting("port"), [True, 0, 65536, "3306", NAN, 2.5]),
     ("AccountingDatabase", "database_name", accounting("database_name"), [5, "a-b", ""]),
