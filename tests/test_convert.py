@@ -559,3 +559,14 @@ def test_a_login_group_listed_among_the_workers_converts_as_the_login_group(
         "NodeType": "Compute",
         "PartitionNames": ["dev"],
     }
+
+
+@pytest.mark.parametrize("name", ["bad name!", "1cluster", "a" * 129, "stack_1"])
+def test_a_stack_name_cloudformation_refuses_is_refused_before_the_app_is_written(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "app.py"
+    request = str(FIXTURES / "cli-scheduled-update.json")
+    code, out, err = run_cli(request, "-o", str(output), "--stack-name", name, capsys=capsys)
+    assert (code, out, output.exists()) == (2, "", False)
+    assert err.startswith("error: options.stack_name (--stack-name): ") and repr(name) in err

@@ -1,8 +1,9 @@
 """Bad inputs drawn from the library's own public signatures: every public function and method
-of the eager modules (those that answer at once, not in the synth report) is called with one
-argument replaced by a value its annotation does not allow (a wrong type, a token, a boundary
-value), and must raise the library's error naming that argument, never a raw exception, a
-hang or a silent result.
+of the eager modules (those that answer at once, not in the synth report: sizing, convert) is
+called with one argument replaced by a value its annotation does not allow (a wrong type, a
+token, a boundary value), and must raise the library's error naming that argument, never a raw
+exception, a hang or a silent result. A record that checks nothing itself (``convert.Options``)
+is fuzzed where it is used.
 
 The targets are enumerated (``__all__`` of each module in ``EAGER_MODULES``, every public
 function, classmethod, staticmethod and constructor of its classes); the wrong values are
@@ -25,22 +26,36 @@ from aws_cdk import App, CfnParameter, Stack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hyperpod_constructs import HyperPodInstanceType, HyperPodValidationError, sizing
+from hyperpod_constructs import HyperPodInstanceType, HyperPodValidationError, convert, sizing
 from tests.support.depth import examples
+from tests.test_convert import parameters_of, request_of
 
-EAGER_MODULES = (sizing,)
+EAGER_MODULES = (sizing, convert)
 """The modules whose public functions and methods raise at once (no synth report to carry a
-finding): ``SizingError`` is their error."""
-RECORDS = {sizing.SizingError, sizing.SizingProblem, sizing.ParallelLayout}
-"""Plain records and protocols: they hold what they are given and check nothing."""
+finding): ``SizingError`` and ``ConversionError`` are their errors."""
+ERRORS = (sizing.SizingError, HyperPodValidationError, convert.ConversionError)
+RECORDS = {sizing.SizingError, sizing.SizingProblem, sizing.ParallelLayout, convert.ConversionError}
+"""Errors, plain records and protocols: they hold what they are given and check nothing."""
 GPU = HyperPodInstanceType.ML_P5_48XLARGE
+REQUEST, PARAMETERS = request_of("adt-base-config"), parameters_of("adt-base-config")
+
+
+def _converting(options: convert.Options) -> object:
+    return convert.convert_request(REQUEST, PARAMETERS, options)
+
+
+CHECKED_WHERE_USED: dict[type, Callable[[Any], object]] = {convert.Options: _converting}
+"""Records whose fields are checked by the function that takes them: fuzzed through it."""
 
 VALID: dict[str, object] = {
     "int": 8,
     "HyperPodInstanceType": GPU,
     "IConstruct": None,
+    "object": None,
 }
 """A valid value per base annotation (for the arguments that are not under test)."""
+VALID_BY_NAME: dict[str, object] = {"request": REQUEST, "provisioning_parameters": PARAMETERS}
+"""Where the annotation says ``object`` (parsed JSON): a valid value of that parameter."""
 
 
 def _token(kind: str) -> Any:
@@ -56,7 +71,13 @@ def _wrong(base: str) -> list[object]:
         return [*other_types, 0, -1, 10**30, _token("Number"), _token("String")]
     if base == "HyperPodInstanceType":
         return ["ml.p5.48xlarge", 8, _token("String"), HyperPodInstanceType]
-    return []
+    if base == "bool":
+        return ["yes", "false", 1, 0, math.nan, None]
+    if base == "str":
+        return [5, 2.5, b"name", ["name"], None]
+    if base == "Options":
+        return ["--continuous", 5, {"continuous": True}]
+    return []  # ``object``: parsed JSON, checked against botocore's model (tests/test_convert.py)
 
 
 def _base(annotation: str) -> tuple[str, bool]:
@@ -74,6 +95,8 @@ def _targets() -> Iterator[tuple[str, Callable[..., object], Callable[[], object
             obj = getattr(module, name)
             if inspect.isfunction(obj):
                 yield name, obj, None
+            elif inspect.isclass(obj) and obj in CHECKED_WHERE_USED:
+                yield f"{name}() in use", _used(obj, CHECKED_WHERE_USED[obj]), None
             elif inspect.isclass(obj) and obj not in RECORDS:
                 yield f"{name}()", obj, None
                 for attr, member in vars(obj).items():
@@ -84,6 +107,16 @@ def _targets() -> Iterator[tuple[str, Callable[..., object], Callable[[], object
                 for attr, member in inspect.getmembers(obj, inspect.isfunction):
                     if not attr.startswith("_"):
                         yield f"{name}.{attr}", member, _example_of(obj)
+
+
+def _used(cls: type, use: Callable[[Any], object]) -> Callable[..., object]:
+    """``cls(**kwargs)`` handed to ``use``, with ``cls``'s signature (so its fields are drawn)."""
+
+    def build_and_use(**kwargs: Any) -> object:
+        return use(cls(**kwargs))
+
+    build_and_use.__signature__ = inspect.signature(cls)  # type: ignore[attr-defined]
+    return build_and_use
 
 
 def _example_of(cls: type) -> Callable[[], object]:
@@ -99,8 +132,15 @@ def _valid_arguments(function: Callable[..., object]) -> dict[str, object]:
     values = {}
     for parameter in _parameters(function):
         if parameter.default is inspect.Parameter.empty:
-            values[parameter.name] = VALID[_base(str(parameter.annotation))[0]]
+            base = _base(str(parameter.annotation))[0]
+            values[parameter.name] = VALID_BY_NAME.get(parameter.name, VALID.get(base))
     return values
+
+
+def _wrong_for(parameter: inspect.Parameter) -> list[object]:
+    """:func:`_wrong` of the parameter's annotation (``None`` left out where it is allowed)."""
+    base, optional = _base(str(parameter.annotation))
+    return [value for value in _wrong(base) if not (optional and value is None)]
 
 
 TARGETS = sorted(_targets(), key=lambda target: target[0])
@@ -108,7 +148,7 @@ CASES = [
     pytest.param(label, function, make, parameter.name, id=f"{label}.{parameter.name}")
     for label, function, make in TARGETS
     for parameter in _parameters(function)
-    if _wrong(_base(str(parameter.annotation))[0])
+    if _wrong_for(parameter)
 ]
 
 
@@ -120,6 +160,8 @@ def test_every_public_parameter_can_be_drawn() -> None:
         for label, function, _make in TARGETS
         for parameter in _parameters(function)
         if _base(str(parameter.annotation))[0] not in VALID
+        and parameter.default is inspect.Parameter.empty
+        and parameter.name not in VALID_BY_NAME
     ]
     assert missing == []
     assert len(CASES) >= 15
@@ -149,9 +191,9 @@ def _names(text: str, parameter: str) -> bool:
 def test_a_wrong_value_gives_the_librarys_error_naming_the_argument(
     label: str, function: Callable[..., object], make: Callable[[], object] | None, parameter: str
 ) -> None:
-    annotation = next(p.annotation for p in _parameters(function) if p.name == parameter)
-    for value in _wrong(_base(str(annotation))[0]):
-        with pytest.raises((sizing.SizingError, HyperPodValidationError)) as caught:
+    declared = next(p for p in _parameters(function) if p.name == parameter)
+    for value in _wrong_for(declared):
+        with pytest.raises(ERRORS) as caught:
             _call(function, make, **{parameter: value})
         assert _names(str(caught.value), parameter), f"{label}({parameter}={value!r}): {caught}"
 
@@ -178,7 +220,7 @@ def test_any_value_is_a_result_or_the_librarys_error(case: Any, value: object) -
     label, function, make, parameter = case.values
     try:
         result = _call(function, make, **{parameter: value})
-    except (sizing.SizingError, HyperPodValidationError):
+    except ERRORS:
         return
     except Exception as error:  # the crash this test is here to find
         pytest.fail(f"{label}({parameter}={value!r}): {type(error).__name__}: {error}")
@@ -188,5 +230,7 @@ def test_any_value_is_a_result_or_the_librarys_error(case: Any, value: object) -
         assert optional, f"{label}({parameter}=None) was accepted"
     elif base == "int":
         assert type(value) is int and value >= 1, f"{label}({parameter}={value!r}) accepted"
+    elif base in ("bool", "str"):
+        assert type(value).__name__ == base, f"{label}({parameter}={value!r}) accepted"
     if isinstance(result, int):
         assert result >= 0

@@ -8,6 +8,7 @@ ARN / ID (never recreated).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 
@@ -35,7 +36,7 @@ def convert_request(
     :param options: how to convert. Default: ``Options()``.
     :raises ConversionError: a field the library cannot express, naming it.
     """
-    options = options or Options()
+    options = _checked(Options() if options is None else options)
     try:
         check(request, "CreateCluster")
     except ShapeError as error:
@@ -152,6 +153,33 @@ def convert_request(
         tuple(kwargs),
     )
     return _module(name, cluster, imports, options), notes
+
+
+STACK_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,127}")
+"""A CloudFormation stack name: a letter, then letters, digits and hyphens, at most 128."""
+
+
+def _checked(options: object) -> Options:
+    """``options`` when every field has its documented type; else the error naming it."""
+    if not isinstance(options, Options):
+        raise ConversionError("options", f"expected Options(...), got {type(options).__name__}")
+    if not isinstance(options.continuous, bool):
+        raise ConversionError(
+            "options.continuous (--continuous)",
+            f"expected True or False, got {options.continuous!r}",
+        )
+    name = options.stack_name
+    if name is not None and (not isinstance(name, str) or not STACK_NAME.fullmatch(name)):
+        raise ConversionError(
+            "options.stack_name (--stack-name)",
+            f"{name!r} is not a CloudFormation stack name: a letter, then letters, digits and "
+            "hyphens, at most 128 characters",
+        )
+    if not isinstance(options.source_name, str):
+        raise ConversionError(
+            "options.source_name", f"expected the request's file name, got {options.source_name!r}"
+        )
+    return options
 
 
 def _added_layout_note(groups: list[object], layouts: list[_Layout]) -> str:
