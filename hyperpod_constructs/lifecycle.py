@@ -437,7 +437,7 @@ class LifecycleScripts:
         return selection
 
     def _uri(self, bucket_name: str) -> str:
-        return f"s3://{bucket_name}/{self.prefix + '/' if self.prefix else ''}"
+        return f"s3://{bucket_name}/{f'{self.prefix}/' if self.prefix else ''}"
 
 
 def _free_id(scope: Construct, base: str) -> str:
@@ -466,10 +466,13 @@ def _uri_parts(uri: str) -> tuple[str, str, str]:
     - A token whose scheme is unresolved (a ``CfnParameter``: ``s3://...`` is only known at
       deploy time): the bucket is the URI's third ``/``-separated part and the objects are
       everything after ``://``, both resolved by CloudFormation.
+    - Not a str (a number token): the rules report it (``HP-ARG-TYPE``).
     - A concrete bucket name that S3 does not take (``s3://ab/``): the rules report it
       (``HP-LIFECYCLE``); the name is passed on unresolved so that aws-cdk-lib's own check of
       it does not stop the app before the report.
     """
+    if not isinstance(uri, str):  # reported (HP-ARG-TYPE): nothing to read here
+        return lazy_string(lambda: str(uri)), "", ""
     if is_unresolved(uri) and "://" not in uri:
         after_scheme = Fn.select(1, Fn.split("://", uri))
         objects = Fn.join("", ["arn:", Aws.PARTITION, ":s3:::", after_scheme, "*"])

@@ -25,6 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ._cdk.tokens import is_unresolved
 from ._core.sanitize import printable
 
 
@@ -311,6 +312,14 @@ def select_files(
                 "a list of .gitignore-style patterns (strings)"
                 + (", or None for every file" if name == "include" else ""),
                 f"pass {name}=['*.md'] (patterns as strings)",
+            )
+        if isinstance(given, list | tuple) and any(is_unresolved(p) for p in given):
+            raise LifecycleFileError(
+                f"lifecycle_scripts {name}",
+                "<token>",
+                "patterns known when the app is synthesized (the upload is chosen then, "
+                "before a CDK token has a value)",
+                f"pass {name}= concrete patterns, not a CfnParameter or another token",
             )
     excludes = [
         _compile(p, ignore_case=True)
