@@ -24,7 +24,7 @@ from hyperpod_constructs.sizing import (
     fsdp_world_size,
     instances_for_accelerators,
 )
-from tests.conftest import new_app
+from tests.conftest import ROOT, new_app
 
 T = HyperPodInstanceType
 P5 = T.ML_P5_48XLARGE
@@ -555,3 +555,18 @@ def test_a_sizing_error_names_the_construct_it_sizes() -> None:
     # Without a scope: the message as before.
     with pytest.raises(SizingError, match=r"^Megatron layout: world_size=100"):
         MegatronLayout.from_world_size(100, tensor_parallel=8)
+
+
+def test_the_docs_state_the_largest_size_the_library_takes() -> None:
+    """docs/sizing.md's bound is the library's (the largest cluster HyperPod allows)."""
+    from hyperpod_constructs import sizing
+    from hyperpod_constructs._core import limits
+
+    text = " ".join((ROOT / "docs" / "sizing.md").read_text(encoding="utf-8").split())
+    most = max(ACCELERATORS_PER_INSTANCE.values())
+    assert f"from 1 to {sizing._MAX_RANKS}" in text
+    groups, count = limits.MAX_INSTANCE_GROUPS, limits.MAX_INSTANCE_COUNT
+    assert f"({groups} groups of {count} instances of {most} accelerators)" in text
+    with pytest.raises(SizingError, match=f"at most {sizing._MAX_RANKS}"):
+        fsdp_world_size(sizing._MAX_RANKS + 8)
+    assert fsdp_world_size(sizing._MAX_RANKS).world_size == sizing._MAX_RANKS
