@@ -83,6 +83,17 @@ class SizingError(ValueError):
         self.problems = tuple(problems)
 
 
+def _check_scope(scope: object) -> None:
+    """Refuse a ``scope`` that is not a construct (a path given as text, a number), before it
+    is needed to name where an error happened."""
+    if scope is None or isinstance(getattr(getattr(scope, "node", None), "path", None), str):
+        return
+    raise SizingError(
+        f"scope={scope!r} ({type(scope).__name__}) is not a construct; pass the construct the "
+        "layout sizes (a cluster, a stack), or leave it out"
+    )
+
+
 def _at(scope: IConstruct | None, error: SizingError) -> SizingError:
     """``error`` with the construct path of ``scope`` first (``[Training/Cluster] ...``), as
     the library's other errors name where they happened; ``error`` itself without a scope."""
@@ -261,6 +272,7 @@ class _Layout:
 
         :param scope: the construct the layout sizes, named first in the error. Default: none.
         """
+        _check_scope(scope)
         try:
             per = accelerator_count_of(
                 instance_type, accelerators_per_instance=accelerators_per_instance
@@ -481,6 +493,7 @@ class MegatronLayout(_Layout):
         :raises SizingError: ``world_size`` is not divisible by TP x CP x PP; the message
             names the nearest world sizes that are.
         """
+        _check_scope(scope)
         _check_positive("world_size", world_size)
         model = (
             _check_positive("tensor_parallel", tensor_parallel)

@@ -75,6 +75,8 @@ def _wrong(base: str) -> list[object]:
         return ["yes", "false", 1, 0, math.nan, None]
     if base == "str":
         return [5, 2.5, b"name", ["name"], None]
+    if base == "IConstruct":
+        return ["Training/Cluster", 5, Stack]
     if base == "Options":
         return ["--continuous", 5, {"continuous": True}]
     return []  # ``object``: parsed JSON, checked against botocore's model (tests/test_convert.py)
