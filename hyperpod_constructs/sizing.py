@@ -123,7 +123,13 @@ def _check_type(value: object) -> HyperPodInstanceType:
     """``value`` when it is a :class:`HyperPodInstanceType`; else the error naming
     ``instance_type``, what was given and how to pass it (a name given as text included)."""
     if isinstance(value, HyperPodInstanceType):
-        return value
+        if isinstance(value.name, str):
+            return value
+        raise SizingError(
+            f"instance_type={value!r}: the name is not a str; pass "
+            "HyperPodInstanceType.of('ml.<family>.<size>'), e.g. HyperPodInstanceType.of("
+            "'ml.p5.48xlarge')"
+        )
     example = (
         f"HyperPodInstanceType.of({value!r})"
         if isinstance(value, str)
@@ -138,21 +144,18 @@ def _check_type(value: object) -> HyperPodInstanceType:
 def instances_for_accelerators(instance_type: HyperPodInstanceType, accelerators: int) -> int:
     """The fewest instances of ``instance_type`` that provide ``accelerators`` accelerators.
 
-    ``ceil(accelerators / accelerators per instance)``. Raises :class:`SizingError` when
-    ``instance_type`` is not a :class:`HyperPodInstanceType`, the library does not know the
-    type's accelerator count or ``accelerators`` is not positive.
+    ``ceil(accelerators / accelerators per instance)``, in whole numbers (exact for any
+    count: a group's instance count rules then report one HyperPod cannot hold, with the
+    cluster's other findings). Raises :class:`SizingError` when ``instance_type`` is not a
+    :class:`HyperPodInstanceType`, the library does not know the type's accelerator count or
+    ``accelerators`` is not positive.
 
     :param instance_type: the instance type of the group.
     :param accelerators: the accelerators (GPUs, Trainium chips) the job needs, at least 1.
     """
-    if (
-        isinstance(accelerators, bool)
-        or not isinstance(accelerators, int)
-        or not 1 <= accelerators <= _MAX_RANKS
-    ):
+    if isinstance(accelerators, bool) or not isinstance(accelerators, int) or accelerators < 1:
         raise SizingError(
-            f"min_accelerators={accelerators!r} must be a positive whole number of accelerators, "
-            f"at most {_MAX_RANKS} (the accelerators of the largest HyperPod cluster)"
+            f"min_accelerators={accelerators!r} must be a positive whole number of accelerators"
         )
     per_instance = _check_type(instance_type).accelerator_count
     if per_instance is None:

@@ -207,6 +207,13 @@ def instance_type_of(stack: Stack, value: Any) -> object:
     return _cluster(stack, [_controller(), _compute(instance_type=HyperPodInstanceType.of(value))])
 
 
+def sized_type_of(stack: Stack, value: Any) -> object:
+    group = InstanceGroup.compute(
+        "gpu", instance_type=HyperPodInstanceType.of(value), partition="gpu", min_accelerators=8
+    )
+    return _cluster(stack, [_controller(), group])
+
+
 def helper(function: Callable[[Any], object]) -> Build:
     return lambda _stack, value: function(value)
 
@@ -407,7 +414,10 @@ TABLE: list[tuple[str, str, Build, list[Any]]] = [
     ("InstanceGroup.login", "instance_count", login_prop("instance_count"), WRONG_INTS),
     ("InstanceGroup.login", "threads_per_core", login_prop("threads_per_core"), [3, "2"]),
     ("HyperPodInstanceType.of", "instance_type", instance_type_of,
-     ["p5.48xlarge", "ml.p5.48xlarge\n", " ml.p5.48xlarge", "", 5, None]),
+     ["p5.48xlarge", "ml.p5.48xlarge\n", " ml.p5.48xlarge", "", 5, None, ["ml.p5.48xlarge"],
+      {"name": "ml.p5.48xlarge"}]),
+    ("HyperPodInstanceType.of, sized", "instance_type", sized_type_of,
+     [["ml.p5.48xlarge"], {"name": "ml.p5.48xlarge"}, 5, None]),
     ("InstanceStorage.ebs", "volume_size",
      storage(InstanceStorage.ebs, "volume_size"), [None, 500, "500", Size.mebibytes(1536)]),
     ("InstanceStorage.ebs", "root_volume",

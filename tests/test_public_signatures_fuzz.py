@@ -70,7 +70,9 @@ def _wrong(base: str) -> list[object]:
     if base == "int":
         return [*other_types, 0, -1, 10**30, _token("Number"), _token("String")]
     if base == "HyperPodInstanceType":
-        return ["ml.p5.48xlarge", 8, _token("String"), HyperPodInstanceType]
+        names = [8, None, ["ml.p5.48xlarge"], {"name": "ml.p5.48xlarge"}]
+        wrapped = [HyperPodInstanceType.of(name) for name in names]  # type: ignore[arg-type]
+        return ["ml.p5.48xlarge", 8, _token("String"), HyperPodInstanceType, *wrapped]
     if base == "bool":
         return ["yes", "false", 1, 0, math.nan, None]
     if base == "str":
@@ -139,10 +141,21 @@ def _valid_arguments(function: Callable[..., object]) -> dict[str, object]:
     return values
 
 
+UNBOUNDED = {"accelerators"}
+"""Counts with no upper bound of their own: ``instances_for_accelerators`` answers exactly for
+any count, and the group it sizes reports an instance count HyperPod cannot hold in the
+synth report (so an instance group never raises for it)."""
+
+
 def _wrong_for(parameter: inspect.Parameter) -> list[object]:
     """:func:`_wrong` of the parameter's annotation (``None`` left out where it is allowed)."""
     base, optional = _base(str(parameter.annotation))
-    return [value for value in _wrong(base) if not (optional and value is None)]
+    return [
+        value
+        for value in _wrong(base)
+        if not (optional and value is None)
+        and not (parameter.name in UNBOUNDED and value == 10**30)
+    ]
 
 
 TARGETS = sorted(_targets(), key=lambda target: target[0])

@@ -24,6 +24,7 @@ from hyperpod_constructs.sizing import (
     fsdp_world_size,
     instances_for_accelerators,
 )
+from hyperpod_constructs.validation import validate_group
 from tests.conftest import ROOT, new_app
 
 T = HyperPodInstanceType
@@ -284,6 +285,17 @@ def test_a_sizing_error_fails_when_the_group_joins_a_cluster() -> None:
     cluster.add_instance_group(group)
     assert [f.rule for f in cluster.findings()] == ["HP-SIZING"]
     assert "ml.c5.4xlarge" in cluster.findings()[0].message()
+
+
+@pytest.mark.parametrize("accelerators", [10**9, 10**30])
+def test_a_count_no_cluster_holds_is_in_the_report_not_raised(accelerators: int) -> None:
+    """The group is sized exactly (no float overflow) and the instance count rules report it
+    with the cluster's other findings."""
+    group = InstanceGroup.compute(
+        "gpu", instance_type=P5, partition="gpu", min_accelerators=accelerators
+    )
+    assert group.min_instance_count == -(-accelerators // 8)
+    assert {"HP-COUNT-RANGE", "HP-MIN-RANGE"} <= {f.rule for f in validate_group(group)}
 
 
 # -- FSDP --------------------------------------------------------------------------------
