@@ -51,6 +51,14 @@ def synth_app(path: Path) -> dict[str, Any]:
     return dict(app.synth().get_stack_by_name(stack.stack_name).template)
 
 
+def converted_cluster(source: str, folder: Path) -> dict[str, Any]:
+    """The ``AWS::SageMaker::Cluster`` of the app ``source``, written to ``folder`` and built."""
+    path = folder / "app.py"
+    path.write_text(source)
+    _, cluster = only(synth_app(path), CLUSTER_TYPE)
+    return dict(cluster)
+
+
 def comparable(properties: dict[str, Any]) -> dict[str, Any]:
     """Tags are a set (CloudFormation renders them sorted by key)."""
     result = dict(properties)
@@ -215,9 +223,7 @@ def test_legacy_layout_is_inferred_from_group_names_with_a_note(tmp_path: Path) 
         "'compute-nodes'); the template is the same either way, pass the lifecycle scripts' "
         "provisioning_parameters.json if the partitions differ"
     ]
-    path = tmp_path / "app.py"
-    path.write_text(source)
-    _, cluster = only(synth_app(path), CLUSTER_TYPE)
+    cluster = converted_cluster(source, tmp_path)
     assert comparable(cluster["Properties"]) == comparable(request_of(name))
 
 
@@ -397,9 +403,7 @@ def test_a_compute_group_without_a_partition_round_trips(name: str, tmp_path: Pa
         del group["SlurmConfig"]["PartitionNames"]
     source, _ = convert_request(request)
     assert "partition=" not in source
-    path = tmp_path / "app.py"
-    path.write_text(source)
-    _, cluster = only(synth_app(path), CLUSTER_TYPE)
+    cluster = converted_cluster(source, tmp_path)
     assert comparable(cluster["Properties"]) == comparable(request)
 
 
@@ -506,9 +510,7 @@ def test_a_continuous_request_without_slurm_config_says_what_the_app_adds(
     assert any("partition 'ml.g5.8xlarge' renamed 'ml-g5-8xlarge'" in note for note in notes)
     assert any("delete it from that folder" in note for note in notes)
     assert not any("the same either way" in note for note in notes)
-    path = tmp_path / "app.py"
-    path.write_text(source)
-    _, cluster = only(synth_app(path), CLUSTER_TYPE)
+    cluster = converted_cluster(source, tmp_path)
     properties = cluster["Properties"]
     configs = {g["InstanceGroupName"]: g.pop("SlurmConfig") for g in properties["InstanceGroups"]}
     assert configs == {
@@ -544,15 +546,12 @@ def test_a_login_group_listed_among_the_workers_converts_as_the_login_group(
         "is left out: a Login group takes no partition, and its nodes are in dev)"
     ]
     assert "InstanceGroup.login(" in source and "InstanceGroup.compute(" in source
-    path = tmp_path / "app.py"
-    path.write_text(source)
-    _, cluster = only(synth_app(path), CLUSTER_TYPE)
+    cluster = converted_cluster(source, tmp_path)
     assert comparable(cluster["Properties"]) == comparable(request_of(name))
     continuous, _ = convert_request(
         request_of(name), TERRAFORM_MODULE_PARAMETERS, Options(continuous=True)
     )
-    path.write_text(continuous)
-    _, cluster = only(synth_app(path), CLUSTER_TYPE)
+    cluster = converted_cluster(continuous, tmp_path)
     groups = {g["InstanceGroupName"]: g for g in cluster["Properties"]["InstanceGroups"]}
     assert groups["login-nodes"]["SlurmConfig"] == {"NodeType": "Login"}
     assert groups["compute-nodes"]["SlurmConfig"] == {

@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 from hyperpod_constructs.convert import ConversionError, Options, convert_request
 from tests.support.depth import examples
-from tests.template_utils import CLUSTER_TYPE, only
-from tests.test_convert import comparable, request_of, synth_app
+from tests.test_convert import comparable, converted_cluster, request_of
 
 BASE = "adt-terraform-slurm"
 CONTROLLER, LOGIN, COMPUTE = "controller-machine", "login-nodes", "compute-nodes"
@@ -90,9 +89,7 @@ def test_a_converted_layout_equals_the_request_or_a_note_says_what_changed(
     except ConversionError as error:
         assert str(error).split(":")[0], error  # refused, naming the field
         return
-    path = tmp_path_factory.mktemp("layout") / "app.py"
-    path.write_text(source)
-    _, cluster = only(synth_app(path), CLUSTER_TYPE)
+    cluster = converted_cluster(source, tmp_path_factory.mktemp("layout"))
     said = "\n".join(notes)
     names = [g["InstanceGroupName"] for g in request["InstanceGroups"]]
     for group, field in _differences(request, cluster["Properties"]):
