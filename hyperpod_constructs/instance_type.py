@@ -299,16 +299,21 @@ class HyperPodInstanceType:
         """The API name, e.g. ``ml.p5.48xlarge``."""
         return self._name
 
+    def _entry(self) -> _Entry | None:
+        """The catalogue's line for the name (none for a name that is not a str: such a type
+        is reported when its group joins a cluster, and answers as an unknown type here)."""
+        return _CATALOGUE.get(self._name) if isinstance(self._name, str) else None
+
     @property
     def is_known(self) -> bool:
         """Whether the type is in this library's catalogue (the SageMaker API model's list)."""
-        return self._name in _CATALOGUE
+        return self._entry() is not None
 
     @property
     def accelerator_count(self) -> int | None:
         """GPUs or Trainium chips per instance; ``None`` for CPU-only types and when the
         library does not know the count."""
-        entry = _CATALOGUE.get(self._name)
+        entry = self._entry()
         return entry.accelerators if entry is not None else None
 
     @property
@@ -320,9 +325,11 @@ class HyperPodInstanceType:
         ``ml.p9.96xlarge``: every catalogued ``p`` family is a GPU family); ``None``
         otherwise.
         """
-        entry = _CATALOGUE.get(self._name)
+        entry = self._entry()
         if entry is not None:
             return entry.kind
+        if not isinstance(self._name, str):
+            return None
         return _FAMILY_KINDS.get(_family(self._name)) or _SERIES_KINDS.get(_series(self._name))
 
     @property
@@ -335,17 +342,19 @@ class HyperPodInstanceType:
         """Whether the type supports EFA (Elastic Fabric Adapter), which multi-node GPU
         networking and the ``InstanceConnectivity`` deep health check need; ``None`` for a
         type not in the catalogue."""
-        entry = _CATALOGUE.get(self._name)
+        entry = self._entry()
         return entry.efa if entry is not None else None
 
     @property
     def is_well_formed(self) -> bool:
         """Whether the name has the ``ml.<family>.<size>`` shape the API requires (the pattern
         the validation rules check)."""
-        return limits.INSTANCE_TYPE.fullmatch(self._name) is not None
+        return (
+            isinstance(self._name, str) and limits.INSTANCE_TYPE.fullmatch(self._name) is not None
+        )
 
     def __str__(self) -> str:
-        return self._name
+        return self._name if isinstance(self._name, str) else repr(self._name)
 
     def __repr__(self) -> str:
         return f"HyperPodInstanceType({self._name!r})"
@@ -354,7 +363,7 @@ class HyperPodInstanceType:
         return isinstance(other, HyperPodInstanceType) and other._name == self._name
 
     def __hash__(self) -> int:
-        return hash(self._name)
+        return hash(self._name if isinstance(self._name, str) else repr(self._name))
 
 
 def _family(name: str) -> str:

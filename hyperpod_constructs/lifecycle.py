@@ -6,18 +6,19 @@ import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aws_cdk import Aws, CfnResource, Fn, IgnoreMode, RemovalPolicy, SymlinkFollowMode
 from aws_cdk import aws_iam as iam
 from constructs import Construct, IDependable
 
 from ._cdk.dependable import drop_implied_dependencies
-from ._cdk.lazy import lazy_any
+from ._cdk.lazy import lazy_any, lazy_string
 from ._cdk.nag import acknowledge, acknowledge_compliance, acknowledge_guard, arn_placeholder
 from ._cdk.roles import statements_land
+from ._cdk.tokens import is_unresolved
 from ._core.finding import Finding, HyperPodValidationError, Severity
-from ._core.limits import REQUIRED_BUCKET_PREFIX
+from ._core.limits import REQUIRED_BUCKET_PREFIX, S3_BUCKET_NAME
 from ._core.rule import Rule, Scope, Source
 from .lifecycle_files import LifecycleFileError, Selection, ignore_lines, select_files
 
@@ -169,18 +170,16 @@ class LifecycleScripts:
         # Not a str: kept as given and reported (HP-LIFECYCLE) when the scripts are validated.
         self.prefix = prefix.strip("/") if isinstance(prefix, str) else prefix
         self.removal_policy = removal_policy
-        # A lone string stays a string, so select() can refuse it instead of reading its
-        # characters as patterns.
-        self.exclude: Sequence[str] = exclude if isinstance(exclude, str) else tuple(exclude)
-        self.include: Sequence[str] | None = (
-            include if include is None or isinstance(include, str) else tuple(include)
-        )
+        # Anything but a list or tuple (a lone string, a number, None) stays as given, so
+        # select() can refuse it by name instead of reading a string's characters as patterns.
+        self.exclude: Sequence[str] = _patterns(exclude)
+        self.include: Sequence[str] | None = _patterns(include)
         self.use_default_excludes = use_default_excludes
         self.bucket_options = bucket_options or LifecycleBucketOptions()
         self.source: str | None = None
         """``"directory"`` when built by :meth:`from_directory` (its ``path`` is then
         ``directory``, checked with the scripts)."""
-        self._bound: dict[str, tuple[BoundLifecycle, s3.IBucket, str]] = {}
+        self._bound: dict[str, tuple[BoundLifecycle, s3.IBucket, str, str]] = {}
         self._granted: dict[tuple[str, int], bool] = {}
         self._readers: dict[str, list[str]] = {}
         """Per scope: the role ARNs allowed to read the uploaded scripts."""
@@ -300,9 +299,9 @@ class LifecycleScripts:
         key = scope.node.path
         if key not in self._bound:
             self._bound[key] = self._bind(scope)
-        bound, bucket, prefix = self._bound[key]
+        bound, bucket, prefix, objects = self._bound[key]
         if role is not None and (key, id(role)) not in self._granted:
-            self._granted[(key, id(role))] = _grant_scripts_read(bucket, prefix, role)
+            self._granted[(key, id(role))] = _grant_scripts_read(bucket, objects, role)
             if self.directory is not None:  # the bucket this library creates
                 self._readers[key].append(role.role_arn)
                 acknowledge(
@@ -320,20 +319,22 @@ class LifecycleScripts:
         """
         return self._granted.get((scope.node.path, id(role)), True)
 
-    def _bind(self, scope: Construct) -> tuple[BoundLifecycle, s3.IBucket, str]:
+    def _bind(self, scope: Construct) -> tuple[BoundLifecycle, s3.IBucket, str, str]:
+        """What :meth:`bind` made in ``scope``: the rendered config, the bucket, the scripts'
+        key prefix and the ARN of the objects the execution roles may read."""
         from aws_cdk import aws_s3 as s3
         from aws_cdk import aws_s3_deployment as s3deploy
 
         if self.source_s3_uri is not None:
-            bucket_name, _, prefix = self.source_s3_uri.partition("://")[2].partition("/")
+            bucket_name, prefix, objects = _uri_parts(self.source_s3_uri)
             bucket = s3.Bucket.from_bucket_name(
                 scope, _free_id(scope, "LifecycleBucket"), bucket_name
             )
             bound = BoundLifecycle(self.source_s3_uri, self.on_create, None, self.entry_field)
-            return bound, bucket, prefix.strip("/")
+            return bound, bucket, prefix, objects or _objects_arn(bucket, prefix)
         if self.bucket is not None:
             bound = BoundLifecycle(self._uri(self.bucket.bucket_name), self.on_create, None)
-            return bound, self.bucket, self.prefix
+            return bound, self.bucket, self.prefix, _objects_arn(self.bucket, self.prefix)
         assert self.directory is not None
         selection = self._checked_selection(scope)
         options = self.bucket_options
@@ -424,7 +425,7 @@ class LifecycleScripts:
         bucket.add_to_resource_policy(_deny_other_readers(bucket, readers))
         _acknowledge_upload_handler(upload, bucket)
         bound = BoundLifecycle(f"s3://{bucket.bucket_name}/lifecycle/", self.on_create, upload)
-        return bound, bucket, "lifecycle"
+        return bound, bucket, "lifecycle", _objects_arn(bucket, "lifecycle")
 
     def _checked_selection(self, scope: Construct) -> Selection:
         """:meth:`select`, with its problems (``HP-LIFECYCLE-FILES``) raised as a validation
@@ -436,7 +437,7 @@ class LifecycleScripts:
         return selection
 
     def _uri(self, bucket_name: str) -> str:
-        return f"s3://{bucket_name}/{self.prefix + '/' if self.prefix else ''}"
+        return f"s3://{bucket_name}/{f'{self.prefix}/' if self.prefix else ''}"
 
 
 def _free_id(scope: Construct, base: str) -> str:
@@ -448,14 +449,46 @@ def _free_id(scope: Construct, base: str) -> str:
     return candidate
 
 
-def _grant_scripts_read(bucket: s3.IBucket, prefix: str, role: iam.IRole) -> bool:
-    """Read access to the scripts folder only (not the whole bucket); False when the role
-    cannot take it (an immutable imported role)."""
+def _patterns(value: Sequence[str] | None) -> Any:
+    """A list or tuple of patterns as a tuple; any other value as given (refused by name)."""
+    return tuple(value) if isinstance(value, list | tuple) else value
+
+
+def _objects_arn(bucket: s3.IBucket, prefix: str) -> str:
+    """The ARN of the objects under ``prefix`` (the whole bucket's for the root)."""
+    return bucket.arn_for_objects(f"{prefix}/*" if prefix else "*")
+
+
+def _uri_parts(uri: str) -> tuple[str, str, str]:
+    """The bucket name, the key prefix and (when the prefix cannot be read here) the ARN of
+    the objects the scripts are, of a ``SourceS3Uri`` given to ``from_s3_uri``.
+
+    - A token whose scheme is unresolved (a ``CfnParameter``: ``s3://...`` is only known at
+      deploy time): the bucket is the URI's third ``/``-separated part and the objects are
+      everything after ``://``, both resolved by CloudFormation.
+    - Not a str (a number token): the rules report it (``HP-ARG-TYPE``).
+    - A concrete bucket name that S3 does not take (``s3://ab/``): the rules report it
+      (``HP-LIFECYCLE``); the name is passed on unresolved so that aws-cdk-lib's own check of
+      it does not stop the app before the report.
+    """
+    if not isinstance(uri, str):  # reported (HP-ARG-TYPE): nothing to read here
+        return lazy_string(lambda: str(uri)), "", ""
+    if is_unresolved(uri) and "://" not in uri:
+        after_scheme = Fn.select(1, Fn.split("://", uri))
+        objects = Fn.join("", ["arn:", Aws.PARTITION, ":s3:::", after_scheme, "*"])
+        return Fn.select(2, Fn.split("/", uri)), "", objects
+    bucket_name, _, prefix = uri.partition("://")[2].partition("/")
+    if not is_unresolved(bucket_name) and not S3_BUCKET_NAME.fullmatch(bucket_name):
+        bucket_name = lazy_string(lambda: bucket_name)
+    return bucket_name, prefix.strip("/"), ""
+
+
+def _grant_scripts_read(bucket: s3.IBucket, objects: str, role: iam.IRole) -> bool:
+    """Read access to the scripts (``objects``, their folder only, not the whole bucket);
+    False when the role cannot take it (an immutable imported role)."""
     added = role.add_to_principal_policy(
         iam.PolicyStatement(
-            sid="ReadLifecycleScripts",
-            actions=["s3:GetObject"],
-            resources=[bucket.arn_for_objects(f"{prefix}/*" if prefix else "*")],
+            sid="ReadLifecycleScripts", actions=["s3:GetObject"], resources=[objects]
         )
     )
     role.add_to_principal_policy(

@@ -25,61 +25,143 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ._cdk.tokens import is_unresolved
 from ._core.sanitize import printable
 
-DEFAULT_EXCLUDES: tuple[str, ...] = (
-    # Dotfiles and dot-folders: .env, .git/, .hg/, .svn/, .aws/, .ssh/, .npmrc, .netrc ...
-    ".*",
-    # Their Windows spellings (curl, git and ftp read _netrc where .netrc is not allowed).
-    "_netrc",
-    "_pgpass",
-    # Version control folders without a leading dot.
-    "CVS/",
-    "_darcs/",
-    # Key material and credential stores (case-insensitive, as every exclude).
-    "*.pem",
-    "*.key",
-    "*.p12",
-    "*.pfx",
-    "*.jks",
-    "*.keystore",
-    "*.ppk",
-    "*.kdbx",
-    "*.crt",
-    "*.cer",
-    "*.der",
-    "*.csr",
-    "*.gpg",
-    "*.pgp",
-    "*.asc",
-    "id_rsa*",
-    "id_dsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    "credentials",
-    "*.env",
-    "kubeconfig",
-    "*.kubeconfig",
-    "*.tfstate",
-    "*.tfstate.*",
-    "*.tfvars",
-    "*.secret",
-    "*.secrets",
-    "secret.*",
-    "secrets.*",
-    # Build residue that also makes the asset hash unstable.
-    "__pycache__/",
-    "*.pyc",
+
+@dataclass(frozen=True)
+class ExcludeKind:
+    """One kind of entry every upload leaves out unless ``use_default_excludes=False``: a row
+    of the table in docs/security.md (generated from :data:`DEFAULT_EXCLUDE_KINDS`)."""
+
+    kind: str
+    """What the entries are, e.g. ``key material``."""
+    patterns: tuple[str, ...]
+    """The exclude patterns of the kind (``.gitignore`` style, case-insensitive)."""
+    examples: tuple[str, ...]
+    """Names of the kind, as the docs show them (the tests stage each)."""
+
+
+DEFAULT_EXCLUDE_KINDS: tuple[ExcludeKind, ...] = (
+    ExcludeKind(
+        "dotfiles and dot-folders, and the Windows spellings curl, git and ftp read",
+        (".*", "_netrc", "_pgpass"),
+        (".env", ".git/", ".hg/", ".svn/", ".ssh/", ".aws/", ".npmrc", "_netrc"),
+    ),
+    ExcludeKind("other version-control folders", ("CVS/", "_darcs/"), ("CVS/", "_darcs/")),
+    ExcludeKind(
+        "key material and key stores (public keys `*.pub` stay in)",
+        (
+            "*.pem",
+            "*.key",
+            "*.p12",
+            "*.pfx",
+            "*.p8",
+            "*.jks",
+            "*.jceks",
+            "*.keystore",
+            "*.keytab",
+            "*.ppk",
+            "*.kdbx",
+            "*.crt",
+            "*.cer",
+            "*.der",
+            "*.csr",
+            "*.gpg",
+            "*.pgp",
+            "*.asc",
+            "id_rsa*",
+            "id_dsa*",
+            "id_ecdsa*",
+            "id_ed25519*",
+            "ssh_host_*_key",
+        ),
+        (
+            "munge.key",
+            "AuthKey_ABC123.p8",
+            "truststore.jceks",
+            "slurm.keytab",
+            "id_rsa_old",
+            "ssh_host_ed25519_key",
+        ),
+    ),
+    ExcludeKind(
+        "credentials: AWS's downloaded access keys, cloud service accounts, kubeconfigs",
+        (
+            "credentials",
+            "credentials.*",
+            "*accessKeys*.csv",
+            "rootkey.csv",
+            "*service-account*.json",
+            "*service_account*.json",
+            "kubeconfig",
+            "kubeconfig.*",
+            "*.kubeconfig",
+        ),
+        (
+            "credentials.csv",
+            "accessKeys.csv",
+            "admin_accessKeys.csv",
+            "rootkey.csv",
+            "service-account.json",
+            "kubeconfig.yaml",
+        ),
+    ),
+    ExcludeKind(
+        "secrets and infrastructure state",
+        (
+            "*.env",
+            "*.tfstate",
+            "*.tfstate.*",
+            "*.tfvars",
+            "*.tfvars.json",
+            "*.secret",
+            "*.secrets",
+            "secret.*",
+            "secrets.*",
+        ),
+        ("prod.env", "terraform.tfstate.backup", "terraform.tfvars.json", "secrets.yaml"),
+    ),
+    ExcludeKind(
+        "build residue (it also makes the asset hash unstable)",
+        ("__pycache__/", "*.pyc"),
+        ("__pycache__/", "util.pyc"),
+    ),
 )
-"""Left out of every upload unless ``use_default_excludes=False``. The ``id_*`` key names
-(``id_rsa``, ``id_rsa.bak``, ``id_rsa_old``) leave public keys (``*.pub``) in. Every exclude
-(these and ``exclude=``) also matches a name that differs from it only by a backup suffix
-or by trailing white space or control characters (:data:`_DISGUISE`)."""
+"""What every upload leaves out by default, kind by kind: the one table that
+:data:`DEFAULT_EXCLUDES` and docs/security.md come from."""
+
+DEFAULT_EXCLUDES: tuple[str, ...] = tuple(
+    pattern for kind in DEFAULT_EXCLUDE_KINDS for pattern in kind.patterns
+)
+"""Left out of every upload unless ``use_default_excludes=False`` (the patterns of
+:data:`DEFAULT_EXCLUDE_KINDS`). The ``id_*`` key names (``id_rsa``, ``id_rsa.bak``,
+``id_rsa_old``) leave public keys (``*.pub``) in. Every exclude (these and ``exclude=``) also
+matches a name that differs from it only by a backup suffix, a number, trailing dots or
+trailing white space or control characters (:data:`_DISGUISE`)."""
+
+
+def exclude_table() -> list[str]:
+    """The rows of docs/security.md's table of what is left out by default (Markdown)."""
+
+    def code(items: Sequence[str]) -> str:
+        return ", ".join(f"`{item}`" for item in items)
+
+    return [
+        f"| {kind.kind} | {code(kind.patterns)} (e.g. {code(kind.examples)}) |"
+        for kind in DEFAULT_EXCLUDE_KINDS
+    ]
+
+
 _PRIVATE_KEY_NAMES = frozenset({"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*"})
-_DISGUISE = re.compile(r"(?:[\s\x00-\x1f\x7f]|~|\.(?:bak|backup|old|orig|save|swp|tmp))+\Z", re.I)
+_DISGUISE = re.compile(
+    r"(?:[\s\x00-\x1f\x7f]|~|\.(?:bak|backup|old|orig|save|swp|tmp|\d+)?)+\Z", re.I
+)
 """What an exclude looks past at the end of a name: trailing white space and control
-characters (``key.pem\r``, ``key.pem ``) and backup suffixes (``tls.key.bak``,
-``key.pem~``, ``id_rsa.old``), in any number and order."""
+characters (``key.pem\r``, ``key.pem ``), backup suffixes (``tls.key.bak``, ``key.pem~``,
+``id_rsa.old``), numbered copies (``key.pem.1``, ``munge.key.2``, as logrotate and backup
+tools write them) and trailing dots (``key.pem.``, which Windows drops), in any number and
+order."""
 _UNEXPRESSIBLE = re.compile(r"[\x00-\x1f\x7f]")
 """Characters a ``.gitignore`` line cannot hold (aws-cdk-lib splits patterns at line breaks
 and trims trailing whitespace): written as ``?`` in :func:`ignore_lines`."""
@@ -220,6 +302,24 @@ def select_files(
                 given,
                 "a list of patterns",
                 f"pass {name}=[{given!r}]",
+            )
+        if (given is not None or name == "exclude") and (
+            not isinstance(given, list | tuple) or not all(isinstance(p, str) for p in given)
+        ):
+            raise LifecycleFileError(
+                f"lifecycle_scripts {name}",
+                printable(repr(given)),
+                "a list of .gitignore-style patterns (strings)"
+                + (", or None for every file" if name == "include" else ""),
+                f"pass {name}=['*.md'] (patterns as strings)",
+            )
+        if isinstance(given, list | tuple) and any(is_unresolved(p) for p in given):
+            raise LifecycleFileError(
+                f"lifecycle_scripts {name}",
+                "<token>",
+                "patterns known when the app is synthesized (the upload is chosen then, "
+                "before a CDK token has a value)",
+                f"pass {name}= concrete patterns, not a CfnParameter or another token",
             )
     excludes = [
         _compile(p, ignore_case=True)

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from .instance_type import HyperPodInstanceType
+from ._core import limits
+from .instance_type import ACCELERATORS_PER_INSTANCE, HyperPodInstanceType
 
 if TYPE_CHECKING:
     from constructs import IConstruct
@@ -82,6 +83,17 @@ class SizingError(ValueError):
         self.problems = tuple(problems)
 
 
+def _check_scope(scope: object) -> None:
+    """Refuse a ``scope`` that is not a construct (a path given as text, a number), before it
+    is needed to name where an error happened."""
+    if scope is None or isinstance(getattr(getattr(scope, "node", None), "path", None), str):
+        return
+    raise SizingError(
+        f"scope={scope!r} ({type(scope).__name__}) is not a construct; pass the construct the "
+        "layout sizes (a cluster, a stack), or leave it out"
+    )
+
+
 def _at(scope: IConstruct | None, error: SizingError) -> SizingError:
     """``error`` with the construct path of ``scope`` first (``[Training/Cluster] ...``), as
     the library's other errors name where they happened; ``error`` itself without a scope."""
@@ -90,17 +102,53 @@ def _at(scope: IConstruct | None, error: SizingError) -> SizingError:
     return SizingError(f"[{scope.node.path}] {error}", error.problems)
 
 
+_MAX_RANKS = (
+    limits.MAX_INSTANCE_COUNT * limits.MAX_INSTANCE_GROUPS * max(ACCELERATORS_PER_INSTANCE.values())
+)
+"""The most ranks (accelerators) any number in a layout may be: every instance of the largest
+cluster HyperPod allows (``MAX_INSTANCE_GROUPS`` groups of ``MAX_INSTANCE_COUNT``) with the
+most accelerators a catalogued type has. A larger world size fits no HyperPod cluster."""
+
+
 def _check_positive(field: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise SizingError(f"{field}={value!r} must be a positive whole number")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _MAX_RANKS:
+        raise SizingError(
+            f"{field}={value!r} must be a positive whole number, at most {_MAX_RANKS} (the "
+            "accelerators of the largest HyperPod cluster)"
+        )
     return value
+
+
+def _check_type(value: object) -> HyperPodInstanceType:
+    """``value`` when it is a :class:`HyperPodInstanceType`; else the error naming
+    ``instance_type``, what was given and how to pass it (a name given as text included)."""
+    if isinstance(value, HyperPodInstanceType):
+        if isinstance(value.name, str):
+            return value
+        raise SizingError(
+            f"instance_type={value!r}: the name is not a str; pass "
+            "HyperPodInstanceType.of('ml.<family>.<size>'), e.g. HyperPodInstanceType.of("
+            "'ml.p5.48xlarge')"
+        )
+    example = (
+        f"HyperPodInstanceType.of({value!r})"
+        if isinstance(value, str)
+        else ("HyperPodInstanceType.ML_P5_48XLARGE")
+    )
+    raise SizingError(
+        f"instance_type={value!r} ({type(value).__name__}) is not an instance type; "
+        f"pass a HyperPodInstanceType, e.g. {example}"
+    )
 
 
 def instances_for_accelerators(instance_type: HyperPodInstanceType, accelerators: int) -> int:
     """The fewest instances of ``instance_type`` that provide ``accelerators`` accelerators.
 
-    ``ceil(accelerators / accelerators per instance)``. Raises :class:`SizingError` when the
-    library does not know the type's accelerator count or ``accelerators`` is not positive.
+    ``ceil(accelerators / accelerators per instance)``, in whole numbers (exact for any
+    count: a group's instance count rules then report one HyperPod cannot hold, with the
+    cluster's other findings). Raises :class:`SizingError` when ``instance_type`` is not a
+    :class:`HyperPodInstanceType`, the library does not know the type's accelerator count or
+    ``accelerators`` is not positive.
 
     :param instance_type: the instance type of the group.
     :param accelerators: the accelerators (GPUs, Trainium chips) the job needs, at least 1.
@@ -109,13 +157,13 @@ def instances_for_accelerators(instance_type: HyperPodInstanceType, accelerators
         raise SizingError(
             f"min_accelerators={accelerators!r} must be a positive whole number of accelerators"
         )
-    per_instance = instance_type.accelerator_count
+    per_instance = _check_type(instance_type).accelerator_count
     if per_instance is None:
         raise SizingError(
             f"min_accelerators: the library does not know how many accelerators an "
             f"{instance_type.name} has; give min_instance_count and instance_count instead"
         )
-    return math.ceil(accelerators / per_instance)
+    return -(-accelerators // per_instance)
 
 
 def sizing_type(instance_types: Sequence[object]) -> object:
@@ -143,10 +191,11 @@ def accelerator_count_of(
         type (:attr:`HyperPodInstanceType.accelerator_count`). Required for types the library
         does not know; for a known type it may be smaller (fewer ranks per node than
         accelerators) but not larger.
-    :raises SizingError: the type's count is unknown and none was given, or the explicit
-        count is not positive or exceeds what the type has.
+    :raises SizingError: ``instance_type`` is not a :class:`HyperPodInstanceType`, the type's
+        count is unknown and none was given, or the explicit count is not positive or exceeds
+        what the type has.
     """
-    known = instance_type.accelerator_count
+    known = _check_type(instance_type).accelerator_count
     if accelerators_per_instance is not None:
         given = _check_positive("accelerators_per_instance", accelerators_per_instance)
         if known is not None and given > known:
@@ -168,9 +217,17 @@ def accelerator_count_of(
     )
 
 
+def _divisors(number: int) -> list[int]:
+    """The divisors of ``number`` (positive), ascending: trial division up to its square
+    root, so a world size of millions costs thousands of steps, not millions."""
+    small = [d for d in range(1, math.isqrt(number) + 1) if number % d == 0]
+    large = [number // d for d in reversed(small) if d * d != number]
+    return small + large
+
+
 def _nearest_divisors(value: int, number: int) -> tuple[int, ...]:
     """The divisors of ``number`` closest to ``value`` (both, ascending, on a tie)."""
-    divisors = [d for d in range(1, number + 1) if number % d == 0]
+    divisors = _divisors(number)
     best = min(abs(d - value) for d in divisors)
     return tuple(d for d in divisors if abs(d - value) == best)
 
@@ -218,6 +275,7 @@ class _Layout:
 
         :param scope: the construct the layout sizes, named first in the error. Default: none.
         """
+        _check_scope(scope)
         try:
             per = accelerator_count_of(
                 instance_type, accelerators_per_instance=accelerators_per_instance
@@ -363,11 +421,7 @@ class FsdpLayout(_Layout):
                 )
             )
         if shard is not None and shard % per and per % shard:
-            candidates = [
-                d
-                for d in range(1, self.data_parallel + 1)
-                if self.data_parallel % d == 0 and (d % per == 0 or per % d == 0)
-            ]
+            candidates = [d for d in _divisors(self.data_parallel) if d % per == 0 or per % d == 0]
             best = min(abs(d - shard) for d in candidates)
             found.append(
                 SizingProblem(
@@ -403,7 +457,8 @@ class MegatronLayout(_Layout):
     :param pipeline_parallel: PP size (``--pipeline-model-parallel-size``). Default: 1.
     :param data_parallel: DP size (derived by Megatron as world / (TP x CP x PP)). Default: 1.
     :param context_parallel: CP size (``--context-parallel-size``). Default: 1.
-    :raises SizingError: a value is not a positive whole number.
+    :raises SizingError: a value is not a positive whole number, or the world size is more
+        than the accelerators of the largest HyperPod cluster.
     """
 
     tensor_parallel: int
@@ -414,6 +469,11 @@ class MegatronLayout(_Layout):
     def __post_init__(self) -> None:
         for field in ("tensor_parallel", "pipeline_parallel", "data_parallel", "context_parallel"):
             _check_positive(field, getattr(self, field))
+        if self.world_size > _MAX_RANKS:
+            raise SizingError(
+                f"{self.describe()}: world size {self.world_size} (TP x CP x PP x DP) is more "
+                f"than {_MAX_RANKS}, the accelerators of the largest HyperPod cluster"
+            )
 
     @classmethod
     def from_world_size(
@@ -436,6 +496,7 @@ class MegatronLayout(_Layout):
         :raises SizingError: ``world_size`` is not divisible by TP x CP x PP; the message
             names the nearest world sizes that are.
         """
+        _check_scope(scope)
         _check_positive("world_size", world_size)
         model = (
             _check_positive("tensor_parallel", tensor_parallel)

@@ -51,6 +51,14 @@ def synth_app(path: Path) -> dict[str, Any]:
     return dict(app.synth().get_stack_by_name(stack.stack_name).template)
 
 
+def converted_cluster(source: str, folder: Path) -> dict[str, Any]:
+    """The ``AWS::SageMaker::Cluster`` of the app ``source``, written to ``folder`` and built."""
+    path = folder / "app.py"
+    path.write_text(source)
+    _, cluster = only(synth_app(path), CLUSTER_TYPE)
+    return dict(cluster)
+
+
 def comparable(properties: dict[str, Any]) -> dict[str, Any]:
     """Tags are a set (CloudFormation renders them sorted by key)."""
     result = dict(properties)
@@ -215,9 +223,7 @@ def test_legacy_layout_is_inferred_from_group_names_with_a_note(tmp_path: Path) 
         "'compute-nodes'); the template is the same either way, pass the lifecycle scripts' "
         "provisioning_parameters.json if the partitions differ"
     ]
-    path = tmp_path / "app.py"
-    path.write_text(source)
-    _, cluster = only(synth_app(path), CLUSTER_TYPE)
+    cluster = converted_cluster(source, tmp_path)
     assert comparable(cluster["Properties"]) == comparable(request_of(name))
 
 
@@ -397,9 +403,7 @@ def test_a_compute_group_without_a_partition_round_trips(name: str, tmp_path: Pa
         del group["SlurmConfig"]["PartitionNames"]
     source, _ = convert_request(request)
     assert "partition=" not in source
-    path = tmp_path / "app.py"
-    path.write_text(source)
-    _, cluster = only(synth_app(path), CLUSTER_TYPE)
+    cluster = converted_cluster(source, tmp_path)
     assert comparable(cluster["Properties"]) == comparable(request)
 
 
@@ -463,3 +467,105 @@ def test_continuous_option_refuses_a_multi_head_parameters_file() -> None:
     parameters = {**(parameters_of(name) or {}), "slurm_configurations": {}}
     with pytest.raises(ConversionError, match="multi-head"):
         convert_request(request_of(name), parameters, Options(continuous=True))
+
+
+def _continuous_without_slurm_config() -> dict[str, Any]:
+    """A legacy-layout request (no group SlurmConfig) sent in Continuous mode."""
+    request = request_of("adt-terraform-slurm")
+    request["NodeProvisioningMode"] = "Continuous"
+    assert all("SlurmConfig" not in group for group in request["InstanceGroups"])
+    return request
+
+
+def test_a_continuous_request_without_slurm_config_needs_the_parameters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Continuous mode takes the layout from each group's SlurmConfig: without the file the
+    converter cannot know it and refuses, rather than guess one from the group names."""
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(_continuous_without_slurm_config()))
+    code, out, err = run_cli(str(path), capsys=capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: InstanceGroups[].SlurmConfig: NodeProvisioningMode 'Continuous'")
+    assert "--provisioning-parameters" in err
+
+
+def test_a_continuous_request_without_slurm_config_says_what_the_app_adds(
+    tmp_path: Path,
+) -> None:
+    """With the file: a SlurmConfig on every group, each named in a note, and the notes of
+    --continuous (the renamed partition, the file to delete); nothing else changes."""
+    name = "adt-terraform-slurm"
+    request = _continuous_without_slurm_config()
+    source, notes = convert_request(request, parameters_of(name))
+    added = (
+        "NodeProvisioningMode 'Continuous' and no group has a SlurmConfig: continuous "
+        "provisioning takes the Slurm layout from each group's SlurmConfig, not from "
+        "provisioning_parameters.json, so the app adds one to every group, with the layout of "
+        "the provisioning_parameters.json given: 'controller-machine' Controller, "
+        "'login-nodes' Login, 'compute-nodes' Compute in partition 'ml.g5.8xlarge'; the "
+        "template differs from the request by these SlurmConfig"
+    )
+    assert notes[0] == added
+    assert any("partition 'ml.g5.8xlarge' renamed 'ml-g5-8xlarge'" in note for note in notes)
+    assert any("delete it from that folder" in note for note in notes)
+    assert not any("the same either way" in note for note in notes)
+    cluster = converted_cluster(source, tmp_path)
+    properties = cluster["Properties"]
+    configs = {g["InstanceGroupName"]: g.pop("SlurmConfig") for g in properties["InstanceGroups"]}
+    assert configs == {
+        "controller-machine": {"NodeType": "Controller"},
+        "login-nodes": {"NodeType": "Login"},
+        "compute-nodes": {"NodeType": "Compute", "PartitionNames": ["ml-g5-8xlarge"]},
+    }
+    assert comparable(properties) == comparable(request)  # only the SlurmConfig were added
+
+
+TERRAFORM_MODULE_PARAMETERS = {
+    "version": "1.0.0",
+    "workload_manager": "slurm",
+    "controller_group": "controller-machine",
+    "login_group": "login-nodes",
+    "worker_groups": [
+        {"instance_group_name": "compute-nodes", "partition_name": "dev"},
+        {"instance_group_name": "login-nodes", "partition_name": "dev"},
+    ],
+}
+"""provisioning_parameters.json as AWS's Terraform module for HyperPod writes it: every group
+but the controller is a worker of partition ``dev``, the login group included."""
+
+
+def test_a_login_group_listed_among_the_workers_converts_as_the_login_group(
+    tmp_path: Path,
+) -> None:
+    name = "adt-terraform-slurm"
+    source, notes = convert_request(request_of(name), TERRAFORM_MODULE_PARAMETERS)
+    assert notes == [
+        "provisioning_parameters.json.worker_groups[1]: 'login-nodes' is also the login_group: "
+        "converted as the Login group, as the lifecycle scripts decide it (its partition 'dev' "
+        "is left out: a Login group takes no partition, and its nodes are in dev)"
+    ]
+    assert "InstanceGroup.login(" in source and "InstanceGroup.compute(" in source
+    cluster = converted_cluster(source, tmp_path)
+    assert comparable(cluster["Properties"]) == comparable(request_of(name))
+    continuous, _ = convert_request(
+        request_of(name), TERRAFORM_MODULE_PARAMETERS, Options(continuous=True)
+    )
+    cluster = converted_cluster(continuous, tmp_path)
+    groups = {g["InstanceGroupName"]: g for g in cluster["Properties"]["InstanceGroups"]}
+    assert groups["login-nodes"]["SlurmConfig"] == {"NodeType": "Login"}
+    assert groups["compute-nodes"]["SlurmConfig"] == {
+        "NodeType": "Compute",
+        "PartitionNames": ["dev"],
+    }
+
+
+@pytest.mark.parametrize("name", ["bad name!", "1cluster", "a" * 129, "stack_1"])
+def test_a_stack_name_cloudformation_refuses_is_refused_before_the_app_is_written(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "app.py"
+    request = str(FIXTURES / "cli-scheduled-update.json")
+    code, out, err = run_cli(request, "-o", str(output), "--stack-name", name, capsys=capsys)
+    assert (code, out, output.exists()) == (2, "", False)
+    assert err.startswith("error: options.stack_name (--stack-name): ") and repr(name) in err

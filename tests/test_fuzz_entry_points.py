@@ -63,6 +63,8 @@ from hyperpod_constructs.sizing import (
     fsdp_world_size,
     instances_for_accelerators,
 )
+from hyperpod_constructs.validation import RULES
+from tests.support.api_model import create_cluster_input, violations
 from tests.support.depth import examples
 from tests.support.findings import report_of
 
@@ -153,6 +155,15 @@ def lifecycle_directory(stack: Stack, value: Any) -> object:
     return _cluster(stack, lifecycle_scripts=LifecycleScripts.from_directory(value))
 
 
+def lifecycle_option(parameter: str) -> Build:
+    def build(stack: Stack, value: Any) -> object:
+        folder = str(REPO / "examples" / "lifecycle")
+        scripts = LifecycleScripts.from_directory(folder, **{parameter: value})
+        return _cluster(stack, lifecycle_scripts=scripts)
+
+    return build
+
+
 def accounting(parameter: str) -> Build:
     def build(stack: Stack, value: Any) -> object:
         secret = secretsmanager.Secret.from_secret_name_v2(stack, "S", "db")
@@ -194,6 +205,13 @@ def lustre_file_system(stack: Stack, value: Any) -> object:
 
 def instance_type_of(stack: Stack, value: Any) -> object:
     return _cluster(stack, [_controller(), _compute(instance_type=HyperPodInstanceType.of(value))])
+
+
+def sized_type_of(stack: Stack, value: Any) -> object:
+    group = InstanceGroup.compute(
+        "gpu", instance_type=HyperPodInstanceType.of(value), partition="gpu", min_accelerators=8
+    )
+    return _cluster(stack, [_controller(), group])
 
 
 def helper(function: Callable[[Any], object]) -> Build:
@@ -396,7 +414,10 @@ TABLE: list[tuple[str, str, Build, list[Any]]] = [
     ("InstanceGroup.login", "instance_count", login_prop("instance_count"), WRONG_INTS),
     ("InstanceGroup.login", "threads_per_core", login_prop("threads_per_core"), [3, "2"]),
     ("HyperPodInstanceType.of", "instance_type", instance_type_of,
-     ["p5.48xlarge", "ml.p5.48xlarge\n", " ml.p5.48xlarge", "", 5, None]),
+     ["p5.48xlarge", "ml.p5.48xlarge\n", " ml.p5.48xlarge", "", 5, None, ["ml.p5.48xlarge"],
+      {"name": "ml.p5.48xlarge"}]),
+    ("HyperPodInstanceType.of, sized", "instance_type", sized_type_of,
+     [["ml.p5.48xlarge"], {"name": "ml.p5.48xlarge"}, 5, None]),
     ("InstanceStorage.ebs", "volume_size",
      storage(InstanceStorage.ebs, "volume_size"), [None, 500, "500", Size.mebibytes(1536)]),
     ("InstanceStorage.ebs", "root_volume",
@@ -422,6 +443,10 @@ TABLE: list[tuple[str, str, Build, list[Any]]] = [
     ("LifecycleScripts.from_s3", "bucket", lifecycle_s3("bucket"), ["sagemaker-x", None, 5]),
     ("LifecycleScripts.from_directory", "path", lifecycle_directory,
      [None, 5, "no-such-folder-anywhere"]),
+    ("LifecycleScripts.from_directory", "exclude", lifecycle_option("exclude"),
+     [None, 5, "*.md", [5], b"x", {"*.md"}]),
+    ("LifecycleScripts.from_directory", "include", lifecycle_option("include"),
+     [5, "*.sh", [None], 2.5]),
     ("AccountingDatabase", "endpoint", accounting("endpoint"), [5, "bad_host", "", "db\n"]),
     ("AccountingDatabase", "port", accounting("port"), [True, 0, 65536, "3306", NAN, 2.5]),
     ("AccountingDatabase", "database_name", accounting("database_name"), [5, "a-b", ""]),
@@ -442,9 +467,20 @@ TABLE: list[tuple[str, str, Build, list[Any]]] = [
      helper(lambda v: accelerator_count_of(GPU, accelerators_per_instance=v)),
      [*WRONG_INTS, 0, 9]),
     ("fsdp_world_size", "data_parallel", helper(fsdp_world_size), [*WRONG_INTS, 0]),
+    ("instances_for_accelerators", "instance_type",
+     helper(lambda v: instances_for_accelerators(v, 8)), [*WRONG_TYPES[:3], STRING_TOKEN]),
+    ("accelerator_count_of", "instance_type", helper(accelerator_count_of),
+     [*WRONG_TYPES[:3], STRING_TOKEN]),
+    ("FsdpLayout.nodes_for", "instance_type", helper(fsdp_world_size(8).nodes_for),
+     WRONG_TYPES[:3]),
 ]  # fmt: skip
 
-HELPERS = {"instances_for_accelerators", "accelerator_count_of", "fsdp_world_size"}
+HELPERS = {
+    "instances_for_accelerators",
+    "accelerator_count_of",
+    "fsdp_world_size",
+    "FsdpLayout.nodes_for",
+}
 CASES = [
     pytest.param(entry, parameter, build, value, id=f"{entry}.{parameter}[{index}]")
     for entry, parameter, build, values in TABLE
@@ -658,9 +694,108 @@ def _fuzz(build: Build, parameter: str, value: Any, accepts: Callable[[object], 
     result = outcome(build, value, parameter, stack=stack)
     if result.kind == "silent":
         assert accepts(value), f"{parameter}={value!r} was accepted silently"
-        stack.node.root.synth()  # accepted: the template must render
+        # Accepted: the template must render, and AWS's own model must take the cluster.
+        template = stack.node.root.synth().get_stack_by_name(stack.stack_name).template
+        for resource in template["Resources"].values():
+            if resource["Type"] == "AWS::SageMaker::Cluster":
+                refused = violations(resource["Properties"])
+                assert refused == [], f"{parameter}={value!r} accepted, AWS refuses: {refused}"
         return
     assert result.kind == "clear", f"{parameter}={value!r}: {result}"
+
+
+# -- boundary values from botocore's model ----------------------------------------------
+
+
+def api_members() -> dict[str, str]:
+    """Parameter -> the API member it renders, as the rule registry's field column names
+    the pair (instance_count / InstanceCount): the library's own table, not this test's."""
+    pairs = (re.fullmatch(r"`(\w+)` / `(\w+)`", rule.field) for rule in RULES.values())
+    return {match[1]: match[2] for match in pairs if match}
+
+
+LIST_ITEMS: dict[str, Callable[[int], Any]] = {
+    "instance_groups": lambda i: _compute(name=f"g{i}") if i else _controller(),
+    "storage": lambda _i: InstanceStorage.ebs(volume_size=Size.gibibytes(100)),
+    "deep_health_checks": lambda i: list(DeepHealthCheck)[i % len(DeepHealthCheck)],
+    "tags": lambda i: (f"team{i}", "ml"),
+}
+"""An item of each list parameter (a tag as a key and value), to build lists of the sizes
+the model allows and one past them."""
+
+
+def _items(parameter: str, count: int) -> Any:
+    items = [LIST_ITEMS[parameter](i) for i in range(count)]
+    return dict(items) if parameter == "tags" else items
+
+
+def boundary_values() -> list[tuple[str, str, Any]]:
+    """(``cluster`` or ``group``, parameter, value): for every parameter whose API member
+    the model bounds, the values at and one past each bound (an integer's range, a string's
+    length, a list's size), and an enum's first value in the other case."""
+    members = api_members()
+    shapes = {
+        "cluster": (create_cluster_input(), CLUSTER_ACCEPTS),
+        "group": (create_cluster_input().members["InstanceGroups"].member, GROUP_ACCEPTS),
+    }
+    found: list[tuple[str, str, Any]] = []
+    for where, (shape, accepts) in shapes.items():
+        for parameter in sorted(accepts):
+            member = members.get(parameter)
+            if member not in shape.members:
+                continue
+            model = shape.members[member]
+            low, high = model.metadata.get("min"), model.metadata.get("max")
+            if model.type_name == "integer":
+                found += [(where, parameter, v) for v in (low - 1, low, high, high + 1)]
+            elif model.type_name == "string" and model.enum:
+                found.append((where, parameter, model.enum[0].swapcase()))
+            elif model.type_name == "string":
+                found += [(where, parameter, "a" * n) for n in (high, high + 1)]
+            elif model.type_name == "list":
+                sizes = [n for n in (low - 1, low, high, high + 1) if n >= 0]
+                found += [(where, parameter, _items(parameter, n)) for n in sizes]
+    return found
+
+
+BOUNDARIES = boundary_values()
+
+
+def test_the_model_bounds_reach_the_parameters_it_should() -> None:
+    """A derivation that silently found nothing would pass every case below."""
+    covered = {(where, parameter) for where, parameter, _ in BOUNDARIES}
+    assert {
+        ("group", "instance_count"),
+        ("group", "min_instance_count"),
+        ("group", "threads_per_core"),
+        ("group", "name"),
+        ("group", "storage"),
+        ("group", "deep_health_checks"),
+        ("cluster", "cluster_name"),
+        ("cluster", "instance_groups"),
+        ("cluster", "tags"),
+        ("cluster", "node_recovery"),
+    } <= covered
+
+
+@pytest.mark.parametrize(
+    ("where", "parameter", "value"),
+    BOUNDARIES,
+    ids=[
+        f"{where}.{parameter}[{len(v) if isinstance(v, list | dict | str) else v}]"
+        for where, parameter, v in BOUNDARIES
+    ],
+)
+def test_a_boundary_value_of_the_api_model_is_taken_only_when_aws_takes_it(
+    where: str, parameter: str, value: Any
+) -> None:
+    build, accepts = (
+        (cluster_prop(parameter), CLUSTER_ACCEPTS[parameter])
+        if where == "cluster"
+        else (compute_prop(parameter), GROUP_ACCEPTS[parameter])
+    )
+    _fuzz(build, parameter, value, lambda v: True)  # the model decides, not the contract
+    assert accepts is not None
 
 
 SETTINGS = settings(
@@ -728,4 +863,5 @@ def test_the_docs_state_how_many_inputs_the_fuzz_tries() -> None:
     assert f"{total} inputs in all" in docs
     sampled = f"a sample of {SAMPLED_EXAMPLES} and {SAMPLED_HEAD_NODE_EXAMPLES} of these"
     assert sampled in " ".join(docs.split())
+    assert f"{len(BOUNDARIES)} boundary values" in " ".join(docs.split())
     assert not math.isnan(total)

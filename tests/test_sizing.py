@@ -24,7 +24,8 @@ from hyperpod_constructs.sizing import (
     fsdp_world_size,
     instances_for_accelerators,
 )
-from tests.conftest import new_app
+from hyperpod_constructs.validation import validate_group
+from tests.conftest import ROOT, new_app
 
 T = HyperPodInstanceType
 P5 = T.ML_P5_48XLARGE
@@ -284,6 +285,17 @@ def test_a_sizing_error_fails_when_the_group_joins_a_cluster() -> None:
     cluster.add_instance_group(group)
     assert [f.rule for f in cluster.findings()] == ["HP-SIZING"]
     assert "ml.c5.4xlarge" in cluster.findings()[0].message()
+
+
+@pytest.mark.parametrize("accelerators", [10**9, 10**30])
+def test_a_count_no_cluster_holds_is_in_the_report_not_raised(accelerators: int) -> None:
+    """The group is sized exactly (no float overflow) and the instance count rules report it
+    with the cluster's other findings."""
+    group = InstanceGroup.compute(
+        "gpu", instance_type=P5, partition="gpu", min_accelerators=accelerators
+    )
+    assert group.min_instance_count == -(-accelerators // 8)
+    assert {"HP-COUNT-RANGE", "HP-MIN-RANGE"} <= {f.rule for f in validate_group(group)}
 
 
 # -- FSDP --------------------------------------------------------------------------------
@@ -555,3 +567,18 @@ def test_a_sizing_error_names_the_construct_it_sizes() -> None:
     # Without a scope: the message as before.
     with pytest.raises(SizingError, match=r"^Megatron layout: world_size=100"):
         MegatronLayout.from_world_size(100, tensor_parallel=8)
+
+
+def test_the_docs_state_the_largest_size_the_library_takes() -> None:
+    """docs/sizing.md's bound is the library's (the largest cluster HyperPod allows)."""
+    from hyperpod_constructs import sizing
+    from hyperpod_constructs._core import limits
+
+    text = " ".join((ROOT / "docs" / "sizing.md").read_text(encoding="utf-8").split())
+    most = max(ACCELERATORS_PER_INSTANCE.values())
+    assert f"from 1 to {sizing._MAX_RANKS}" in text
+    groups, count = limits.MAX_INSTANCE_GROUPS, limits.MAX_INSTANCE_COUNT
+    assert f"({groups} groups of {count} instances of {most} accelerators)" in text
+    with pytest.raises(SizingError, match=f"at most {sizing._MAX_RANKS}"):
+        fsdp_world_size(sizing._MAX_RANKS + 8)
+    assert fsdp_world_size(sizing._MAX_RANKS).world_size == sizing._MAX_RANKS

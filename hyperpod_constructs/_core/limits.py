@@ -31,6 +31,12 @@ REQUIRED_BUCKET_PREFIX = "sagemaker-"
 """HyperPod's managed instance role policy only reads buckets whose name starts with this."""
 SOURCE_S3_URI = re.compile(r"^(https|s3)://([^/]+)/?(.*)$")
 """``LifeCycleConfig.SourceS3Uri`` (the resource schema's pattern)."""
+S3_BUCKET_NAME = re.compile(
+    r"(?!\d{1,3}(\.\d{1,3}){3}$)(?!.*(\.\.|\.-|-\.))[a-zA-Z0-9][a-zA-Z0-9._-]{1,61}[a-zA-Z0-9]"
+)
+"""A bucket name S3 takes (and aws-cdk-lib's ``Bucket.from_bucket_name``): 3..63 letters,
+digits, dots and hyphens (capitals and underscores of legacy buckets too), a letter or digit
+first and last, no ``..``, ``.-`` or ``-.``, not an IP address. Use ``fullmatch``."""
 
 NAME_PATTERN = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9])*")
 """Cluster, instance group and partition names; use with ``fullmatch`` (``$`` would accept a

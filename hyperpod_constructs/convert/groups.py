@@ -193,7 +193,17 @@ def _legacy_layouts(groups: list[Any], parameters: object, notes: list[str]) -> 
         partition = worker.get("partition_name")
         if partition is None:
             partition = name
-        add(name, _Layout(_COMPUTE, _expect(partition, str, f"{where}.partition_name")), where)
+        partition = _expect(partition, str, f"{where}.partition_name")
+        if name == login and name in roles:
+            # AWS's Terraform module for HyperPod lists every group but the controller as a
+            # worker: the lifecycle scripts make the login_group a login node all the same.
+            notes.append(
+                f"{where}: {name!r} is also the login_group: converted as the Login group, as "
+                f"the lifecycle scripts decide it (its partition {partition!r} is left out: a "
+                "Login group takes no partition, and its nodes are in dev)"
+            )
+            continue
+        add(name, _Layout(_COMPUTE, partition), where)
     names = _group_names(groups)
     for role, value in (("login_group", login), ("controller_group", controller)):
         if isinstance(value, str) and value not in names:
@@ -282,6 +292,7 @@ def _group(
     shared_lifecycle: bool,
     continuous: bool,
     convert_to_continuous: bool,
+    adds_slurm_config: bool = False,
     notes: list[str],
 ) -> Code:
     group = _Fields.of(value, path)
@@ -303,7 +314,7 @@ def _group(
         )
     if layout.partition is not None:  # a Compute group without one is valid: its nodes are in dev
         partition = layout.partition
-        if convert_to_continuous and not PARTITION_NAME.match(partition):
+        if (convert_to_continuous or adds_slurm_config) and not PARTITION_NAME.match(partition):
             partition = re.sub(r"[^a-zA-Z0-9]+", "-", partition).strip("-")
             notes.append(
                 f"{path}: partition {layout.partition!r} renamed {partition!r} "

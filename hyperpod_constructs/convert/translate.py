@@ -8,12 +8,13 @@ ARN / ID (never recreated).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 
 from .._aws.shapes import ShapeError, check
 from .._core.layout import LEGACY_LAYOUT_FILE
-from .groups import _group, _layouts, _lifecycle, _network
+from .groups import _group, _Layout, _layouts, _lifecycle, _network
 from .reading import UNSUPPORTED, ConversionError, Options, _expect, _Fields, _Imports
 from .source import Call, Code, DictOf, ListOf, Raw, literal
 from .writer import _module
@@ -35,7 +36,7 @@ def convert_request(
     :param options: how to convert. Default: ``Options()``.
     :raises ConversionError: a field the library cannot express, naming it.
     """
-    options = options or Options()
+    options = _checked(Options() if options is None else options)
     try:
         check(request, "CreateCluster")
     except ShapeError as error:
@@ -59,10 +60,24 @@ def convert_request(
             orchestrator, continuous, imports, notes, converting=converting
         )
 
-    layouts = _layouts(groups, provisioning_parameters, notes, infer=not options.continuous)
     from_file = all("SlurmConfig" not in g for g in groups if isinstance(g, Mapping))
+    adds_slurm_config = mode == "Continuous" and from_file
+    if adds_slurm_config and provisioning_parameters is None:
+        raise ConversionError(
+            "InstanceGroups[].SlurmConfig",
+            "NodeProvisioningMode 'Continuous' takes the Slurm layout from each group's "
+            "SlurmConfig (continuous provisioning is not compatible with the lifecycle scripts' "
+            f"{LEGACY_LAYOUT_FILE}) and no group has one: add a SlurmConfig to every group, or "
+            f"pass the {LEGACY_LAYOUT_FILE} with --provisioning-parameters to convert its layout "
+            "into SlurmConfig",
+        )
+    layouts = _layouts(
+        groups, provisioning_parameters, notes, infer=not (options.continuous or continuous)
+    )
     legacy = not continuous and from_file
-    if options.continuous and mode != "Continuous":
+    if adds_slurm_config:
+        notes.append(_added_layout_note(groups, layouts))
+    if (options.continuous and mode != "Continuous") or adds_slurm_config:
         notes += _legacy_file_notes(groups, provisioning_parameters, from_file=from_file)
 
     kwargs: list[tuple[str, Code]] = [("cluster_name", literal(name))]
@@ -125,6 +140,7 @@ def convert_request(
             shared_lifecycle=shared_lifecycle is not None,
             continuous=continuous,
             convert_to_continuous=options.continuous and mode != "Continuous",
+            adds_slurm_config=adds_slurm_config,
             notes=notes,
         )
         for index, group in enumerate(groups)
@@ -137,6 +153,51 @@ def convert_request(
         tuple(kwargs),
     )
     return _module(name, cluster, imports, options), notes
+
+
+STACK_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,127}")
+"""A CloudFormation stack name: a letter, then letters, digits and hyphens, at most 128."""
+
+
+def _checked(options: object) -> Options:
+    """``options`` when every field has its documented type; else the error naming it."""
+    if not isinstance(options, Options):
+        raise ConversionError("options", f"expected Options(...), got {type(options).__name__}")
+    if not isinstance(options.continuous, bool):
+        raise ConversionError(
+            "options.continuous (--continuous)",
+            f"expected True or False, got {options.continuous!r}",
+        )
+    name = options.stack_name
+    if name is not None and (not isinstance(name, str) or not STACK_NAME.fullmatch(name)):
+        raise ConversionError(
+            "options.stack_name (--stack-name)",
+            f"{name!r} is not a CloudFormation stack name: a letter, then letters, digits and "
+            "hyphens, at most 128 characters",
+        )
+    if not isinstance(options.source_name, str):
+        raise ConversionError(
+            "options.source_name", f"expected the request's file name, got {options.source_name!r}"
+        )
+    return options
+
+
+def _added_layout_note(groups: list[object], layouts: list[_Layout]) -> str:
+    """What a Continuous-mode request without SlurmConfig gets in the app, and why."""
+    described = []
+    for index, (group, layout) in enumerate(zip(groups, layouts, strict=True)):
+        name = group.get("InstanceGroupName") if isinstance(group, Mapping) else None
+        text = f"{name or f'InstanceGroups[{index}]'!r} {layout.node_type}"
+        if layout.partition is not None:
+            text += f" in partition {layout.partition!r}"
+        described.append(text)
+    return (
+        "NodeProvisioningMode 'Continuous' and no group has a SlurmConfig: continuous "
+        "provisioning takes the Slurm layout from each group's SlurmConfig, not from "
+        f"{LEGACY_LAYOUT_FILE}, so the app adds one to every group, with the layout of the "
+        f"{LEGACY_LAYOUT_FILE} given: " + ", ".join(described) + "; the template differs from "
+        "the request by these SlurmConfig"
+    )
 
 
 def _legacy_file_notes(

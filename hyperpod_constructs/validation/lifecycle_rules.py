@@ -6,7 +6,7 @@ import os
 
 from .._cdk.tokens import is_unresolved
 from .._core import limits
-from .._core.arguments import argument_finding
+from .._core.arguments import TOKEN, argument_finding
 from .._core.finding import Finding
 from .._core.rule import E, Rule, Scope, Source, W, reports
 from .._core.sources import INSTANCE_ROLE_POLICY
@@ -48,12 +48,26 @@ ON_CREATE_FIX = "pass on_create='<file>' naming the entry script at the top of t
 SOURCE = "LifeCycleConfig.SourceS3Uri"
 
 
+def _not_text(field: str, value: object, group: str | None) -> Finding:
+    """A text field given something else: a number token (CDK encodes it as a float) is
+    named as such, anything else by its type."""
+    if not is_unresolved(value):
+        return argument_finding(field.split(" ")[0], value, "a str", group=group)
+    return LIFECYCLE.finding(
+        field=field,
+        value=TOKEN,
+        allowed="text: a string token, not a number or list token",
+        fix="pass a string parameter (value_as_string) or Token.as_string(...)",
+        group=group,
+    )
+
+
 def _on_create(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
     on_create = scripts.on_create
+    if not isinstance(on_create, str):
+        return [_not_text(ON_CREATE, on_create, group)]
     if is_unresolved(on_create):
         return []
-    if not isinstance(on_create, str):
-        return [argument_finding("lifecycle_scripts.on_create", on_create, "a str", group=group)]
     allowed = f"a file name (1..{limits.MAX_ON_CREATE_LENGTH} characters, no '/')"
     if (
         not on_create
@@ -117,10 +131,12 @@ def _directory(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
 
 def prefix_problem(prefix: object) -> str | None:
     """Why ``prefix`` is not a usable S3 key prefix of the scripts folder; None when it is."""
+    if not isinstance(prefix, str):
+        if is_unresolved(prefix):
+            return "text: a string token, not a number or list token"
+        return f"a str (got {type(prefix).__name__})"
     if is_unresolved(prefix):
         return None
-    if not isinstance(prefix, str):
-        return f"a str (got {type(prefix).__name__})"
     if not prefix:
         return None  # the bucket root
     parts = prefix.split("/")
@@ -198,10 +214,10 @@ def _s3_uri(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
             )
         )
     uri = scripts.source_s3_uri
-    if uri is not None and not is_unresolved(uri):
-        if not isinstance(uri, str):
-            found.append(argument_finding("lifecycle_scripts.source_s3_uri", uri, "a str"))
-        elif not limits.SOURCE_S3_URI.match(uri) or len(uri) > limits.MAX_SOURCE_S3_URI_LENGTH:
+    if uri is not None and not isinstance(uri, str):  # a number token is a float
+        found.append(_not_text(f"lifecycle_scripts.source_s3_uri ({SOURCE})", uri, group))
+    elif uri is not None and not is_unresolved(uri):
+        if not limits.SOURCE_S3_URI.match(uri) or len(uri) > limits.MAX_SOURCE_S3_URI_LENGTH:
             found.append(
                 LIFECYCLE.finding(
                     field=f"lifecycle_scripts.source_s3_uri ({SOURCE})",
@@ -212,7 +228,25 @@ def _s3_uri(scripts: LifecycleScripts, group: str | None) -> list[Finding]:
                     group=group,
                 )
             )
+        elif not _bucket_name_ok(uri.partition("://")[2].partition("/")[0]):
+            found.append(
+                LIFECYCLE.finding(
+                    field=f"lifecycle_scripts.source_s3_uri ({SOURCE})",
+                    value=uri,
+                    allowed="s3://<bucket>/<prefix> with a bucket name S3 takes: 3..63 letters, "
+                    "digits, dots and hyphens, a letter or digit first and last, no '..', not "
+                    "an IP address",
+                    fix="pass the name of the bucket the scripts are in, e.g. "
+                    "s3://sagemaker-lc-123/scripts/",
+                    group=group,
+                )
+            )
     return found
+
+
+def _bucket_name_ok(name: str) -> bool:
+    """A bucket name S3 takes, or one with a token in it (known at deploy time)."""
+    return is_unresolved(name) or limits.S3_BUCKET_NAME.fullmatch(name) is not None
 
 
 @reports(LIFECYCLE, LIFECYCLE_FILES, WARN_LIFECYCLE_BUCKET)

@@ -1,0 +1,251 @@
+"""Bad inputs drawn from the library's own public signatures: every public function and method
+of the eager modules (those that answer at once, not in the synth report: sizing, convert) is
+called with one argument replaced by a value its annotation does not allow (a wrong type, a
+token, a boundary value), and must raise the library's error naming that argument, never a raw
+exception, a hang or a silent result. A record that checks nothing itself (``convert.Options``)
+is fuzzed where it is used.
+
+The targets are enumerated (``__all__`` of each module in ``EAGER_MODULES``, every public
+function, classmethod, staticmethod and constructor of its classes); the wrong values are
+derived from each parameter's annotation. A new public function joins by itself; one whose
+annotation the test cannot draw for fails ``test_every_public_parameter_can_be_drawn``.
+The constructors and factories whose findings go to the synth report are fuzzed by
+tests/test_fuzz_entry_points.py.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from aws_cdk import App, CfnParameter, Stack
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hyperpod_constructs import HyperPodInstanceType, HyperPodValidationError, convert, sizing
+from tests.support.depth import examples
+from tests.test_convert import parameters_of, request_of
+
+EAGER_MODULES = (sizing, convert)
+"""The modules whose public functions and methods raise at once (no synth report to carry a
+finding): ``SizingError`` and ``ConversionError`` are their errors."""
+ERRORS = (sizing.SizingError, HyperPodValidationError, convert.ConversionError)
+RECORDS = {sizing.SizingError, sizing.SizingProblem, sizing.ParallelLayout, convert.ConversionError}
+"""Errors, plain records and protocols: they hold what they are given and check nothing."""
+GPU = HyperPodInstanceType.ML_P5_48XLARGE
+REQUEST, PARAMETERS = request_of("adt-base-config"), parameters_of("adt-base-config")
+
+
+def _converting(options: convert.Options) -> object:
+    return convert.convert_request(REQUEST, PARAMETERS, options)
+
+
+CHECKED_WHERE_USED: dict[type, Callable[[Any], object]] = {convert.Options: _converting}
+"""Records whose fields are checked by the function that takes them: fuzzed through it."""
+
+VALID: dict[str, object] = {
+    "int": 8,
+    "HyperPodInstanceType": GPU,
+    "IConstruct": None,
+    "object": None,
+}
+"""A valid value per base annotation (for the arguments that are not under test)."""
+VALID_BY_NAME: dict[str, object] = {"request": REQUEST, "provisioning_parameters": PARAMETERS}
+"""Where the annotation says ``object`` (parsed JSON): a valid value of that parameter."""
+
+
+def _token(kind: str) -> Any:
+    parameter = CfnParameter(Stack(App(), "Tokens"), "P", type=kind)
+    return parameter.value_as_number if kind == "Number" else parameter.value_as_string
+
+
+def _wrong(base: str) -> list[object]:
+    """Values a parameter annotated ``base`` must refuse: other types, tokens (a size cannot
+    be computed from an unresolved value), and the boundaries of a positive whole number."""
+    other_types: list[object] = ["8", 2.5, math.nan, math.inf, True, [8], b"8", {"n": 8}]
+    if base == "int":
+        return [*other_types, 0, -1, 10**30, _token("Number"), _token("String")]
+    if base == "HyperPodInstanceType":
+        names = [8, None, ["ml.p5.48xlarge"], {"name": "ml.p5.48xlarge"}]
+        wrapped = [HyperPodInstanceType.of(name) for name in names]  # type: ignore[arg-type]
+        return ["ml.p5.48xlarge", 8, _token("String"), HyperPodInstanceType, *wrapped]
+    if base == "bool":
+        return ["yes", "false", 1, 0, math.nan, None]
+    if base == "str":
+        return [5, 2.5, b"name", ["name"], None]
+    if base == "IConstruct":
+        return ["Training/Cluster", 5, Stack]
+    if base == "Options":
+        return ["--continuous", 5, {"continuous": True}]
+    return []  # ``object``: parsed JSON, checked against botocore's model (tests/test_convert.py)
+
+
+def _base(annotation: str) -> tuple[str, bool]:
+    """``int | None`` -> (``int``, optional)."""
+    parts = [part.strip() for part in annotation.split("|")]
+    optional = "None" in parts
+    rest = [part for part in parts if part != "None"]
+    return (rest[0] if len(rest) == 1 else annotation), optional
+
+
+def _targets() -> Iterator[tuple[str, Callable[..., object], Callable[[], object] | None]]:
+    """(label, callable, how to make ``self`` or ``None``) for every public callable."""
+    for module in EAGER_MODULES:
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj):
+                yield name, obj, None
+            elif inspect.isclass(obj) and obj in CHECKED_WHERE_USED:
+                yield f"{name}() in use", _used(obj, CHECKED_WHERE_USED[obj]), None
+            elif inspect.isclass(obj) and obj not in RECORDS:
+                yield f"{name}()", obj, None
+                for attr, member in vars(obj).items():
+                    if attr.startswith("_"):
+                        continue
+                    if isinstance(member, classmethod | staticmethod):
+                        yield f"{name}.{attr}", getattr(obj, attr), None
+                for attr, member in inspect.getmembers(obj, inspect.isfunction):
+                    if not attr.startswith("_"):
+                        yield f"{name}.{attr}", member, _example_of(obj)
+
+
+def _used(cls: type, use: Callable[[Any], object]) -> Callable[..., object]:
+    """``cls(**kwargs)`` handed to ``use``, with ``cls``'s signature (so its fields are drawn)."""
+
+    def build_and_use(**kwargs: Any) -> object:
+        return use(cls(**kwargs))
+
+    build_and_use.__signature__ = inspect.signature(cls)  # type: ignore[attr-defined]
+    return build_and_use
+
+
+def _example_of(cls: type) -> Callable[[], object]:
+    return lambda: cls(**_valid_arguments(cls))
+
+
+def _parameters(function: Callable[..., object]) -> list[inspect.Parameter]:
+    skip = {"self", "cls"}
+    return [p for p in inspect.signature(function).parameters.values() if p.name not in skip]
+
+
+def _valid_arguments(function: Callable[..., object]) -> dict[str, object]:
+    values = {}
+    for parameter in _parameters(function):
+        if parameter.default is inspect.Parameter.empty:
+            base = _base(str(parameter.annotation))[0]
+            values[parameter.name] = VALID_BY_NAME.get(parameter.name, VALID.get(base))
+    return values
+
+
+UNBOUNDED = {"accelerators"}
+"""Counts with no upper bound of their own: ``instances_for_accelerators`` answers exactly for
+any count, and the group it sizes reports an instance count HyperPod cannot hold in the
+synth report (so an instance group never raises for it)."""
+
+
+def _wrong_for(parameter: inspect.Parameter) -> list[object]:
+    """:func:`_wrong` of the parameter's annotation (``None`` left out where it is allowed)."""
+    base, optional = _base(str(parameter.annotation))
+    return [
+        value
+        for value in _wrong(base)
+        if not (optional and value is None)
+        and not (parameter.name in UNBOUNDED and value == 10**30)
+    ]
+
+
+TARGETS = sorted(_targets(), key=lambda target: target[0])
+CASES = [
+    pytest.param(label, function, make, parameter.name, id=f"{label}.{parameter.name}")
+    for label, function, make in TARGETS
+    for parameter in _parameters(function)
+    if _wrong_for(parameter)
+]
+
+
+def test_every_public_parameter_can_be_drawn() -> None:
+    """A public parameter whose annotation has no valid or wrong values here fails: add
+    them, so that the new parameter is fuzzed too."""
+    missing = [
+        f"{label}({parameter.name}: {parameter.annotation})"
+        for label, function, _make in TARGETS
+        for parameter in _parameters(function)
+        if _base(str(parameter.annotation))[0] not in VALID
+        and parameter.default is inspect.Parameter.empty
+        and parameter.name not in VALID_BY_NAME
+    ]
+    assert missing == []
+    assert len(CASES) >= 15
+
+
+def _call(function: Callable[..., object], make: Callable[[], object] | None, **kw: Any) -> object:
+    arguments = {**_valid_arguments(function), **kw}
+    if make is None:
+        return function(**arguments)
+    return function(make(), **arguments)
+
+
+def test_the_valid_arguments_are_valid() -> None:
+    """Each target with its valid values returns (so a refusal below is the bad value's)."""
+    for _label, function, make in TARGETS:
+        _call(function, make)
+
+
+def _names(text: str, parameter: str) -> bool:
+    # instances_for_accelerators names its count as the group's parameter, min_accelerators
+    aliases = {"accelerators": "min_accelerators"}
+    names = {parameter, aliases.get(parameter, parameter)}
+    return any(re.search(rf"\b{re.escape(name)}\b", text) for name in names)
+
+
+@pytest.mark.parametrize(("label", "function", "make", "parameter"), CASES)
+def test_a_wrong_value_gives_the_librarys_error_naming_the_argument(
+    label: str, function: Callable[..., object], make: Callable[[], object] | None, parameter: str
+) -> None:
+    declared = next(p for p in _parameters(function) if p.name == parameter)
+    for value in _wrong_for(declared):
+        with pytest.raises(ERRORS) as caught:
+            _call(function, make, **{parameter: value})
+        assert _names(str(caught.value), parameter), f"{label}({parameter}={value!r}): {caught}"
+
+
+@pytest.mark.deep
+@settings(
+    max_examples=examples(200, 30),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    case=st.sampled_from(CASES),
+    value=st.one_of(
+        st.integers(min_value=-(10**6), max_value=10**40),
+        st.floats(),
+        st.text(max_size=20),
+        st.none(),
+        st.booleans(),
+    ),
+)
+def test_any_value_is_a_result_or_the_librarys_error(case: Any, value: object) -> None:
+    """Random values of random types: a positive whole number in range may be accepted (with
+    a whole number of instances as the answer); anything else is the library's error."""
+    label, function, make, parameter = case.values
+    try:
+        result = _call(function, make, **{parameter: value})
+    except ERRORS:
+        return
+    except Exception as error:  # the crash this test is here to find
+        pytest.fail(f"{label}({parameter}={value!r}): {type(error).__name__}: {error}")
+    annotation = next(p.annotation for p in _parameters(function) if p.name == parameter)
+    base, optional = _base(str(annotation))
+    if value is None:
+        assert optional, f"{label}({parameter}=None) was accepted"
+    elif base == "int":
+        assert type(value) is int and value >= 1, f"{label}({parameter}={value!r}) accepted"
+    elif base in ("bool", "str"):
+        assert type(value).__name__ == base, f"{label}({parameter}={value!r}) accepted"
+    if isinstance(result, int):
+        assert result >= 0
