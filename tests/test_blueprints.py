@@ -354,7 +354,7 @@ def test_the_blueprint_policy_requires_the_team_tag(tmp_path: Path) -> None:
     assert (lean.compute_group.instance_count, lean.compute_group.min_instance_count) == (2, 2)
     assert lean.min_count_gate is None
     assert synth(app, tmp_path).errors() == [
-        "[HPP-TAGS] lean: S/Cluster: tag 'team' is missing. Fix: pass tags={'team': "
+        "[HPP-TAGS] lean: tag 'team' is missing. Fix: pass tags={'team': "
         "'<value>'} to the cluster, or Tags.of(scope).add('team', '<value>')"
     ]
 
