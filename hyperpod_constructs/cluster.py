@@ -80,6 +80,7 @@ from .validation import (
 from .validation.cluster_rules import synthesizer_asset_findings
 from .validation.name_rules import NAME_CLUSTER
 from .validation.node_rules import WARN_INSTANCE_TYPE
+from .validation.storage_rules import unopened_lustre_ports
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -1367,12 +1368,27 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         return policy
 
     def _open_file_systems(self, group: InstanceGroup) -> None:
-        """Let the nodes reach the file systems a group mounts (their own port ranges)."""
+        """Let the nodes reach the file systems a group mounts (their own port ranges); warn
+        (``HP-FSX-PORTS``) where a security group takes no rule (an immutable import)."""
         for storage in group.storage:
             system = storage.file_system
             if system is not None and self._has_network and id(system) not in self._opened:
                 self._opened.add(id(system))
-                system.connections.allow_default_port_from(self, "HyperPod cluster nodes")
+                connections = system.connections
+                connections.allow_default_port_from(self, "HyperPod cluster nodes")
+                default = connections.default_port
+                port = f":{default.to_string()}" if default is not None else ""
+                refused = [
+                    sg.security_group_id
+                    for sg in connections.security_groups
+                    if not any(
+                        rule.node.id.startswith("from ") and rule.node.id.endswith(port)
+                        for rule in sg.node.children
+                    )
+                ]
+                if refused:
+                    why = f"security group {', '.join(refused)} is immutable in this app"
+                    self._record([unopened_lustre_ports(group.name, storage.dns_name, why)])
 
     def _warn_missing_permission(self, role: iam.IRole, what: str) -> None:
         Annotations.of(self).add_warning_v2(
