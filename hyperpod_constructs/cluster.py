@@ -77,7 +77,7 @@ from .validation import (
     validate_cluster,
     validate_group,
 )
-from .validation.cluster_rules import synthesizer_asset_findings
+from .validation.cluster_rules import immutable_role_findings, synthesizer_asset_findings
 from .validation.name_rules import NAME_CLUSTER
 from .validation.node_rules import WARN_INSTANCE_TYPE
 from .validation.storage_rules import unopened_lustre_ports
@@ -1095,6 +1095,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         self._eni_security_groups: list[str] = []
         self._override_vpc_configs: dict[int, dict[str, Any]] = {}
         self._opened: set[int] = set()
+        self._ungranted: dict[str, list[str]] = {}
+        """By immutable execution role, what the library could not grant it."""
         self._metric_groups: dict[str, str] = {}
         """The groups whose gate metrics were asked for, and the method that asked first."""
 
@@ -1187,6 +1189,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
                 *self._found,
                 *self._cross_group_findings(),
                 *_rendered_findings(self._resource),
+                *immutable_role_findings(self._ungranted),
             )
         ]
         return sorted(found, key=lambda finding: not finding.is_error)
@@ -1391,11 +1394,11 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
                     self._record([unopened_lustre_ports(group.name, storage.dns_name, why)])
 
     def _warn_missing_permission(self, role: iam.IRole, what: str) -> None:
-        Annotations.of(self).add_warning_v2(
-            "hyperpod:ImportedRoleNotGranted",
-            f"The imported execution role {role.node.path} is immutable: the library cannot "
-            f"grant it {what} HyperPod needs; make sure the role already has them",
-        )
+        """Remember that ``role`` could not be granted ``what``: one warning per role
+        (``HP-WARN-ROLE-IMMUTABLE``) names all of it at synth."""
+        missing = self._ungranted.setdefault(role.node.path, [])
+        if what not in missing:
+            missing.append(what)
 
     def _role_arn(self, group: InstanceGroup) -> str:
         role = group.execution_role or self._role

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from .._cdk.tokens import is_unresolved
 from .._core import limits
 from .._core.arguments import TOKEN, Check, argument_finding, is_text_token
 from .._core.finding import Finding, Severity
-from .._core.rule import E, Rule, Scope, Source, reports
+from .._core.rule import E, Rule, Scope, Source, W, reports
 from ..enums import NodeRecovery
 from .layout_rules import group_layout
 from .name_rules import cluster_name
@@ -83,7 +83,19 @@ SYNTHESIZER_ASSETS = Rule(
     ),
 )
 
-RULES = (NODE_RECOVERY, ACCOUNTING_DATABASE, TAGS, SYNTHESIZER_ASSETS)
+ROLE_IMMUTABLE = Rule(
+    "HP-WARN-ROLE-IMMUTABLE",
+    W,
+    Scope.CLUSTER,
+    "`execution_role` / `ExecutionRole`",
+    "an execution role the library can grant what HyperPod needs (the network interfaces, the "
+    "lifecycle scripts, a blueprint's volume key), or one that already has it",
+    source=Source.library(
+        "an imported role with mutable=False takes no statement: aws-cdk-lib drops them"
+    ),
+)
+
+RULES = (NODE_RECOVERY, ACCOUNTING_DATABASE, TAGS, SYNTHESIZER_ASSETS, ROLE_IMMUTABLE)
 """This family's rules, in documentation order."""
 
 
@@ -233,6 +245,25 @@ def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
                 )
             )
     return found
+
+
+@reports(ROLE_IMMUTABLE)
+def immutable_role_findings(missing: Mapping[str, Sequence[str]]) -> list[Finding]:
+    """One warning per immutable execution role, naming everything the library could not
+    grant it.
+
+    :param missing: by the role's construct path, what it could not be granted.
+    """
+    return [
+        ROLE_IMMUTABLE.finding(
+            value=path,
+            allowed=f"a role the library can grant {' and '.join(whats)} (an imported role "
+            "with mutable=False takes no statement)",
+            fix="make sure the role already has them, then acknowledge the warning; or import "
+            "the role mutable (iam.Role.from_role_arn(..., mutable=True))",
+        )
+        for path, whats in missing.items()
+    ]
 
 
 def validate_cluster(spec: ClusterSpec) -> list[Finding]:
