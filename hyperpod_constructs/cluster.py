@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import jsii
 from aws_cdk import (
@@ -13,6 +13,7 @@ from aws_cdk import (
     Annotations,
     Aspects,
     CfnDeletionPolicy,
+    CfnResource,
     Names,
     RemovalPolicy,
     Resource,
@@ -77,7 +78,11 @@ from .validation import (
     validate_cluster,
     validate_group,
 )
-from .validation.cluster_rules import immutable_role_findings, synthesizer_asset_findings
+from .validation.cluster_rules import (
+    TAG_LIMITS,
+    immutable_role_findings,
+    synthesizer_asset_findings,
+)
 from .validation.name_rules import NAME_CLUSTER
 from .validation.node_rules import WARN_INSTANCE_TYPE
 from .validation.storage_rules import unopened_lustre_ports
@@ -390,6 +395,20 @@ def _rendered_findings(resource: sagemaker.CfnCluster) -> list[Finding]:
         for attribute, policy in policies
         if policy == CfnDeletionPolicy.SNAPSHOT
     ] + tag_findings(TagManager.of(resource).tag_values())  # type: ignore[union-attr]
+
+
+_RESOURCE_TYPES: dict[type, str] = {}
+"""By L1 class (``CfnStateMachine``), its CloudFormation type: one jsii call per class."""
+
+
+def _resource_type(resource: CfnResource) -> str:
+    """``resource``'s CloudFormation type (read once per L1 class)."""
+    kind = type(resource)
+    if kind is CfnResource:  # a plain CfnResource: any type
+        return resource.cfn_resource_type
+    if kind not in _RESOURCE_TYPES:
+        _RESOURCE_TYPES[kind] = resource.cfn_resource_type
+    return _RESOURCE_TYPES[kind]
 
 
 _VALUE_CHECK = "hyperpod_constructs.value_check"
@@ -1190,9 +1209,36 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
                 *self._cross_group_findings(),
                 *_rendered_findings(self._resource),
                 *immutable_role_findings(self._ungranted),
+                *self._library_tag_findings(),
             )
         ]
         return sorted(found, key=lambda finding: not finding.is_error)
+
+    def _library_tag_findings(self) -> list[Finding]:
+        """The tags (``tags=``, ``Tags.of``) of the other resources the cluster creates (its
+        role, the gate's state machine, ...) against their types' limits, where the cluster's
+        own resource takes them: a value one of them refuses is the library's finding, not
+        aws-cdk-lib's error on a resource the user never created."""
+        by_type: dict[str, dict[str, str]] = {}
+        for resource in self._strictly_tagged():
+            if TagManager.is_taggable(resource):
+                values = TagManager.of(resource).tag_values()  # type: ignore[union-attr]
+                by_type.setdefault(_resource_type(resource), {}).update(values)
+        return tag_findings(None, on_resources=by_type)
+
+    def _strictly_tagged(self) -> list[CfnResource]:
+        """The resources of the types in :data:`TAG_LIMITS` the cluster creates: the gate's
+        state machine and dashboard (tests/test_tag_limits.py checks that no other type
+        the library creates is stricter than the cluster's own resource, whose tags are
+        checked with it). Read from the Python objects: walking the construct tree would
+        load a jsii proxy (and its module) for every L1 that aws-cdk-lib's L2s created."""
+        gate = self._gate
+        if gate is None:
+            return []
+        found: list[CfnResource] = [gate._state_machine]
+        if gate.dashboard is not None:
+            found.append(cast(CfnResource, gate.dashboard.node.default_child))
+        return [resource for resource in found if _resource_type(resource) in TAG_LIMITS]
 
     def _report(self) -> list[str]:
         """The node validation: every finding as one line per mistake. Errors fail the synth
