@@ -749,7 +749,7 @@ class _ClusterRules:
         return [*self._cluster._report(), *_outer_stage_errors(self._cluster)]
 
 
-@jsii.implements(ec2.IConnectable)
+@jsii.implements(ec2.IConnectable, iam.IGrantable)
 class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     """A SageMaker HyperPod cluster orchestrated by Slurm (``AWS::SageMaker::Cluster``).
 
@@ -979,6 +979,35 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     def role(self) -> iam.IRole:
         """The default execution role of the groups."""
         return self._role
+
+    @property
+    def grant_principal(self) -> iam.IPrincipal:
+        """The principal to grant to (:class:`aws_cdk.aws_iam.IGrantable`): the groups'
+        default execution role, as ``aws_lambda.Function`` and ``aws_ec2.Instance`` name
+        their role. ``bucket.grant_read(cluster)`` lets the nodes read the bucket; a group
+        with its own ``execution_role`` is not granted."""
+        return self._role
+
+    def add_to_role_policy(self, statement: iam.PolicyStatement) -> None:
+        """Add ``statement`` to the default execution role's policy (as
+        ``aws_ec2.Instance.add_to_role_policy``). An imported role that is immutable takes
+        nothing: the cluster's one warning about that role (``HP-WARN-ROLE-IMMUTABLE``)
+        then names these statements too.
+
+        :param statement: the permission the nodes need.
+        """
+        granted = self._role.add_to_principal_policy(statement)
+        if not (granted.statement_added and statements_land(self._role)):
+            self._warn_missing_permission(self._role, "the statements of add_to_role_policy")
+
+    @property
+    def tags(self) -> TagManager:
+        """The tags of the ``AWS::SageMaker::Cluster`` (its ``TagManager``):
+        ``cluster.tags.tag_values()`` reads them once the aspects ran (``tags=``,
+        ``Tags.of``), ``cluster.tags.set_tag(...)`` sets one on the cluster resource only.
+        ``Tags.of(cluster).add(...)`` tags everything the cluster creates (its role, the
+        gate)."""
+        return cast(TagManager, TagManager.of(self._resource))
 
     @property
     def connections(self) -> ec2.Connections:
