@@ -548,13 +548,18 @@ def _estate(stack: Stack, *, role_mutable: bool) -> FsdpTrainingClusterProps:
     )
 
 
-def test_a_blueprint_builds_on_an_existing_estate(tmp_path: Path) -> None:
+def _synth_estate(tmp_path: Path, *, role_mutable: bool) -> Any:
+    """The encrypted blueprint on the estate, synthesized (it must succeed)."""
     app = new_app(outdir=str(tmp_path))
     stack = Stack(app, "S", env={"account": "111111111111", "region": "us-east-1"})
-    Encrypted(stack, "Cluster", _estate(stack, role_mutable=True))
-
+    Encrypted(stack, "Cluster", _estate(stack, role_mutable=role_mutable))
     result = synth(app, tmp_path)
     assert result.succeeded, result.error
+    return result
+
+
+def test_a_blueprint_builds_on_an_existing_estate(tmp_path: Path) -> None:
+    result = _synth_estate(tmp_path, role_mutable=True)
     template = json.loads((tmp_path / "S.template.json").read_text())
     _, cluster = only(template, "AWS::SageMaker::Cluster")
     properties = cluster["Properties"]
@@ -593,12 +598,7 @@ def test_a_blueprint_builds_on_an_existing_estate(tmp_path: Path) -> None:
 
 
 def test_an_immutable_estate_role_is_one_warning_naming_all_it_lacks(tmp_path: Path) -> None:
-    app = new_app(outdir=str(tmp_path))
-    stack = Stack(app, "S", env={"account": "111111111111", "region": "us-east-1"})
-    Encrypted(stack, "Cluster", _estate(stack, role_mutable=False))
-
-    result = synth(app, tmp_path)
-    assert result.succeeded, result.error
+    result = _synth_estate(tmp_path, role_mutable=False)
     (warning,) = [text for kind, _, text in result.found if "HP-WARN-ROLE-IMMUTABLE" in text]
     assert "S/Role" in warning
     for missing in ("the network-interface actions", "the use of the volume key"):

@@ -21,6 +21,7 @@ from hyperpod_constructs import (
 )
 from hyperpod_constructs.validation import HyperPodArgumentError
 from hyperpod_constructs.validation.storage_rules import FSX_PORTS, LUSTRE_PORTS
+from tests.support.estate import imported_vpc, scratch_lustre
 from tests.template_utils import as_dict, resources
 
 DNS = "fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com"
@@ -29,29 +30,12 @@ ENV = {"account": "111111111111", "region": "us-east-1"}
 
 def _stack() -> tuple[Stack, ec2.IVpc]:
     stack = Stack(App(), "Estate", env=ENV)
-    vpc = ec2.Vpc.from_vpc_attributes(
-        stack,
-        "Vpc",
-        vpc_id="vpc-0123456789abcdef0",
-        availability_zones=["us-east-1a"],
-        private_subnet_ids=["subnet-0123456789abcdef0"],
-        private_subnet_route_table_ids=["rtb-0123456789abcdef0"],
-    )
-    return stack, vpc
+    return stack, imported_vpc(stack)
 
 
 def _file_system(stack: Stack, vpc: ec2.IVpc, how: str) -> fsx.IFileSystem:
     if how == "owned":
-        return fsx.LustreFileSystem(
-            stack,
-            "Fsx",
-            vpc=vpc,
-            vpc_subnet=vpc.private_subnets[0],
-            storage_capacity_gib=1200,
-            lustre_configuration=fsx.LustreConfiguration(
-                deployment_type=fsx.LustreDeploymentType.SCRATCH_2
-            ),
-        )
+        return scratch_lustre(stack, vpc, vpc.private_subnets[0])
     group = ec2.SecurityGroup.from_security_group_id(
         stack, "FsxSg", "sg-0f5000000000000a0", mutable=how == "imported"
     )

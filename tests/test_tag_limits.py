@@ -17,10 +17,10 @@ from cfnlint.schema import PROVIDER_SCHEMA_MANAGER
 from hyperpod_constructs import (
     HyperPodInstanceType,
     HyperPodSlurmCluster,
-    InstanceGroup,
     MinCountGateOptions,
 )
 from hyperpod_constructs.validation.cluster_rules import TAG_LIMITS, TagLimits
+from tests.support.groups import Groups
 from tests.support.synth_result import synth
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,23 +54,19 @@ def schema_limits(type_name: str) -> TagLimits | None:
     )
 
 
-def _cluster(stack: Stack, **props: Any) -> HyperPodSlurmCluster:
-    return HyperPodSlurmCluster(
-        stack,
-        "Cluster",
-        instance_groups=[
-            InstanceGroup.controller(
-                "controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE
-            ),
-            InstanceGroup.compute(
-                "cpu",
-                instance_type=HyperPodInstanceType.ML_C5_4XLARGE,
-                instance_count=2,
-                min_instance_count=1,
-            ),
-        ],
-        **props,
-    )
+GROUPS = Groups(
+    controller_type=HyperPodInstanceType.ML_M5_2XLARGE,
+    compute_type=HyperPodInstanceType.ML_C5_4XLARGE,
+    instance_count=2,
+    partition="cpu",
+    deep_health_checks=(),
+)
+
+
+def _cluster(stack: Stack, *, gated: bool = True, **props: Any) -> HyperPodSlurmCluster:
+    """A controller and, ``gated``, a compute group with a minimum (so a readiness gate)."""
+    groups = [GROUPS.controller()] + ([GROUPS.compute("cpu", 2, 1)] if gated else [])
+    return HyperPodSlurmCluster(stack, "Cluster", instance_groups=groups, **props)
 
 
 def _library_types(tmp_path: Path) -> set[str]:
@@ -120,14 +116,7 @@ def test_an_empty_tag_value_is_the_librarys_finding(how: str, tmp_path: Path) ->
 
 def test_an_empty_value_without_a_gate_is_fine(tmp_path: Path) -> None:
     app = App(outdir=str(tmp_path))
-    HyperPodSlurmCluster(
-        Stack(app, "S"),
-        "Cluster",
-        tags={"team": ""},
-        instance_groups=[
-            InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE)
-        ],
-    )
+    _cluster(Stack(app, "S"), gated=False, tags={"team": ""})
     assert synth(app, tmp_path).succeeded
 
 
@@ -135,14 +124,7 @@ def test_the_policy_refuses_an_empty_required_tag(tmp_path: Path) -> None:
     from hyperpod_constructs.policy import HyperPodPolicy
 
     app = App(outdir=str(tmp_path))
-    HyperPodSlurmCluster(
-        Stack(app, "S"),
-        "Cluster",
-        tags={"team": " "},
-        instance_groups=[
-            InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE)
-        ],
-    )
+    _cluster(Stack(app, "S"), gated=False, tags={"team": " "})
     Aspects.of(app).add(HyperPodPolicy(name="acme", required_tags=["team"]))
     result = synth(app, tmp_path)
     assert not result.succeeded
