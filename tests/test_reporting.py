@@ -554,6 +554,9 @@ def test_one_report_in_every_app_shape(shape: str, tmp_path: Path) -> None:
     problems = problem_lines(report)
     if shape == "late":  # the policy came after the Stage was synthesized: only its error
         assert [line.split("] ")[1] for line in problems] == ["[HPP-VPC"], report
+        # The Stage's templates were written: the App's synth failed, not the Stage's.
+        assert report.startswith("Validation failed (1 error) in the App's own stacks;")
+        assert "assembly-Prod/" in report.splitlines()[2]
     else:
         rules = sorted(re.findall(r"\[(HPP?-[A-Z-]+)\]", "\n".join(problems)))
         assert rules == ["HP-MIN-ABOVE-COUNT", "HPP-VPC"], report

@@ -273,7 +273,7 @@ def tag_findings(
 ) -> list[Finding]:
     """The cluster's ``tags`` against the resource schema's ``Tags`` (keys, values, count);
     with ``on_resources``, the tags of the other resources the library creates against their
-    types' limits (:data:`TAG_LIMITS`).
+    types' limits (their CloudFormation schemas': an empty value is refused by some).
 
     :param tags: the cluster's ``tags``, or ``None``.
     :param on_resources: by CloudFormation resource type, the tags its resources carry.
