@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import jsii
 from aws_cdk import (
@@ -13,6 +13,7 @@ from aws_cdk import (
     Annotations,
     Aspects,
     CfnDeletionPolicy,
+    CfnResource,
     Names,
     RemovalPolicy,
     Resource,
@@ -77,9 +78,14 @@ from .validation import (
     validate_cluster,
     validate_group,
 )
-from .validation.cluster_rules import synthesizer_asset_findings
+from .validation.cluster_rules import (
+    TAG_LIMITS,
+    immutable_role_findings,
+    synthesizer_asset_findings,
+)
 from .validation.name_rules import NAME_CLUSTER
 from .validation.node_rules import WARN_INSTANCE_TYPE
+from .validation.storage_rules import unopened_lustre_ports
 
 if TYPE_CHECKING:
     from typing import Unpack
@@ -389,6 +395,20 @@ def _rendered_findings(resource: sagemaker.CfnCluster) -> list[Finding]:
         for attribute, policy in policies
         if policy == CfnDeletionPolicy.SNAPSHOT
     ] + tag_findings(TagManager.of(resource).tag_values())  # type: ignore[union-attr]
+
+
+_RESOURCE_TYPES: dict[type, str] = {}
+"""By L1 class (``CfnStateMachine``), its CloudFormation type: one jsii call per class."""
+
+
+def _resource_type(resource: CfnResource) -> str:
+    """``resource``'s CloudFormation type (read once per L1 class)."""
+    kind = type(resource)
+    if kind is CfnResource:  # a plain CfnResource: any type
+        return resource.cfn_resource_type
+    if kind not in _RESOURCE_TYPES:
+        _RESOURCE_TYPES[kind] = resource.cfn_resource_type
+    return _RESOURCE_TYPES[kind]
 
 
 _VALUE_CHECK = "hyperpod_constructs.value_check"
@@ -729,7 +749,7 @@ class _ClusterRules:
         return [*self._cluster._report(), *_outer_stage_errors(self._cluster)]
 
 
-@jsii.implements(ec2.IConnectable)
+@jsii.implements(ec2.IConnectable, iam.IGrantable)
 class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     """A SageMaker HyperPod cluster orchestrated by Slurm (``AWS::SageMaker::Cluster``).
 
@@ -963,6 +983,35 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         return self._role
 
     @property
+    def grant_principal(self) -> iam.IPrincipal:
+        """The principal to grant to (:class:`aws_cdk.aws_iam.IGrantable`): the groups'
+        default execution role, as ``aws_lambda.Function`` and ``aws_ec2.Instance`` name
+        their role. ``bucket.grant_read(cluster)`` lets the nodes read the bucket; a group
+        with its own ``execution_role`` is not granted."""
+        return self._role
+
+    def add_to_role_policy(self, statement: iam.PolicyStatement) -> None:
+        """Add ``statement`` to the default execution role's policy (as
+        ``aws_ec2.Instance.add_to_role_policy``). An imported role that is immutable takes
+        nothing: the cluster's one warning about that role (``HP-WARN-ROLE-IMMUTABLE``)
+        then names these statements too.
+
+        :param statement: the permission the nodes need.
+        """
+        granted = self._role.add_to_principal_policy(statement)
+        if not (granted.statement_added and statements_land(self._role)):
+            self._warn_missing_permission(self._role, "the statements of add_to_role_policy")
+
+    @property
+    def tags(self) -> TagManager:
+        """The tags of the ``AWS::SageMaker::Cluster`` (its ``TagManager``):
+        ``cluster.tags.tag_values()`` reads them once the aspects ran (``tags=``,
+        ``Tags.of``), ``cluster.tags.set_tag(...)`` sets one on the cluster resource only.
+        ``Tags.of(cluster).add(...)`` tags everything the cluster creates (its role, the
+        gate)."""
+        return cast(TagManager, TagManager.of(self._resource))
+
+    @property
     def connections(self) -> ec2.Connections:
         """The cluster's security groups (:class:`aws_cdk.aws_ec2.IConnectable`), to allow
         traffic to file systems or databases; empty without a network."""
@@ -1096,6 +1145,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         self._eni_security_groups: list[str] = []
         self._override_vpc_configs: dict[int, dict[str, Any]] = {}
         self._opened: set[int] = set()
+        self._ungranted: dict[str, list[str]] = {}
+        """By immutable execution role, what the library could not grant it."""
         self._metric_groups: dict[str, str] = {}
         """The groups whose gate metrics were asked for, and the method that asked first."""
 
@@ -1188,9 +1239,37 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
                 *self._found,
                 *self._cross_group_findings(),
                 *_rendered_findings(self._resource),
+                *immutable_role_findings(self._ungranted),
+                *self._library_tag_findings(),
             )
         ]
         return sorted(found, key=lambda finding: not finding.is_error)
+
+    def _library_tag_findings(self) -> list[Finding]:
+        """The tags (``tags=``, ``Tags.of``) of the other resources the cluster creates (its
+        role, the gate's state machine, ...) against their types' limits, where the cluster's
+        own resource takes them: a value one of them refuses is the library's finding, not
+        aws-cdk-lib's error on a resource the user never created."""
+        by_type: dict[str, dict[str, str]] = {}
+        for resource in self._strictly_tagged():
+            if TagManager.is_taggable(resource):
+                values = TagManager.of(resource).tag_values()  # type: ignore[union-attr]
+                by_type.setdefault(_resource_type(resource), {}).update(values)
+        return tag_findings(None, on_resources=by_type)
+
+    def _strictly_tagged(self) -> list[CfnResource]:
+        """The resources of the types in :data:`TAG_LIMITS` the cluster creates: the gate's
+        state machine and dashboard (tests/test_tag_limits.py checks that no other type
+        the library creates is stricter than the cluster's own resource, whose tags are
+        checked with it). Read from the Python objects: walking the construct tree would
+        load a jsii proxy (and its module) for every L1 that aws-cdk-lib's L2s created."""
+        gate = self._gate
+        if gate is None:
+            return []
+        found: list[CfnResource] = [gate._state_machine]
+        if gate.dashboard is not None:
+            found.append(cast(CfnResource, gate.dashboard.node.default_child))
+        return [resource for resource in found if _resource_type(resource) in TAG_LIMITS]
 
     def _report(self) -> list[str]:
         """The node validation: every finding as one line per mistake. Errors fail the synth
@@ -1369,19 +1448,34 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         return policy
 
     def _open_file_systems(self, group: InstanceGroup) -> None:
-        """Let the nodes reach the file systems a group mounts (their own port ranges)."""
+        """Let the nodes reach the file systems a group mounts (their own port ranges); warn
+        (``HP-FSX-PORTS``) where a security group takes no rule (an immutable import)."""
         for storage in group.storage:
             system = storage.file_system
             if system is not None and self._has_network and id(system) not in self._opened:
                 self._opened.add(id(system))
-                system.connections.allow_default_port_from(self, "HyperPod cluster nodes")
+                connections = system.connections
+                connections.allow_default_port_from(self, "HyperPod cluster nodes")
+                default = connections.default_port
+                port = f":{default.to_string()}" if default is not None else ""
+                refused = [
+                    sg.security_group_id
+                    for sg in connections.security_groups
+                    if not any(
+                        rule.node.id.startswith("from ") and rule.node.id.endswith(port)
+                        for rule in sg.node.children
+                    )
+                ]
+                if refused:
+                    why = f"security group {', '.join(refused)} is immutable in this app"
+                    self._record([unopened_lustre_ports(group.name, storage.dns_name, why)])
 
     def _warn_missing_permission(self, role: iam.IRole, what: str) -> None:
-        Annotations.of(self).add_warning_v2(
-            "hyperpod:ImportedRoleNotGranted",
-            f"The imported execution role {role.node.path} is immutable: the library cannot "
-            f"grant it {what} HyperPod needs; make sure the role already has them",
-        )
+        """Remember that ``role`` could not be granted ``what``: one warning per role
+        (``HP-WARN-ROLE-IMMUTABLE``) names all of it at synth."""
+        missing = self._ungranted.setdefault(role.node.path, [])
+        if what not in missing:
+            missing.append(what)
 
     def _role_arn(self, group: InstanceGroup) -> str:
         role = group.execution_role or self._role

@@ -35,10 +35,11 @@ class InstanceGroup:
     :meth:`compute` and pass it to :class:`HyperPodSlurmCluster`.
 
     The value is only data: it is checked when it is added to a cluster, so every error names
-    the cluster's construct path. Replacement: changing ``name``, ``instance_type``,
-    ``execution_role``, ``threads_per_core``, ``vpc_subnets`` or ``security_groups`` replaces
-    the group's instances (create-only in CloudFormation); ``node_type`` is immutable after
-    creation. ``instance_types`` (a flexible group) is not create-only in the schema.
+    the cluster's construct path. An existing group keeps its ``instance_type``,
+    ``execution_role``, ``threads_per_core``, ``vpc_subnets``, ``security_groups`` and
+    ``node_type``: ``UpdateCluster`` refuses a change (``plan`` reports it). A new ``name`` is a
+    new group: the old one is removed and the new one provisioned. ``instance_types`` (a
+    flexible group) is not create-only in the schema.
 
     Example:
 
@@ -80,8 +81,8 @@ class InstanceGroup:
     """The Slurm partition of a compute group (every node also joins ``dev``)."""
     threads_per_core: int | None = None
     """``ThreadsPerCore``: 1 turns hyper-threading off (the usual choice for training), 2 keeps
-    it on, where the instance type supports it. Default: HyperPod's default. Replacement on
-    change."""
+    it on, where the instance type supports it. Default: HyperPod's default. An existing
+    group keeps it: ``UpdateCluster`` refuses a change (rename the group instead)."""
     deep_health_checks: tuple[DeepHealthCheck, ...] = ()
     """``OnStartDeepHealthChecks`` of a compute group with accelerators: stress and connectivity
     checks before a node joins. Default: none."""

@@ -60,8 +60,9 @@ class HyperPodInstanceType:
 
     Use a constant such as ``HyperPodInstanceType.ML_P5_48XLARGE`` for the types the
     SageMaker API model lists today, or ``HyperPodInstanceType.of("ml.x.y")`` for types
-    newer than this library. Changing a group's instance type replaces the group's
-    instances (CloudFormation create-only property of the group).
+    newer than this library. An existing group keeps the instance type it was created
+    with: ``UpdateCluster`` refuses a new one (``plan`` reports it); rename the group to
+    replace its nodes.
 
     Example:
 

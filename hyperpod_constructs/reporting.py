@@ -3,11 +3,19 @@
 Importing the library changes nothing outside it: a synth that fails validation raises
 aws-cdk-lib's error (a ``RuntimeError`` through jsii) whose message is the library's report,
 every finding once, and your app decides what to do with it, as with any other aws-cdk-lib
-error. For a run without a Python traceback, wrap the synth in one line (or decorate your
-``main()`` with ``@report_validation_errors()``)::
+error. For a run without a Python traceback, decorate the function that builds and
+synthesizes the app (the one way for every shape of app: stacks, Stages, CDK Pipelines)::
 
-    with report_validation_errors():
+    @report_validation_errors()
+    def main() -> None:
+        app = App()
+        ...  # stacks, Stages, pipeline.add_stage(...)
         app.synth()
+
+The app's construction belongs inside it, not only ``app.synth()``: CDK Pipelines'
+``CodePipeline.add_stage`` (and a wave's) synthesizes the Stage at once and raises its
+validation errors there. ``with report_validation_errors():`` around the same lines is the
+same.
 
 The block prints the report below to standard error (or a stream of your choice) and exits
 with status 1. An error whose text your code changed (your own message around it), or any
@@ -69,9 +77,11 @@ EXIT_STATUS = 1
 
 @contextmanager
 def report_validation_errors(stream: TextIO | None = None) -> Iterator[None]:
-    """Run an app's construction and ``app.synth()`` inside this block: a validation failure
-    prints a short report (one line per problem, no Python or jsii stack trace) to ``stream``
-    (default: standard error) and exits with status 1. Other errors propagate unchanged.
+    """Run an app's construction and ``app.synth()`` inside this block (or decorate the
+    ``main()`` that does both: CDK Pipelines' ``add_stage`` raises at construction): a
+    validation failure prints a short report (one line per problem, no Python or jsii stack
+    trace) to ``stream`` (default: standard error) and exits with status 1. Other errors
+    propagate unchanged.
 
     Opt-in: without it, the error propagates as aws-cdk-lib raises it (its message is the
     same report). Also usable as a decorator of the app's ``main()``.

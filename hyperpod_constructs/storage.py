@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from aws_cdk import Size, SizeRoundingBehavior
 
-from ._core.arguments import check, raise_if_any
+from ._core.arguments import check, is_str, raise_if_any
 
 if TYPE_CHECKING:  # annotations only: a cluster without FSx does not load the module
     from aws_cdk import aws_fsx as fsx
@@ -48,9 +48,11 @@ class InstanceStorage:
     mount_path: str | None = None
     """FSx: ``MountPath`` on the instances, an absolute path. Default: HyperPod's default
     (``/fsx`` for Lustre, ``/home`` for OpenZFS)."""
-    file_system: fsx.LustreFileSystem | None = field(default=None, compare=False)
-    """The file system construct, when built with :meth:`lustre_file_system`: the cluster
-    opens its port range (``connections.allow_default_port_from``) to the nodes."""
+    file_system: fsx.IFileSystem | None = field(default=None, compare=False)
+    """The file system construct (defined in the app or imported), when built with
+    :meth:`lustre_file_system`: the cluster opens its port range
+    (``connections.allow_default_port_from``) to the nodes. Default: none (:meth:`fsx_lustre`:
+    the ports are yours to open, ``HP-FSX-PORTS`` says which)."""
 
     @classmethod
     def ebs(
@@ -84,7 +86,10 @@ class InstanceStorage:
     def fsx_lustre(
         cls, *, dns_name: str, mount_name: str, mount_path: str | None = None
     ) -> InstanceStorage:
-        """Mount an FSx for Lustre file system. Needs a VPC on the cluster.
+        """Mount an FSx for Lustre file system by its DNS and mount names. Needs a VPC on the
+        cluster. The library cannot open the file system's Lustre ports to the nodes (it has
+        no security group of it): a warning (``HP-FSX-PORTS``) says which to open. Prefer
+        :meth:`lustre_file_system`, which opens them, also for an existing file system.
 
         :param mount_path: where to mount it. Default: HyperPod's default (``/fsx``).
         """
@@ -94,31 +99,64 @@ class InstanceStorage:
 
     @classmethod
     def lustre_file_system(
-        cls, file_system: fsx.LustreFileSystem, *, mount_path: str | None = None
+        cls,
+        file_system: fsx.IFileSystem,
+        *,
+        mount_name: str | None = None,
+        mount_path: str | None = None,
     ) -> InstanceStorage:
-        """Mount an FSx for Lustre file system defined in (or imported into) the app: its DNS
-        name and mount name are read from it, and the cluster opens the file system's own
-        Lustre port range to its security groups when the group is added. Needs a network on
-        the cluster.
+        """Mount an FSx for Lustre file system defined in the app or imported into it
+        (``fsx.LustreFileSystem.from_lustre_file_system_attributes``): its DNS name (and,
+        for one the app defines, its mount name) are read from it, and the cluster opens the
+        file system's Lustre port range (``TCP 988-1023``) to its security groups when the
+        group is added, the same for both. An imported security group that is immutable
+        (``mutable=False``) takes no rule: a warning (``HP-FSX-PORTS``) then says what to
+        open. Needs a network on the cluster.
 
+        ```python
+        from aws_cdk import aws_fsx as fsx
+
+        shared = fsx.LustreFileSystem.from_lustre_file_system_attributes(
+            stack, "Shared", dns_name="fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com",
+            file_system_id="fs-0123456789abcdef0",
+            security_group=ec2.SecurityGroup.from_security_group_id(stack, "FsxSg", "sg-0123"),
+        )
+        InstanceStorage.lustre_file_system(shared, mount_name="abcdefgh")
+        ```
+
+        :param mount_name: the file system's ``MountName``; required for an imported file
+            system (its attributes carry none). Default: the file system's own.
         :param mount_path: where to mount it. Default: HyperPod's default (``/fsx``).
-        :raises HyperPodArgumentError: ``file_system`` is not a Lustre file system construct
-            (an imported one has no mount name: use :meth:`fsx_lustre`).
+        :raises HyperPodArgumentError: ``file_system`` is not a file system construct, or an
+            imported one comes without ``mount_name``.
         """
+        # aws-cdk-lib types an imported file system as fsx.IFileSystem, which declares
+        # neither name: both are read from the object.
+        own = getattr(file_system, "mount_name", None)
+        dns_name = getattr(file_system, "dns_name", None)
         raise_if_any(
             "InstanceStorage.lustre_file_system",
-            check(
-                "file_system",
-                file_system,
-                lambda v: all(hasattr(v, a) for a in ("dns_name", "mount_name", "connections")),
-                "an fsx.LustreFileSystem; for an imported one use "
-                "InstanceStorage.fsx_lustre(dns_name=..., mount_name=...)",
-            ),
+            [
+                *check(
+                    "file_system",
+                    file_system,
+                    lambda v: all(hasattr(v, a) for a in ("dns_name", "connections")),
+                    "an fsx.LustreFileSystem, or one from "
+                    "fsx.LustreFileSystem.from_lustre_file_system_attributes(...)",
+                ),
+                *check(
+                    "mount_name",
+                    mount_name if mount_name is not None else own,
+                    is_str,
+                    "the file system's mount name (a str): an imported file system has none",
+                    fix="pass mount_name='abcdefgh' (the file system's MountName)",
+                ),
+            ],
         )
         return cls(
             kind="fsx_lustre",
-            dns_name=file_system.dns_name,
-            mount_name=file_system.mount_name,
+            dns_name=dns_name,
+            mount_name=mount_name if mount_name is not None else own,
             mount_path=mount_path,
             file_system=file_system,
         )

@@ -8,7 +8,7 @@ Update the snapshots after an intended change:
 from __future__ import annotations
 
 import json
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -354,7 +354,7 @@ def test_the_blueprint_policy_requires_the_team_tag(tmp_path: Path) -> None:
     assert (lean.compute_group.instance_count, lean.compute_group.min_instance_count) == (2, 2)
     assert lean.min_count_gate is None
     assert synth(app, tmp_path).errors() == [
-        "[HPP-TAGS] lean: S/Cluster: tag 'team' is missing. Fix: pass tags={'team': "
+        "[HPP-TAGS] lean: tag 'team' is missing. Fix: pass tags={'team': "
         "'<value>'} to the cluster, or Tags.of(scope).add('team', '<value>')"
     ]
 
@@ -497,3 +497,109 @@ def test_every_blueprints_props_extend_one_options_class() -> None:
     assert props.layout == FsdpLayout(32)
     for option in fields(TrainingClusterOptions):
         assert getattr(props, option.name) == getattr(fsdp, option.name), option.name
+
+
+# -- an existing estate: everything imported by id or attributes -----------------------------
+
+
+class Encrypted(Lean):
+    """The lean platform with its volume key (granted to the execution role)."""
+
+    DEFAULTS: ClassVar[BlueprintDefaults] = replace(Lean.DEFAULTS, encrypt_volumes=True)
+
+
+ESTATE_ROLE = "arn:aws:iam::111111111111:role/org/hyperpod-execution"
+ESTATE_PLAN = "arn:aws:sagemaker:us-east-1:111111111111:training-plan/org-plan"
+ESTATE_DNS = "fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com"
+
+
+def _estate(stack: Stack, *, role_mutable: bool) -> FsdpTrainingClusterProps:
+    """An existing VPC, subnet, security group, FSx for Lustre file system, execution role,
+    lifecycle scripts in S3 and training plan, all imported without a lookup."""
+    from aws_cdk import aws_fsx as fsx
+    from aws_cdk import aws_iam as iam
+
+    from hyperpod_constructs import InstanceStorage, LifecycleScripts
+
+    fsx_group = ec2.SecurityGroup.from_security_group_id(stack, "FsxSg", "sg-0f5000000000000a0")
+    shared = fsx.LustreFileSystem.from_lustre_file_system_attributes(
+        stack,
+        "Shared",
+        dns_name=ESTATE_DNS,
+        file_system_id="fs-0123456789abcdef0",
+        security_group=fsx_group,
+    )
+    return FsdpTrainingClusterProps(
+        vpc=imported_vpc(stack),
+        vpc_subnets=ec2.SubnetSelection(
+            subnets=[ec2.Subnet.from_subnet_id(stack, "Subnet", "subnet-0e5000000000000a0")]
+        ),
+        security_groups=[
+            ec2.SecurityGroup.from_security_group_id(stack, "NodesSg", "sg-0e5000000000000a0")
+        ],
+        execution_role=iam.Role.from_role_arn(stack, "Role", ESTATE_ROLE, mutable=role_mutable),
+        storage=[InstanceStorage.lustre_file_system(shared, mount_name="abcdefgh")],
+        lifecycle_scripts=LifecycleScripts.from_s3_uri(
+            "s3://sagemaker-org-scripts/lifecycle/", on_create="on_create.sh"
+        ),
+        training_plan_arn=ESTATE_PLAN,
+        tags={"team": "vision"},
+        data_parallel=16,
+    )
+
+
+def _synth_estate(tmp_path: Path, *, role_mutable: bool) -> Any:
+    """The encrypted blueprint on the estate, synthesized (it must succeed)."""
+    app = new_app(outdir=str(tmp_path))
+    stack = Stack(app, "S", env={"account": "111111111111", "region": "us-east-1"})
+    Encrypted(stack, "Cluster", _estate(stack, role_mutable=role_mutable))
+    result = synth(app, tmp_path)
+    assert result.succeeded, result.error
+    return result
+
+
+def test_a_blueprint_builds_on_an_existing_estate(tmp_path: Path) -> None:
+    result = _synth_estate(tmp_path, role_mutable=True)
+    template = json.loads((tmp_path / "S.template.json").read_text())
+    _, cluster = only(template, "AWS::SageMaker::Cluster")
+    properties = cluster["Properties"]
+    assert properties["VpcConfig"] == {
+        "SecurityGroupIds": ["sg-0e5000000000000a0"],
+        "Subnets": ["subnet-0e5000000000000a0"],
+    }
+    groups = {group["InstanceGroupName"]: group for group in properties["InstanceGroups"]}
+    lustre = {"DnsName": ESTATE_DNS, "MountName": "abcdefgh"}
+    for group in groups.values():  # the shared file system on every group, after the volume
+        assert group["ExecutionRole"] == ESTATE_ROLE
+        assert group["InstanceStorageConfigs"][1] == {"FsxLustreConfig": lustre}
+    assert groups["train"]["TrainingPlanArn"] == ESTATE_PLAN
+    assert "TrainingPlanArn" not in groups["controller"]
+    assert not any(role["Type"] == "AWS::IAM::Role" for role in template["Resources"].values())
+    # The file system's Lustre ports, opened to the nodes' security group as for an owned one.
+    ingress = [
+        rule["Properties"]
+        for rule in resources(template, "AWS::EC2::SecurityGroupIngress").values()
+        if rule["Properties"]["GroupId"] == "sg-0f5000000000000a0"
+    ]
+    assert [(r["FromPort"], r["ToPort"], r["SourceSecurityGroupId"]) for r in ingress] == [
+        (988, 1023, "sg-0e5000000000000a0")
+    ]
+    # The volume key's statements reach the imported role (a policy attached by CDK).
+    granted = [
+        action
+        for policy in resources(template, "AWS::IAM::Policy").values()
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+        for action in (
+            [statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"]
+        )
+    ]
+    assert "kms:CreateGrant" in granted
+    assert [w for _, _, w in [r for r in result.found if r[0] == "warning"] if "HP-" in w] == []
+
+
+def test_an_immutable_estate_role_is_one_warning_naming_all_it_lacks(tmp_path: Path) -> None:
+    result = _synth_estate(tmp_path, role_mutable=False)
+    (warning,) = [text for kind, _, text in result.found if "HP-WARN-ROLE-IMMUTABLE" in text]
+    assert "S/Role" in warning
+    for missing in ("the network-interface actions", "the use of the volume key"):
+        assert missing in warning

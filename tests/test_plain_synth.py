@@ -215,7 +215,7 @@ def test_an_error_jsii_relays_from_an_aspect_is_reported(runs: dict[str, Finishe
 def test_a_policy_error_alone_fails_a_plain_app(runs: dict[str, Finished]) -> None:
     """A policy never fails open: not in ``python app.py`` without cdk.json's flags either."""
     (problem,) = _assert_clean(runs["policy"])
-    assert problem.startswith("[Top/Cluster] [HPP-MAX-COUNT] acme: Top/Cluster: instance group")
+    assert problem.startswith("[Top/Cluster] [HPP-MAX-COUNT] acme: instance group")
     assert "instance_count 4 is above the maximum of 2" in problem
 
 

@@ -594,7 +594,7 @@ def test_a_compliant_cluster_gets_no_annotations(scenarios: Scenarios) -> None:
     assert [v for v in scenarios.policy.violations if v.path == "Compliant/Cluster"] == []
 
 
-def test_violations_are_annotations_naming_rule_path_group_and_fix(scenarios: Scenarios) -> None:
+def test_violations_name_rule_group_and_fix_not_the_path(scenarios: Scenarios) -> None:
     found = [r for r in scenarios.found if r[1] == "Broken/Cluster"]
     by_rule = {message.split("]")[0][1:]: (severity, message) for severity, _, message in found}
     assert set(by_rule) == {
@@ -614,7 +614,7 @@ def test_violations_are_annotations_naming_rule_path_group_and_fix(scenarios: Sc
         "HPP-VPC": "error",
     }
     assert by_rule["HPP-MAX-COUNT"][1] == (
-        "[HPP-MAX-COUNT] acme: Broken/Cluster: instance group 'gpu': instance_count 20 is "
+        "[HPP-MAX-COUNT] acme: instance group 'gpu': instance_count 20 is "
         "above the maximum of 16 per instance group. Fix: lower instance_count to at most 16, "
         "or split the instances over several groups or clusters"
     )
@@ -670,7 +670,7 @@ def test_each_cluster_is_checked_once_per_policy(scenarios: Scenarios) -> None:
         (
             "warning",
             "Twice/Cluster",
-            "[HPP-MAX-COUNT] stack-only: Twice/Cluster: instance group 'gpu': instance_count 10 "
+            "[HPP-MAX-COUNT] stack-only: instance group 'gpu': instance_count 10 "
             "is above the maximum of 5 per instance group. Fix: lower instance_count to at most 5, "
             "or split the instances over several groups or clusters",
         )

@@ -62,15 +62,20 @@ MISTAKES = {
 """The mistakes the README's words put into its example."""
 
 
-OPT_IN = "with report_validation_errors(): app.synth()"
-"""The one line the README and the guide give for a report without a traceback."""
+OPT_IN = "@report_validation_errors()"
+"""The one line the README and the guide give for a report without a traceback: on the
+function that builds and synthesizes the app (CDK Pipelines raise while it is built)."""
 
 
 def _opted_in(app: str) -> str:
-    """``app`` with its last line ``app.synth()`` in :data:`OPT_IN`."""
+    """``app``, construction and synth, as the body of a ``main()`` decorated with
+    :data:`OPT_IN`."""
     assert app.endswith("\napp.synth()\n")
-    head = app.removesuffix("app.synth()\n")
-    return f"{head}from hyperpod_constructs import report_validation_errors\n\n{OPT_IN}\n"
+    body = "".join(f"    {line}" if line.strip() else line for line in app.splitlines(True))
+    return (
+        "from hyperpod_constructs import report_validation_errors\n\n\n"
+        f"{OPT_IN}\ndef main() -> None:\n{body}\n\nmain()\n"
+    )
 
 
 def test_the_readme_error_message_is_what_a_plain_app_prints(tmp_path: Path) -> None:
@@ -134,7 +139,7 @@ def test_the_guide_report_is_what_a_plain_app_prints(tmp_path: Path) -> None:
     (shown,) = re.findall(r"```text\n(.*?)```", errors, flags=re.DOTALL)[:1]
     for words in ("STANDARD mode", "two groups named `p5`", '`"ml.p5.48xlarg"`'):
         assert words in errors
-    assert "with report_validation_errors():\n    app.synth()" in errors
+    assert f"{OPT_IN}\ndef main() -> None:" in errors
     (tmp_path / "app.py").write_text(_opted_in(GUIDE_APP))
     result = run_app(tmp_path, CDK_OUTDIR=str(tmp_path / "out"))
     assert result.returncode == 1, result.stderr

@@ -6,6 +6,7 @@ In-process and fast; tests/test_cdk_cli.py checks the same through the real ``cd
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -466,3 +467,100 @@ def test_a_single_stack_app_keeps_the_short_header(tmp_path: Path) -> None:
         report.splitlines()[0] == "HyperPod validation failed (1 error); no template was written:"
     )
     assert len(report.splitlines()) == 2
+
+
+# -- every app shape: one report, whatever raised it -----------------------------------------
+
+
+def _pipeline(app: App) -> Any:
+    """A CDK Pipelines pipeline (real aws_cdk.pipelines) in its own stack, across accounts."""
+    from aws_cdk import pipelines
+
+    env = {"account": "111111111111", "region": "us-east-1"}
+    source = pipelines.CodePipelineSource.connection(
+        "org/training",
+        "main",
+        connection_arn="arn:aws:codeconnections:us-east-1:111111111111:connection/0123abcd",
+    )
+    return pipelines.CodePipeline(
+        Stack(app, "Delivery", env=env),
+        "Pipeline",
+        cross_account_keys=True,
+        synth=pipelines.ShellStep("Synth", input=source, commands=["npx cdk synth"]),
+    )
+
+
+SHAPES = ["app", "stage", "nested-stage", "pipeline-add-stage", "pipeline-add-wave", "late"]
+
+
+def _shape_main(shape: str, outdir: Path, steps: list[str]) -> Any:
+    """An app's ``main()`` in ``shape``: a cluster with a minimum above its count and no VPC
+    under an App-level policy requiring one; ``steps`` records how far it got."""
+    from aws_cdk import Stage
+
+    from hyperpod_constructs.policy import HyperPodPolicy
+
+    def main() -> None:
+        app = App(outdir=str(outdir))
+        policy = HyperPodPolicy(name="acme", require_vpc=True)
+        if shape != "late":
+            Aspects.of(app).add(policy)
+        env = {"account": "222222222222", "region": "us-east-1"}
+        scope: App | Stage = app
+        minimum = 2 if shape == "late" else 3  # late: only the policy's error
+        if shape == "nested-stage":
+            scope = Stage(Stage(app, "Org"), "Prod")
+        elif shape != "app":
+            scope = Stage(app, "Prod", env=env)
+        HyperPodSlurmCluster(
+            Stack(scope, "Training"),
+            "Cluster",
+            instance_groups=[controller(), compute("gpu", min_instance_count=minimum)],
+        )
+        if shape in ("pipeline-add-stage", "late"):
+            _pipeline(app).add_stage(scope)
+        elif shape == "pipeline-add-wave":
+            _pipeline(app).add_wave("Wave").add_stage(scope)
+        steps.append("constructed")
+        if shape == "late":
+            Aspects.of(app).add(policy)
+        app.synth()
+        steps.append("synthesized")
+
+    return main
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_one_report_in_every_app_shape(shape: str, tmp_path: Path) -> None:
+    """The decorator on ``main()`` (the documented way) reports what ``app.synth()`` raises and
+    what ``CodePipeline.add_stage`` / ``add_wave`` raise while the app is constructed: one line
+    per mistake, its rule id, the cluster's path once."""
+    stream = io.StringIO()
+    steps: list[str] = []
+    main = report_validation_errors(stream)(_shape_main(shape, tmp_path, steps))
+
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+
+    report = stream.getvalue()
+    assert exit_info.value.code == 1
+    # CDK Pipelines synthesizes the Stage in add_stage: the error comes before app.synth().
+    assert steps == ([] if shape.startswith("pipeline-") else ["constructed"])
+    assert "Traceback" not in report
+    assert "at Kernel" not in report
+    path = {"app": "Training/Cluster", "nested-stage": "Org/Prod/Training/Cluster"}.get(
+        shape, "Prod/Training/Cluster"
+    )
+    problems = problem_lines(report)
+    if shape == "late":  # the policy came after the Stage was synthesized: only its error
+        assert [line.split("] ")[1] for line in problems] == ["[HPP-VPC"], report
+        # The Stage's templates were written: the App's synth failed, not the Stage's.
+        assert report.startswith("Validation failed (1 error) in the App's own stacks;")
+        assert "assembly-Prod/" in report.splitlines()[2]
+    else:
+        rules = sorted(re.findall(r"\[(HPP?-[A-Z-]+)\]", "\n".join(problems)))
+        assert rules == ["HP-MIN-ABOVE-COUNT", "HPP-VPC"], report
+    for line in problems:
+        assert line.startswith(f"[{path}] ")
+        assert line.count(path) == 1, line
+        assert len(re.findall(r"\[HPP?-[A-Z-]+\]", line)) == 1, line

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -627,14 +628,18 @@ def test_compute_partition_is_typed_optional() -> None:
     assert parameter.annotation == "str | None"  # postponed annotations: the source text
 
 
-def test_fsx_with_a_vpc_does_not_warn() -> None:
+def test_fsx_with_a_vpc_warns_only_about_the_ports_it_cannot_open() -> None:
+    """Given by names, the file system's Lustre ports are the owner's to open: that warning
+    (HP-FSX-PORTS) alone, no VPC finding."""
     stack = Stack(App(), "Test")
     groups = [
         _controller(),
         _compute(storage=[InstanceStorage.fsx_lustre(dns_name=FSX_DNS, mount_name="abc")]),
     ]
     HyperPodSlurmCluster(stack, "Cluster", vpc=vpc(stack), instance_groups=groups)
-    assert _warnings_and_errors(stack) == ([], [])
+    warnings, errors = _warnings_and_errors(stack)
+    assert errors == []
+    assert [re.findall(r"\[(HP-[A-Z-]+)\]", warning) for warning in warnings] == [["HP-FSX-PORTS"]]
 
 
 def _template(groups: list[InstanceGroup]) -> dict[str, Any]:

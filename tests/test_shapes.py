@@ -372,7 +372,7 @@ def test_file_system_opens_its_ports_to_the_cluster_without_warnings() -> None:
 # -- imported roles --------------------------------------------------------------------------------
 
 
-def test_immutable_imported_role_gets_a_warning_naming_what_is_missing() -> None:
+def test_immutable_imported_role_gets_one_warning_naming_all_that_is_missing() -> None:
     app = new_app()
     stack = Stack(app, "Test")
     role = iam.Role.from_role_arn(stack, "Role", ROLE_ARN, mutable=False)
@@ -387,9 +387,10 @@ def test_immutable_imported_role_gets_a_warning_naming_what_is_missing() -> None
         **network(stack),
     )
     warnings = Annotations.from_stack(stack).find_warning("/Test/Cluster", Match.any_value())
-    texts = [str(w.entry.data) for w in warnings]
-    assert any("network-interface actions" in t and "Test/Role" in t for t in texts), texts
-    assert any("read access to the lifecycle scripts" in t for t in texts), texts
+    texts = [str(w.entry.data) for w in warnings if "Test/Role" in str(w.entry.data)]
+    (text,) = texts  # once per cluster, both missing grants on its line, with its rule id
+    assert "the network-interface actions and read access to the lifecycle scripts" in text
+    assert "[HP-WARN-ROLE-IMMUTABLE] [ack: hyperpod:HP-WARN-ROLE-IMMUTABLE]" in text
     assert resources(as_dict(Template.from_stack(stack)), "AWS::IAM::Policy") == {}
 
 

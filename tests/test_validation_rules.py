@@ -108,6 +108,17 @@ def with_storage(*storage: InstanceStorage, vpc: bool = False) -> Build:
     return build
 
 
+def ports_opened(build: Build) -> Build:
+    """``build`` whose FSx for Lustre ports its owner opened (``HP-FSX-PORTS`` acknowledged)."""
+
+    def opened(stack: Stack, tmp: Path) -> object:
+        built = build(stack, tmp)
+        aws_cdk.Annotations.of(stack).acknowledge_warning("hyperpod:HP-FSX-PORTS", "opened")
+        return built
+
+    return opened
+
+
 def with_cluster(**props: Any) -> Build:
     return lambda stack, _tmp: cluster(stack, **props)
 
@@ -646,12 +657,12 @@ GOOD = [
     good("ebs-1-gib", with_storage(InstanceStorage.ebs(volume_size=Size.gibibytes(1)))),
     good("ebs-16384-gib", with_storage(InstanceStorage.ebs(volume_size=Size.gibibytes(16384)))),
     good("ebs-16-tib", with_storage(InstanceStorage.ebs(volume_size=Size.tebibytes(16)))),
-    good("four-storage-configs", with_storage(
+    good("four-storage-configs", ports_opened(with_storage(
         InstanceStorage.ebs(volume_size=Size.gibibytes(500), kms_key_id="alias/hyperpod"),
         InstanceStorage.fsx_lustre(dns_name=FSX_DNS, mount_name="abcdefgh", mount_path="/fsx"),
         InstanceStorage.fsx_open_zfs(dns_name=FSX_DNS, mount_path="/home/shared"),
         InstanceStorage.fsx_lustre(dns_name=FSX_DNS, mount_name="a_b-1", mount_path="/scratch"),
-        vpc=True)),
+        vpc=True))),
     good("partition-1024-chars", with_group(partition="p" * 1024)),
     good("names-63-chars-and-repeated-hyphens", lambda stack, _tmp: cluster(
         stack, [controller("c" * 63), compute("gpu--a", partition="a--b")], cluster_name="h" * 63)),

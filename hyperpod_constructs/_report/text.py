@@ -27,6 +27,9 @@ _PLUGIN_FAILURE = re.compile(
 )
 _PLUGIN_SHORT_BODY = "Validation failed."
 _JS_STACK_LINE = re.compile(r"^\s*at \S.*")
+_ROOT_PATH = re.compile(r"^\[\] (?=\[[^\]]+\] )")
+"""aws-cdk-lib's path of the App (``[]``) before a line that names its construct itself (a
+policy's check of a Stage synthesized before it): the line's own path is the one to show."""
 
 Kind = Literal["hyperpod", "construct", "plugin"]
 
@@ -121,7 +124,7 @@ def _construct_messages(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
             break
         warning = _WARNING_LINE.match(line.strip())
         if warning is None:
-            errors.append(line.strip())
+            errors.append(_ROOT_PATH.sub("", line.strip()))
         else:
             warnings.append(warning.group("path") + line.strip()[warning.end() :])
     return _unique(errors), _unique(warnings)
@@ -137,7 +140,11 @@ def _construct_failure(text: str) -> ValidationFailure:
     known = set(ours)
     listed, listed_warnings = _construct_messages(text)
     others = [line for line in listed if line not in known]
-    messages = _unique([*ours, *others])
+    # A line another extends (the same error with what is known of its Stage) is that line.
+    every = _unique([*ours, *others])
+    messages = tuple(
+        line for line in every if not any(o.startswith(f"{line} (") for o in every if o != line)
+    )
     recorded = [line for _, warnings in reports for line in warnings]
     warnings = _unique([*recorded, *listed_warnings])
     return ValidationFailure(
@@ -244,11 +251,11 @@ def stage_progress(records: Sequence[Reported]) -> StageProgress | None:
         root = records[0].annotated[0].node.root
         outdir = str(getattr(root, "outdir", ""))
         reported = {record.path for record in records}
-        failed = {
-            Stage.of(record.annotated[0]).node.path  # type: ignore[union-attr]
+        stages = [
+            Stage.of(record.annotated[0])  # the Stages whose clusters reported errors
             for record in records
             if record.report_lines()[0]
-        }
+        ]
         clusters = [
             construct
             for construct in root.node.find_all()
@@ -267,6 +274,14 @@ def stage_progress(records: Sequence[Reported]) -> StageProgress | None:
     written = _fresh_templates(outdir) if outdir else []
     if not written and not unchecked:  # the short report says it all
         return None
+    # A Stage whose templates were written was synthesized before (CDK Pipelines' add_stage):
+    # its errors came from a later check, at the synth of the App.
+    done = {os.path.dirname(os.path.join(outdir, path)) for path in written}
+    failed = {
+        stage.node.path  # type: ignore[union-attr]
+        for stage in stages
+        if os.path.normpath(str(stage.outdir)) not in done  # type: ignore[union-attr]
+    } or {""}
     return StageProgress(
         tuple(sorted(failed)), tuple(written), tuple(sorted(unchecked)), tuple(also)
     )

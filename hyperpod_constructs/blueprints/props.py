@@ -8,22 +8,29 @@ and :class:`MegatronTrainingClusterProps` the parallel sizes).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 
 from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_iam as iam
 
 from ..instance_type import HyperPodInstanceType
 from ..lifecycle import LifecycleScripts
 from ..sizing import ParallelLayout
+from ..storage import InstanceStorage
 
 
 @dataclass(frozen=True, kw_only=True)
 class TrainingClusterOptions:
-    """What every training blueprint takes besides the job's layout.
+    """What every training blueprint takes besides the job's layout, including what an
+    existing estate brings (imported by id or attributes, no lookups): its VPC and subnets
+    (``vpc``, ``vpc_subnets``), security groups, execution role, shared file systems
+    (``storage``), lifecycle scripts already in S3 and a training plan.
 
-    Replacement: ``cluster_name`` and the VPC settings (``vpc``, ``vpc_subnets``) replace the
-    cluster when changed; ``instance_type`` and ``partition`` replace the compute group.
+    Changes: ``cluster_name`` and the VPC settings (``vpc``, ``vpc_subnets``,
+    ``security_groups``) replace the cluster; a new ``partition`` is a new compute group;
+    ``UpdateCluster`` refuses a new ``instance_type`` or ``execution_role`` for an existing
+    group (``plan`` reports it).
     """
 
     vpc: ec2.IVpc
@@ -46,6 +53,22 @@ class TrainingClusterOptions:
     """Default: none (HyperPod configures Slurm from each group's SlurmConfig)."""
     partition: str = "train"
     """Slurm partition (and compute group name). Default: ``"train"``."""
+    security_groups: Sequence[ec2.ISecurityGroup] | None = None
+    """The cluster's security groups, e.g. ``ec2.SecurityGroup.from_security_group_id``
+    (they must allow all traffic among the nodes). Default: a new one allowing that."""
+    execution_role: iam.IRole | None = None
+    """The execution role of every group, e.g. ``iam.Role.from_role_arn``. The blueprint's
+    grants (the volume key, the network interfaces, the lifecycle scripts) are added to it
+    where it takes them; an immutable one is warned about once (``HP-WARN-ROLE-IMMUTABLE``).
+    Default: a new role."""
+    storage: Sequence[InstanceStorage] = ()
+    """Shared file systems mounted on every group (controller, login, compute), after the
+    platform's EBS volume: e.g. ``InstanceStorage.lustre_file_system(imported,
+    mount_name=...)`` for an existing FSx for Lustre file system, whose Lustre ports the
+    cluster opens. At most three. Default: none."""
+    training_plan_arn: str | None = None
+    """The SageMaker training plan the compute group runs on (its reserved capacity).
+    Default: none (on-demand)."""
 
     def with_layout(self, layout: ParallelLayout) -> TrainingClusterProps:
         """These options with ``layout``: the props of :class:`TrainingClusterBlueprint`."""

@@ -9,6 +9,7 @@ from aws_cdk import AspectPriority, Aspects, Size
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
+from .._cdk.roles import statements_land
 from .._core.arguments import argument_finding
 from .._core.finding import Finding, HyperPodArgumentError, HyperPodValidationError
 from ..cluster import HyperPodSlurmCluster
@@ -87,6 +88,9 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
       execution role through SageMaker only (``kms:CreateGrant`` for AWS resources,
       ``kms:DescribeKey``), when
       ``DEFAULTS.encrypt_volumes``;
+    - for an existing estate (:class:`TrainingClusterOptions`): its security groups, its
+      execution role, its shared file systems on every group (an FSx for Lustre file
+      system's ports opened to the nodes) and its training plan on the compute group;
     - the platform's tags plus ``hyperpod:layout`` and ``hyperpod:blueprint``;
     - ``DEFAULTS.policy()`` applied to itself as an aspect.
 
@@ -144,6 +148,8 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
             cluster_name=props.cluster_name,
             vpc=props.vpc,
             vpc_subnets=props.vpc_subnets,
+            security_groups=props.security_groups,
+            execution_role=props.execution_role,
             lifecycle_scripts=props.lifecycle_scripts,
             tags={
                 **(tags or {}),
@@ -162,13 +168,17 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
                 enable_key_rotation=True,
                 description=f"EBS volumes of the HyperPod cluster {path}",
             )
-            for statement in volume_key_statements(self._volume_key.key_arn):
+            granted = [
                 self.role.add_to_principal_policy(statement)
+                for statement in volume_key_statements(self._volume_key.key_arn)
+            ]
+            if not (all(grant.statement_added for grant in granted) and statements_land(self.role)):
+                self._warn_missing_permission(self.role, "the use of the volume key")
             self._volume_key.add_to_resource_policy(grants_only_for_aws_resources())
         key_arn = self._volume_key.key_arn if self._volume_key is not None else None
 
         def volume(size: Size) -> tuple[InstanceStorage, ...]:
-            return (InstanceStorage.ebs(volume_size=size, kms_key_id=key_arn),)
+            return (InstanceStorage.ebs(volume_size=size, kms_key_id=key_arn), *props.storage)
 
         self.add_instance_group(
             InstanceGroup.controller(
@@ -194,6 +204,7 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
             threads_per_core=defaults.threads_per_core,
             deep_health_checks=defaults.deep_health_checks,
             storage=volume(defaults.compute_volume_size),
+            training_plan_arn=props.training_plan_arn,
         )
         self.add_instance_group(self._compute_group)
         Aspects.of(self).add(defaults.policy(), priority=AspectPriority.READONLY)

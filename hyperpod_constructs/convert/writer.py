@@ -9,7 +9,7 @@ from .source import Call, assignment, literal, statement
 
 LINE_LIMIT = 100
 """The longest line ``ruff check`` takes in this project (E501); longer lines get a ``noqa``."""
-ACKNOWLEDGED_WARNING = "hyperpod:ImportedRoleNotGranted"
+ACKNOWLEDGED_WARNING = "hyperpod:HP-WARN-ROLE-IMMUTABLE"
 SUBNET_WARNING = "@aws-cdk/aws-ec2:noSubnetRouteTableId"
 
 

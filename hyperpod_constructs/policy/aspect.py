@@ -201,8 +201,8 @@ class HyperPodPolicy:
 
     Every HyperPod cluster (:class:`HyperPodSlurmCluster` and its subclasses) in the scope is
     checked at synth, after all aspects ran, so tags from ``Tags.of(app)`` count. Each
-    violation is an annotation on the cluster naming the rule, the construct path, the group
-    and the fix: an error (also the policy's node validation error, so every synth fails and
+    violation is an annotation on the cluster (which names its path) naming the rule, the
+    group and the fix: an error (also the policy's node validation error, so every synth fails and
     no template is written, whatever the app's feature flags) or a warning with id
     ``hyperpod-policy:<rule id>``. Rules left at their default (``None`` / ``False``) are
     off. Exempt a construct from a rule with :meth:`exempt`.
@@ -402,7 +402,9 @@ class HyperPodPolicy:
         errors: list[str] = []
         for violation in violations:
             self._violations.append(violation)
-            message = violation.message()
+            # The annotation (and every report line) names the cluster's path: once.
+            own = violation.path == cluster.node.path
+            message = (dataclasses.replace(violation, path=None) if own else violation).message()
             if violation.exemption is not None:
                 annotations.add_info(message)
             elif fail_closed(violation.severity) is PolicySeverity.ERROR:

@@ -317,8 +317,9 @@ class RequiredDeepHealthChecks(_Rule):
 class RequiredTags(_Rule):
     """The cluster carries ``tags`` (set with ``tags=`` or ``Tags.of(scope).add``).
 
-    :param tags: tag keys, or a mapping of key to the allowed values (``None``: any value).
-        A value that is a deploy-time token cannot be checked and is accepted.
+    :param tags: tag keys, or a mapping of key to the allowed values (``None``: any value but
+        an empty or blank one, e.g. an unset variable). A value that is a deploy-time token
+        cannot be checked and is accepted.
     """
 
     RULE_ID: ClassVar[str] = PolicyRuleId.REQUIRED_TAGS
@@ -353,6 +354,13 @@ class RequiredTags(_Rule):
                     f"tag {key!r} is missing",
                     f"pass tags={{{key!r}: {example!r}}} to the cluster, or "
                     f"Tags.of(scope).add({key!r}, {example!r})",
+                )
+            elif allowed is None and not value.strip():  # an unset variable, say
+                yield self._violation(
+                    cluster,
+                    None,
+                    f"tag {key!r} has an empty value",
+                    f"give tag {key!r} a value (an unset variable in the build?)",
                 )
             elif allowed is not None and value not in allowed and not Token.is_unresolved(value):
                 yield self._violation(

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from .._cdk.tokens import is_unresolved
 from .._core import limits
 from .._core.arguments import TOKEN, Check, argument_finding, is_text_token
 from .._core.finding import Finding, Severity
-from .._core.rule import E, Rule, Scope, Source, reports
+from .._core.rule import E, Rule, Scope, Source, W, reports
 from ..enums import NodeRecovery
 from .layout_rules import group_layout
 from .name_rules import cluster_name
@@ -83,7 +84,19 @@ SYNTHESIZER_ASSETS = Rule(
     ),
 )
 
-RULES = (NODE_RECOVERY, ACCOUNTING_DATABASE, TAGS, SYNTHESIZER_ASSETS)
+ROLE_IMMUTABLE = Rule(
+    "HP-WARN-ROLE-IMMUTABLE",
+    W,
+    Scope.CLUSTER,
+    "`execution_role` / `ExecutionRole`",
+    "an execution role the library can grant what HyperPod needs (the network interfaces, the "
+    "lifecycle scripts, a blueprint's volume key), or one that already has it",
+    source=Source.library(
+        "an imported role with mutable=False takes no statement: aws-cdk-lib drops them"
+    ),
+)
+
+RULES = (NODE_RECOVERY, ACCOUNTING_DATABASE, TAGS, SYNTHESIZER_ASSETS, ROLE_IMMUTABLE)
 """This family's rules, in documentation order."""
 
 
@@ -191,12 +204,83 @@ def _tag_value_ok(value: object) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class TagLimits:
+    """The lengths a resource type's CloudFormation schema allows in a tag
+    (``Tags[].Key`` / ``Tags[].Value``): AWS's usual limits unless given."""
+
+    key: tuple[int, int] = (1, limits.MAX_TAG_KEY_LENGTH)
+    value: tuple[int, int] = (0, limits.MAX_TAG_VALUE_LENGTH)
+
+    def refuses(self, key: str, value: str) -> bool:
+        """Whether a tag ``key`` = ``value`` is outside these limits."""
+        return not (
+            self.key[0] <= len(key) <= self.key[1] and self.value[0] <= len(value) <= self.value[1]
+        )
+
+    def describe(self) -> str:
+        return (
+            f"keys {self.key[0]}..{self.key[1]} and values {self.value[0]}..{self.value[1]} "
+            "characters"
+        )
+
+
+TAG_LIMITS: Mapping[str, TagLimits] = {
+    type_name: TagLimits(value=(1, limits.MAX_TAG_VALUE_LENGTH))
+    for type_name in (
+        "AWS::CloudWatch::Alarm",
+        "AWS::CloudWatch::CompositeAlarm",
+        "AWS::CloudWatch::Dashboard",
+        "AWS::StepFunctions::StateMachine",
+    )
+}
+"""The resource types whose tags' limits differ from :class:`TagLimits` ``()`` (no empty
+value), as their CloudFormation schemas say: tests/test_tag_limits.py checks every resource
+type the library creates against cfn-lint's copy of the schemas."""
+
+
+def _resource_tag_findings(tags_by_type: Mapping[str, Mapping[str, str]]) -> list[Finding]:
+    """The tags that a resource type refuses, one finding per tag naming every such type."""
+    refused: dict[tuple[str, str], list[str]] = {}
+    for type_name, tags in sorted(tags_by_type.items()):
+        limit = TAG_LIMITS.get(type_name, TagLimits())
+        for key, value in tags.items():
+            concrete = isinstance(key, str) and isinstance(value, str)
+            tokens = concrete and (is_unresolved(key) or is_unresolved(value))
+            if concrete and not tokens and limit.refuses(key, value):
+                refused.setdefault((key, value), []).append(type_name)
+    return [
+        TAGS.finding(
+            field=f"tags[{key!r}] (Tags[].Value)",
+            value=value,
+            allowed="; ".join(
+                f"{TAG_LIMITS.get(type_name, TagLimits()).describe()} on {type_name}"
+                for type_name in types
+            )
+            + " (resources the library creates for the cluster)",
+            fix="give the tag a value (an unset variable?) or drop it, or keep it off those "
+            f"resources: Tags.of(scope).add({key!r}, ..., exclude_resource_types=[...])",
+        )
+        for (key, value), types in refused.items()
+    ]
+
+
 @reports(TAGS)
-def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
-    """The cluster's ``tags`` against the resource schema's ``Tags`` (keys, values, count).
+def tag_findings(
+    tags: Mapping[str, str] | None,
+    *,
+    on_resources: Mapping[str, Mapping[str, str]] | None = None,
+) -> list[Finding]:
+    """The cluster's ``tags`` against the resource schema's ``Tags`` (keys, values, count);
+    with ``on_resources``, the tags of the other resources the library creates against their
+    types' limits (their CloudFormation schemas': an empty value is refused by some).
 
     :param tags: the cluster's ``tags``, or ``None``.
+    :param on_resources: by CloudFormation resource type, the tags its resources carry.
+        Default: none.
     """
+    if on_resources:
+        return _resource_tag_findings(on_resources) + tag_findings(tags)
     if tags is None:
         return []
     if not isinstance(tags, Mapping):
@@ -233,6 +317,25 @@ def tag_findings(tags: Mapping[str, str] | None) -> list[Finding]:
                 )
             )
     return found
+
+
+@reports(ROLE_IMMUTABLE)
+def immutable_role_findings(missing: Mapping[str, Sequence[str]]) -> list[Finding]:
+    """One warning per immutable execution role, naming everything the library could not
+    grant it.
+
+    :param missing: by the role's construct path, what it could not be granted.
+    """
+    return [
+        ROLE_IMMUTABLE.finding(
+            value=path,
+            allowed=f"a role the library can grant {' and '.join(whats)} (an imported role "
+            "with mutable=False takes no statement)",
+            fix="make sure the role already has them, then acknowledge the warning; or import "
+            "the role mutable (iam.Role.from_role_arn(..., mutable=True))",
+        )
+        for path, whats in missing.items()
+    ]
 
 
 def validate_cluster(spec: ClusterSpec) -> list[Finding]:

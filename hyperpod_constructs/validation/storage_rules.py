@@ -16,7 +16,7 @@ from .._core.arguments import (
     pattern_findings,
 )
 from .._core.finding import Finding
-from .._core.rule import E, Rule, Scope, Source, reports
+from .._core.rule import E, Rule, Scope, Source, W, reports
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -101,6 +101,25 @@ MOUNT_PATH = Rule(
     ),
 )
 
+LUSTRE_PORTS = "TCP 988-1023"
+"""The ports an FSx for Lustre file system's security group opens to its clients: the range
+aws-cdk-lib's ``LustreFileSystem`` (owned or imported) opens with
+``connections.allow_default_port_from``, which covers AWS's 988 and 1018-1023."""
+
+FSX_PORTS = Rule(
+    "HP-FSX-PORTS",
+    W,
+    Scope.GROUP,
+    "`storage[]` / `FsxLustreConfig`",
+    f"the file system's security group lets the nodes in ({LUSTRE_PORTS} from the cluster's "
+    "security groups): opened by the library for `InstanceStorage.lustre_file_system(...)`, "
+    "yours to open otherwise",
+    source=Source(
+        "https://docs.aws.amazon.com/fsx/latest/LustreGuide/limit-access-security-groups.html",
+        "Lustre clients need inbound TCP 988 and 1018-1023 from their security groups",
+    ),
+)
+
 RULES = (
     STORAGE_COUNT,
     EBS_SIZE,
@@ -109,6 +128,7 @@ RULES = (
     FSX_DNS,
     FSX_MOUNT_NAME,
     MOUNT_PATH,
+    FSX_PORTS,
 )
 """This family's rules, in documentation order."""
 
@@ -215,6 +235,22 @@ def _root_volume(storage: InstanceStorage, group: str) -> list[Finding]:
     return found
 
 
+def unopened_lustre_ports(group: str, dns_name: object, why: str) -> Finding:
+    """An ``HP-FSX-PORTS`` warning: the library could not open the Lustre ports of the file
+    system at ``dns_name`` to the nodes (``why``)."""
+    return FSX_PORTS.finding(
+        field="storage[] (FsxLustreConfig)",
+        value=dns_name,
+        allowed=f"{LUSTRE_PORTS} open to the cluster's security groups (not opened by the "
+        f"library: {why})",
+        fix=f"open {LUSTRE_PORTS} on the file system's security group to the cluster's "
+        "security groups, or mount it with InstanceStorage.lustre_file_system(file_system) "
+        "(LustreFileSystem.from_lustre_file_system_attributes for an existing one) and a "
+        "mutable security group; acknowledge the warning once the ports are open",
+        group=group,
+    )
+
+
 def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
     key = "FsxLustreConfig" if storage.kind == "fsx_lustre" else "FsxOpenZfsConfig"
     found = pattern_findings(
@@ -229,6 +265,8 @@ def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
         max_length=limits.MAX_FSX_DNS_NAME_LENGTH,
         required=True,
     )
+    if storage.kind == "fsx_lustre" and storage.file_system is None:
+        found.append(unopened_lustre_ports(group, storage.dns_name, "no file system construct"))
     if storage.kind == "fsx_lustre":
         found += pattern_findings(
             storage.mount_name,
