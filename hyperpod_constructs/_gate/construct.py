@@ -60,7 +60,7 @@ from ..gate.definition import build_definition
 from ..gate.options import (
     HYPERPOD_MIN_COUNT_WINDOW,
     LOOP_BACKSTOP_MARGIN_SECONDS,
-    MAX_GATE_TIMEOUT,
+    MAX_GATE_TIMEOUT_HOURS,
     MinCountGateOptions,
 )
 from ..validation.gate_rules import WARN_GATE_TIMEOUT, gate_option_findings
@@ -205,7 +205,11 @@ def requirement_mismatches(
     with both values."""
 
     def value(raw: object) -> object:
-        resolved = stack.resolve(raw)
+        # A plain number, name or None is what it is: only the rest crosses to jsii.
+        plain = (
+            raw is None or isinstance(raw, int) or (isinstance(raw, str) and not is_unresolved(raw))
+        )
+        resolved = raw if plain else stack.resolve(raw)
         return str(resolved) if isinstance(resolved, (int, float)) else resolved
 
     problems: list[str] = []
@@ -314,7 +318,7 @@ class MinCountGate(Construct, GateMetrics):
         self._fingerprint_value: str | None = None
         # The loop's deadline is the requested timeout, exactly: gate_option_findings refused a
         # timeout whose backstop would not end before the wait condition's own 12-hour limit.
-        self._max_wait_seconds = int(MAX_GATE_TIMEOUT.to_seconds())
+        self._max_wait_seconds = MAX_GATE_TIMEOUT_HOURS * 60 * 60
         self._timeout_seconds = timeout_seconds
         self._loop_timeout_seconds = self._timeout_seconds + self._poll_seconds + margin_seconds
         self._stack = Stack.of(self)
