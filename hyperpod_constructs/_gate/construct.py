@@ -31,7 +31,7 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct, Dependable, IValidation
 
 from .._cdk.dependable import DependencyRoots
-from .._cdk.lazy import lazy_any, lazy_string
+from .._cdk.lazy import final_any, final_string
 from .._cdk.nag import (
     acknowledge,
     acknowledge_compliance_each,
@@ -325,7 +325,7 @@ class MinCountGate(Construct, GateMetrics):
 
         self._arm_properties_value: ArmProperties | None = None
         self._arm_id_value: str | None = None
-        self._arm_id = lazy_string(self._arm_logical_id)
+        self._arm_id = final_string(self._arm_logical_id)
         """The arm resource's logical id, one token for the values that name it."""
         self._wait_options_value: str | None = None
         self._views: dict[str, object] = {}
@@ -418,7 +418,7 @@ class MinCountGate(Construct, GateMetrics):
                 ENV_ARM_LOGICAL_ID: self._arm_id,
                 # The options that may change without a new wait (the wait handle's Metadata
                 # declares the rest): the arm function refuses a request that differs.
-                ENV_WAIT_OPTIONS: lazy_string(self._wait_options),
+                ENV_WAIT_OPTIONS: final_string(self._wait_options),
             },
         )
         self._check_function_arn = self._check_function.attr_arn
@@ -601,7 +601,7 @@ class MinCountGate(Construct, GateMetrics):
     def _add_arm(self) -> None:
         """The custom resource that starts the loop; its properties follow
         :class:`~hyperpod_constructs._runtime.hyperpod_gate.contract.ArmProperties`."""
-        properties = {key: lazy_any(self._arm_property(key)) for key in ARM_PROPERTY_KEYS}
+        properties = {key: final_any(self._arm_property(key)) for key in ARM_PROPERTY_KEYS}
         self.arm = CustomResource(
             self,
             "Arm",
@@ -643,7 +643,7 @@ class MinCountGate(Construct, GateMetrics):
             METADATA_KEY,
             {
                 META_GATE: self._arm_id,
-                META_PROPERTIES: lazy_any(lambda: declare(self._arm_properties().render())),
+                META_PROPERTIES: final_any(lambda: declare(self._arm_properties().render())),
             },
         )
         # The declaration exists before the arm reads it; the condition starts counting once
@@ -654,10 +654,10 @@ class MinCountGate(Construct, GateMetrics):
         # The construct ids from the stack down (ids never contain the path separator).
         path = self.node.path.split("/")[len(self._stack.node.path.split("/")) :]
         self._handle.override_logical_id(
-            lazy_string(lambda: gate_logical_id(path, "Handle", self._fingerprint()))
+            final_string(lambda: gate_logical_id(path, "Handle", self._fingerprint()))
         )
         self._condition.override_logical_id(
-            lazy_string(lambda: gate_logical_id(path, "Wait", self._fingerprint()))
+            final_string(lambda: gate_logical_id(path, "Wait", self._fingerprint()))
         )
         # `x.node.add_dependency(gate)` makes x wait for the wait condition only, not for every
         # resource of the gate's machinery.
