@@ -537,7 +537,8 @@ def importtime_library_s() -> float:
 
 def imports_section(report: Report, results: dict[str, Samples]) -> None:
     report.add(
-        "6. Imports: every public name of the library over `import aws_cdk` (bench/apps/imports.py)"
+        "6. Imports: every public name of the library over `import aws_cdk`, an App and a Stack "
+        "(bench/apps/imports.py)"
     )
     cdk, library = results["import-cdk"], results["import-library"]
     extra = statistics.median(

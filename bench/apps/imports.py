@@ -15,6 +15,10 @@ import sys  # noqa: E402
 
 from aws_cdk import App, Stack  # noqa: E402
 
+# Before the library's import, so that what any app's first jsii calls load (jsii's type
+# checker, aws-cdk-lib's type hints) is not charged to the library's modules.
+Stack(App(), "Imports")
+
 if "--library" in sys.argv[1:]:
     import hyperpod_constructs
 
@@ -22,7 +26,6 @@ if "--library" in sys.argv[1:]:
         getattr(hyperpod_constructs, name)
 
 if __name__ == "__main__":
-    Stack(App(), "Imports")
     modules = sum(1 for module in sys.modules if module.split(".")[0] == _harness.LIBRARY)
     _harness._stop_kernel()
     sys.stdout.write(json.dumps({"library_modules": modules}) + "\n")
