@@ -13,6 +13,12 @@ BIN := $(CURDIR)/$(VENV)/bin
 export PATH := $(CURDIR)/node_modules/.bin:$(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export CDK_DISABLE_CLI_TELEMETRY := true
+# Python keeps each module's bytecode, and pytest each test module's rewritten one, even on
+# machines that set PYTHONDONTWRITEBYTECODE: the venvs are installed without bytecode (see
+# make_venv below), and the test processes and the many Python subprocesses the tests start
+# would otherwise compile the same modules again (__pycache__/ is ignored by git and the
+# wheel's test checks that none is packaged).
+export PYTHONDONTWRITEBYTECODE :=
 # mkdocs-material's notice about its successor, printed on every build.
 export NO_MKDOCS_2_WARNING := 1
 CDK_FLAGS := --quiet --no-notices --no-version-reporting
@@ -26,19 +32,24 @@ CDK_QUIET := { grep -vE "^(Successfully synthesized to |Supply a stack id \()" |
 
 .PHONY: setup synth test test-deep docs package test-min lock bench suite-time clean
 
-# The pip the venvs use: `--group` (PEP 735 dependency groups, pyproject.toml) needs pip 25.1,
-# newer than the one `python -m venv` brings. This pip shows the build backend's warnings; the
-# one setuptools gives for every editable install (a note about folders named like the
-# package) is not about this project.
+# The venvs are installed with uv (PyPI package `uv`, one binary wheel): the locked set in
+# seconds where pip takes a minute and more (docs/performance.md, "Set-up"). uv is the one
+# thing pip installs, from PyPI, at the exact version below; uv then installs the constraints
+# file, the project (editable) and its PEP 735 dependency group (pyproject.toml), and the pip
+# the venv keeps for the packaging tests (which install the package with pip, as the README
+# tells users) and `make lock`. uv downloads nothing else (no Python: the venv's own). Unlike
+# pip it compiles no module at install (compiling all 113 packages took longer than installing
+# them): the targets below write each module's bytecode when a process first imports it, even
+# on machines that set PYTHONDONTWRITEBYTECODE, so no later process compiles it again.
+UV_VERSION := 0.13.9
 PIP_VERSION := 26.3
-EDITABLE_NOTE := ignore::UserWarning:setuptools.command.editable_wheel
 
 # $(1): venv folder, $(2): constraints file, $(3): dependency group to install.
 define make_venv
 	@$(PYTHON) -m venv $(1)
-	@$(1)/bin/pip install --quiet pip==$(PIP_VERSION) 2>&1 | $(PIP_QUIET)
-	@PYTHONWARNINGS=$(EDITABLE_NOTE) $(1)/bin/pip install --quiet --no-warn-script-location \
-	  -c $(2) -e . --group $(3) 2>&1 | $(PIP_QUIET)
+	@$(1)/bin/pip install --quiet uv==$(UV_VERSION) 2>&1 | $(PIP_QUIET)
+	@UV_PYTHON_DOWNLOADS=never $(1)/bin/uv pip install --quiet --python $(1)/bin/python \
+	  -c $(2) -e . --group $(3) pip==$(PIP_VERSION)
 	@touch $(1)/.installed
 endef
 
@@ -81,11 +92,6 @@ test-deep: setup
 # one process, so a file's module-scoped fixtures are built once.
 PYTEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
-# pytest keeps each test module's rewritten bytecode and Python each module's, so the test
-# processes and the many Python subprocesses the tests start do not compile the same modules
-# again (on machines that set PYTHONDONTWRITEBYTECODE; __pycache__/ is ignored by git and the
-# wheel's test checks that none is packaged).
-test test-deep: export PYTHONDONTWRITEBYTECODE :=
 
 ## The documentation site into site/ (mkdocs, API reference from the docstrings); fails on
 ## any warning: broken links or cross-references, an API page missing or left over.
@@ -120,7 +126,7 @@ test-min: $(VENV_MIN)/.installed node_modules/.installed
 ## Rewrite constraints.txt from the current .venv/ (after changing a dependency).
 lock: setup
 	{ sed -n '/^#/p' constraints.txt; $(BIN)/pip freeze --exclude-editable 2>/dev/null \
-	  | grep -vE '^(pip|setuptools)=='; } > constraints.txt.new
+	  | grep -vE '^(pip|setuptools|uv)=='; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt
 
 bench: setup

@@ -15,9 +15,11 @@ processes (see docs/performance.md). Sections: the gate's synth cost (the smalle
 cluster, gate on, vs the same cluster in L1 ``CfnCluster``), synth overhead (the FSDP example
 vs the same cluster written with the L1 ``CfnCluster``), both with ``CDK_VALIDATION`` off and
 on, scale (1..100 instance groups), the readiness gate's cost per 3-hour wait
-(``bench/gate_cost.py``), and PASS/MISS per target. The L1 apps import nothing of the library
-(checked after every run), so they are the baseline a team pays without it. ``--record`` also
-writes the output to docs/performance.md.
+(``bench/gate_cost.py``), the floor (a gated cluster with a dependant, the FSDP example and 20
+clusters against their own templates written as plain ``CfnResource``s, CPU and jsii round
+trips), the import of the library's public names, and PASS/MISS per target. The L1 apps
+import nothing of the library (checked after every run), so they are the baseline a team pays
+without it. ``--record`` also writes the output to docs/performance.md.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 APPS = ROOT / "bench" / "apps"
+OUTDIR_VARIABLE = "HYPERPOD_BENCH_OUTDIR"
+"""Where an app keeps its cloud assembly (``bench/apps/_harness.py``)."""
 NODE_BIN = ROOT / "node_modules" / ".bin"
 PERFORMANCE_DOC = ROOT / "docs" / "performance.md"
 BEGIN_MARK = "<!-- bench:begin -->"
@@ -60,6 +64,19 @@ An installed package is compiled by pip when it is installed; a checkout run wit
 ``PYTHONDONTWRITEBYTECODE=1`` would compile the library's modules from source in every
 process while aws-cdk-lib's come precompiled from its wheel. Each case's warm-up run fills
 the cache, so every measured run loads every module from bytecode, as users' processes do."""
+FLOOR_APPS = (
+    ("clusters-1", "a gated cluster and a dependant", "clusters.py", ("1",), "Clusters", 1.3),
+    ("fsdp", "the FSDP example (examples/fsdp.py)", "fsdp_library.py", (), "FsdpTraining", 1.5),
+    ("clusters-20", "20 gated clusters, each a dependant", "clusters.py", ("20",), "Clusters", 1.3),
+)
+"""Each app judged against its floor (``bench/apps/floor.py``: the app's own template written
+as plain ``CfnResource``s): key, label, script, arguments, the stack whose template the floor
+writes, and the most CPU time the library may cost, as a multiple of the floor's."""
+ROUND_TRIP_TARGET = 2.0
+"""Each app of :data:`FLOOR_APPS` may make at most this times its floor's jsii round trips."""
+IMPORT_TARGET_S = 0.2
+"""Importing every public name of the library may cost at most this much CPU time (s) over
+``import aws_cdk`` and an ``App`` with a ``Stack``, which every CDK app pays anyway."""
 LINEARITY_TOLERANCE = 1.15
 """Python calls per added group between 50 and 100 groups may exceed those between 10 and 50
 by this factor before the growth counts as super-linear (the counts are deterministic)."""
@@ -438,6 +455,109 @@ def scale_section(report: Report, results: dict[str, Samples], calls: dict[int, 
     report.add()
 
 
+def floor_template(script: str, args: Sequence[str], stack: str, folder: Path) -> Path:
+    """The template ``script args`` writes for ``stack`` (synthesized once, untimed)."""
+    outdir = folder / "-".join([Path(script).stem, *args])
+    env = {**child_env(False), OUTDIR_VARIABLE: str(outdir)}
+    command = [sys.executable, str(APPS / script), *args]
+    subprocess.run(command, env=env, cwd=ROOT, check=True, capture_output=True)
+    return outdir / f"{stack}.template.json"
+
+
+def floor_cases(folder: Path) -> list[Case]:
+    """Each app of :data:`FLOOR_APPS` and its floor, the floor's template written into
+    ``folder``."""
+    cases = []
+    for key, _, script, args, stack, _ in FLOOR_APPS:
+        template = floor_template(script, args, stack, folder)
+        cases.append(Case(key, script, args))
+        cases.append(Case(f"{key}-floor", "floor.py", (str(template),), l1=True))
+    return cases
+
+
+def round_trips(samples: Samples) -> float:
+    return samples.median(lambda run: run.app["jsii_build"] + run.app["jsii_synth"])
+
+
+def floor_section(report: Report, results: dict[str, Samples]) -> None:
+    report.add(
+        "5. The floor: each app against its own template written as plain CfnResources "
+        "(bench/apps/floor.py), CDK_VALIDATION=false"
+    )
+    report.add(
+        "   app                                  CPU s library (min..max)  CPU s floor  "
+        "library / floor  jsii round trips library / floor"
+    )
+    for key, label, *_, target in FLOOR_APPS:
+        lib, floor = results[key], results[f"{key}-floor"]
+        ratio = paired_ratio(lib, floor, cpu)
+        trips, floor_trips = round_trips(lib), round_trips(floor)
+        report.add(
+            f"   {label:<36} {lib.cell(cpu):<25} {floor.median(cpu):11.2f}  {ratio:14.2f}x  "
+            f"{trips:6.0f} / {floor_trips:.0f} = {trips / floor_trips:.2f}x"
+        )
+        report.verdict(f"{label} <= {target}x its floor, CPU", ratio <= target, f"{ratio:.2f}x")
+        report.verdict(
+            f"{label}: jsii round trips <= {ROUND_TRIP_TARGET}x the floor's",
+            trips <= ROUND_TRIP_TARGET * floor_trips,
+            f"{trips:.0f} vs {floor_trips:.0f}",
+        )
+    added = [
+        statistics.median(
+            (b.cpu_s - a.cpu_s) / 19 * 1000
+            for a, b in zip(results[one].runs, results[twenty].runs, strict=True)
+        )
+        for one, twenty in (
+            ("clusters-1", "clusters-20"),
+            ("clusters-1-floor", "clusters-20-floor"),
+        )
+    ]
+    report.add(
+        f"   each added gated cluster with its dependant (1 -> 20 clusters): CPU {added[0]:.0f} ms "
+        f"(library), {added[1]:.0f} ms (floor)"
+    )
+    report.add()
+
+
+def importtime_library_s() -> float:
+    """Seconds ``python -X importtime`` attributes to the library's own modules (self time)
+    when every public name is imported. (aws-cdk-lib loads its submodules through a module
+    ``__getattr__``, which ``-X importtime`` does not see: their cost is in the CPU figure.)"""
+    command = [sys.executable, "-X", "importtime", str(APPS / "imports.py"), "--library"]
+    process = subprocess.run(
+        command, env=child_env(False), cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    total = 0
+    for line in process.stderr.splitlines():
+        fields = line.removeprefix("import time:").split("|")
+        if len(fields) == 3 and fields[2].strip().split(".")[0] == "hyperpod_constructs":
+            total += int(fields[0])
+    return total / 1e6
+
+
+def imports_section(report: Report, results: dict[str, Samples]) -> None:
+    report.add(
+        "6. Imports: every public name of the library over `import aws_cdk`, an App and a Stack "
+        "(bench/apps/imports.py)"
+    )
+    cdk, library = results["import-cdk"], results["import-library"]
+    extra = statistics.median(
+        b.cpu_s - a.cpu_s for a, b in zip(cdk.runs, library.runs, strict=True)
+    )
+    report.add(f"   aws_cdk, App, Stack                    CPU s {cdk.cell(cpu)}")
+    report.add(f"   the same + the library's public names  CPU s {library.cell(cpu)}")
+    report.add(
+        f"   the library's part: CPU {extra:.2f} s (median of per-round differences); its own "
+        f"modules {importtime_library_s():.2f} s of it (-X importtime, self)"
+    )
+    report.verdict(
+        f"import: the library's names <= {IMPORT_TARGET_S} s over import aws_cdk",
+        extra <= IMPORT_TARGET_S,
+        f"{extra:.2f} s",
+    )
+    report.add()
+
+
 def _gate_value(name: str, value: float) -> str:
     if name.endswith("_usd"):
         return f"USD {value:.4f}"
@@ -503,6 +623,12 @@ def scale_cases(diagnostics: bool) -> list[Case]:
     return cases
 
 
+IMPORT_CASES = (
+    Case("import-cdk", "imports.py", (), l1=True),
+    Case("import-library", "imports.py", ("--library",)),
+)
+
+
 def record(text: str, info: dict[str, str]) -> None:
     """Replace the measured block of docs/performance.md with this run."""
     block = (
@@ -518,13 +644,16 @@ def record(text: str, info: dict[str, str]) -> None:
     PERFORMANCE_DOC.write_text(pattern.sub(lambda _: block, document), encoding="utf-8")
 
 
+SECTIONS = ("gated", "overhead", "scale", "gate", "floor", "imports")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmarks; print the table. Exit status 1 only with ``--check`` and a MISS."""
     parser = argparse.ArgumentParser(description="Benchmarks of hyperpod_constructs.")
     parser.add_argument("--runs", type=int, default=5, help="runs per case (at least 5)")
     parser.add_argument(
         "--only",
-        choices=("gated", "overhead", "scale", "gate"),
+        choices=SECTIONS,
         action="append",
         help="run only this section (repeatable)",
     )
@@ -542,7 +671,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.runs < 5:
         parser.error("--runs must be at least 5 (targets are judged on medians of >= 5 runs)")
-    sections = set(args.only or ("gated", "overhead", "scale", "gate"))
+    sections = set(args.only or SECTIONS)
 
     def progress(message: str) -> None:
         print(f"bench: {message}", file=sys.stderr, flush=True)
@@ -574,6 +703,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         scale_section(report, results, call_counts((10, 50, 100)))
     if "gate" in sections:
         gate_section(report)
+    if "floor" in sections:
+        progress("the floor: one cluster, the FSDP example and 20 clusters vs their templates")
+        with tempfile.TemporaryDirectory(prefix="hyperpod-bench-floor-") as folder:
+            results = measure(floor_cases(Path(folder)), args.runs, progress)
+        floor_section(report, results)
+    if "imports" in sections:
+        progress("imports: the library's public names over import aws_cdk")
+        imports_section(report, measure(IMPORT_CASES, args.runs, progress))
     verdict_section(report)
     text = report.text()
     print(text)

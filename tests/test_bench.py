@@ -69,3 +69,36 @@ def test_the_apps_load_the_library_from_bytecode_as_an_installed_package_does(
     name = Path(compiled).name
     cached = tmp_path / "bytecode" / source.parent.relative_to(source.anchor) / name
     assert cached.is_file(), sorted(p.name for p in (tmp_path / "bytecode").rglob("*.pyc"))[:5]
+
+
+def _run_app(script: str, *args: str, outdir: Path) -> dict[str, float]:
+    env = {
+        **os.environ,
+        "CDK_VALIDATION": "false",
+        "PYTHONPATH": str(ROOT),
+        "HYPERPOD_BENCH_OUTDIR": str(outdir),
+    }
+    result = subprocess.run(
+        [sys.executable, str(APPS / script), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.returncode == 0 and not result.stderr.strip(), result.stderr
+    report: dict[str, float] = json.loads(result.stdout.strip().splitlines()[-1])
+    return report
+
+
+def test_the_floor_writes_the_apps_own_resources_without_the_library(tmp_path: Path) -> None:
+    """The floor the library is judged against is the library's own template, resource for
+    resource (logical ids, types, properties, attributes), built without importing it."""
+    _run_app("clusters.py", "2", outdir=tmp_path / "library")
+    template = tmp_path / "library" / "Clusters.template.json"
+    report = _run_app("floor.py", str(template), outdir=tmp_path / "floor")
+    assert report["library_modules"] == 0
+    library = json.loads(template.read_text())
+    floor = json.loads((tmp_path / "floor" / "Floor.template.json").read_text())
+    assert floor["Resources"] == library["Resources"]
+    assert sum(r["Type"] == "AWS::SageMaker::Cluster" for r in floor["Resources"].values()) == 2

@@ -105,6 +105,17 @@ def test_exact_pins_are_dependency_groups_never_extras() -> None:
     assert "--group $(3)" in makefile and "'.[" not in makefile
 
 
+def test_make_setup_installs_each_locked_set_with_uv_bootstrapped_by_pip() -> None:
+    """pip (from ``python -m venv``) installs uv alone, at one exact version; uv installs the
+    locked set, the project and its group (docs/performance.md, "Set-up")."""
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile.split("define make_venv", 1)[1].split("endef", 1)[0]
+    (pin,) = re.findall(r"^UV_VERSION := (\S+)$", makefile, re.MULTILINE)
+    assert str(Version(pin)) == pin
+    assert re.findall(r"/bin/pip install (\S+ \S+)", recipe) == ["--quiet uv==$(UV_VERSION)"]
+    assert re.search(r"/bin/uv pip install .*\n.*-c \$\(2\) -e \. --group \$\(3\)", recipe)
+
+
 def test_the_package_reports_its_installed_version() -> None:
     assert hyperpod_constructs.__version__ == PYPROJECT["version"]
     assert installed_version("hyperpod-constructs-not-installed") == UNKNOWN

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import resource
 import sys
 import tempfile
@@ -28,6 +29,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = "hyperpod_constructs"
+OUTDIR_VARIABLE = "HYPERPOD_BENCH_OUTDIR"
 
 _started = time.perf_counter()
 _calls = 0
@@ -102,8 +104,9 @@ def run(define: Callable[[Any], None]) -> None:
 
     imported = time.perf_counter()
     calls_before_build = _calls
-    with tempfile.TemporaryDirectory(prefix="hyperpod-bench-") as outdir:
-        app = App(outdir=outdir)
+    with tempfile.TemporaryDirectory(prefix="hyperpod-bench-") as temporary:
+        # HYPERPOD_BENCH_OUTDIR keeps the cloud assembly (the floor apps read its template).
+        app = App(outdir=os.environ.get(OUTDIR_VARIABLE) or temporary)
         define(app)
         built = time.perf_counter()
         calls_after_build = _calls

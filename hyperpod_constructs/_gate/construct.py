@@ -31,7 +31,7 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct, Dependable, IValidation
 
 from .._cdk.dependable import DependencyRoots
-from .._cdk.lazy import lazy_any, lazy_string
+from .._cdk.lazy import final_any, final_string
 from .._cdk.nag import (
     acknowledge,
     acknowledge_compliance_each,
@@ -60,7 +60,7 @@ from ..gate.definition import build_definition
 from ..gate.options import (
     HYPERPOD_MIN_COUNT_WINDOW,
     LOOP_BACKSTOP_MARGIN_SECONDS,
-    MAX_GATE_TIMEOUT,
+    MAX_GATE_TIMEOUT_HOURS,
     MinCountGateOptions,
 )
 from ..validation.gate_rules import WARN_GATE_TIMEOUT, gate_option_findings
@@ -205,7 +205,11 @@ def requirement_mismatches(
     with both values."""
 
     def value(raw: object) -> object:
-        resolved = stack.resolve(raw)
+        # A plain number, name or None is what it is: only the rest crosses to jsii.
+        plain = (
+            raw is None or isinstance(raw, int) or (isinstance(raw, str) and not is_unresolved(raw))
+        )
+        resolved = raw if plain else stack.resolve(raw)
         return str(resolved) if isinstance(resolved, (int, float)) else resolved
 
     problems: list[str] = []
@@ -314,14 +318,14 @@ class MinCountGate(Construct, GateMetrics):
         self._fingerprint_value: str | None = None
         # The loop's deadline is the requested timeout, exactly: gate_option_findings refused a
         # timeout whose backstop would not end before the wait condition's own 12-hour limit.
-        self._max_wait_seconds = int(MAX_GATE_TIMEOUT.to_seconds())
+        self._max_wait_seconds = MAX_GATE_TIMEOUT_HOURS * 60 * 60
         self._timeout_seconds = timeout_seconds
         self._loop_timeout_seconds = self._timeout_seconds + self._poll_seconds + margin_seconds
         self._stack = Stack.of(self)
 
         self._arm_properties_value: ArmProperties | None = None
         self._arm_id_value: str | None = None
-        self._arm_id = lazy_string(self._arm_logical_id)
+        self._arm_id = final_string(self._arm_logical_id)
         """The arm resource's logical id, one token for the values that name it."""
         self._wait_options_value: str | None = None
         self._views: dict[str, object] = {}
@@ -414,7 +418,7 @@ class MinCountGate(Construct, GateMetrics):
                 ENV_ARM_LOGICAL_ID: self._arm_id,
                 # The options that may change without a new wait (the wait handle's Metadata
                 # declares the rest): the arm function refuses a request that differs.
-                ENV_WAIT_OPTIONS: lazy_string(self._wait_options),
+                ENV_WAIT_OPTIONS: final_string(self._wait_options),
             },
         )
         self._check_function_arn = self._check_function.attr_arn
@@ -597,7 +601,7 @@ class MinCountGate(Construct, GateMetrics):
     def _add_arm(self) -> None:
         """The custom resource that starts the loop; its properties follow
         :class:`~hyperpod_constructs._runtime.hyperpod_gate.contract.ArmProperties`."""
-        properties = {key: lazy_any(self._arm_property(key)) for key in ARM_PROPERTY_KEYS}
+        properties = {key: final_any(self._arm_property(key)) for key in ARM_PROPERTY_KEYS}
         self.arm = CustomResource(
             self,
             "Arm",
@@ -639,7 +643,7 @@ class MinCountGate(Construct, GateMetrics):
             METADATA_KEY,
             {
                 META_GATE: self._arm_id,
-                META_PROPERTIES: lazy_any(lambda: declare(self._arm_properties().render())),
+                META_PROPERTIES: final_any(lambda: declare(self._arm_properties().render())),
             },
         )
         # The declaration exists before the arm reads it; the condition starts counting once
@@ -650,10 +654,10 @@ class MinCountGate(Construct, GateMetrics):
         # The construct ids from the stack down (ids never contain the path separator).
         path = self.node.path.split("/")[len(self._stack.node.path.split("/")) :]
         self._handle.override_logical_id(
-            lazy_string(lambda: gate_logical_id(path, "Handle", self._fingerprint()))
+            final_string(lambda: gate_logical_id(path, "Handle", self._fingerprint()))
         )
         self._condition.override_logical_id(
-            lazy_string(lambda: gate_logical_id(path, "Wait", self._fingerprint()))
+            final_string(lambda: gate_logical_id(path, "Wait", self._fingerprint()))
         )
         # `x.node.add_dependency(gate)` makes x wait for the wait condition only, not for every
         # resource of the gate's machinery.

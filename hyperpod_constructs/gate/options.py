@@ -18,10 +18,13 @@ if TYPE_CHECKING:  # annotations only: a gate without a topic does not load the 
 
 HYPERPOD_MIN_COUNT_WINDOW = Duration.hours(3)
 """HyperPod rolls a group back if its minimum is not met within this window (fixed)."""
-MAX_GATE_TIMEOUT = Duration.hours(12)
+MAX_GATE_TIMEOUT_HOURS = 12
+MAX_GATE_TIMEOUT = Duration.hours(MAX_GATE_TIMEOUT_HOURS)
 """The longest a CloudFormation wait condition can wait."""
-MIN_POLL, MAX_POLL = Duration.seconds(10), Duration.minutes(15)
-"""The allowed range of ``poll_interval``."""
+MIN_POLL_SECONDS, MAX_POLL_MINUTES = 10, 15
+MIN_POLL, MAX_POLL = Duration.seconds(MIN_POLL_SECONDS), Duration.minutes(MAX_POLL_MINUTES)
+"""The allowed range of ``poll_interval``. The plain numbers above are what the checks
+compare with (a ``Duration``'s ``to_seconds()`` is a round trip to the jsii process)."""
 LOOP_BACKSTOP_MARGIN_SECONDS = 30 * 60
 """The poll loop's own Step Functions timeout exceeds the gate deadline by one poll interval
 plus this much (30 min, above the worst case of one iteration whose invocations all time out),
@@ -34,7 +37,8 @@ def max_gate_timeout_seconds(poll_interval_seconds: int) -> int:
     """The longest gate timeout at this poll interval (pure): the loop's backstop
     (timeout + poll interval + :data:`LOOP_BACKSTOP_MARGIN_SECONDS`) must end within the
     wait condition's 12 h."""
-    return int(MAX_GATE_TIMEOUT.to_seconds()) - poll_interval_seconds - LOOP_BACKSTOP_MARGIN_SECONDS
+    longest = MAX_GATE_TIMEOUT_HOURS * 60 * 60
+    return longest - poll_interval_seconds - LOOP_BACKSTOP_MARGIN_SECONDS
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,7 +15,12 @@ from .._core.finding import Finding
 from .._core.rule import E, Rule, Scope, Source, W, reports
 from .._core.sources import PUT_METRIC_DATA, SLURM_SCALING, STEP_FUNCTIONS_QUOTAS, WAIT_CONDITION
 from ..gate.definition import HISTORY_QUOTA, history_events, max_timeout_for_history
-from ..gate.options import MAX_POLL, MIN_POLL, MinCountGateOptions, max_gate_timeout_seconds
+from ..gate.options import (
+    MAX_POLL_MINUTES,
+    MIN_POLL_SECONDS,
+    MinCountGateOptions,
+    max_gate_timeout_seconds,
+)
 
 if TYPE_CHECKING:
     from ..instance_group import InstanceGroup
@@ -191,8 +196,9 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
             )
         ]
     timeout, poll = options.timeout.to_seconds(), options.poll_interval.to_seconds()
-    poll_ok = MIN_POLL.to_seconds() <= poll <= MAX_POLL.to_seconds() and poll < timeout
-    longest = max_gate_timeout_seconds(int(poll) if poll_ok else int(MIN_POLL.to_seconds()))
+    poll_range = MIN_POLL_SECONDS <= poll <= MAX_POLL_MINUTES * 60
+    poll_ok = poll_range and poll < timeout
+    longest = max_gate_timeout_seconds(int(poll) if poll_ok else MIN_POLL_SECONDS)
     if not 0 < timeout <= longest:
         found.append(
             GATE_TIMEOUT.finding(
@@ -217,7 +223,7 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
                 f"of at most {_human(max_timeout_for_history(int(poll)))}",
             )
         )
-    if not MIN_POLL.to_seconds() <= poll <= MAX_POLL.to_seconds() or poll >= timeout:
+    if not poll_range or poll >= timeout:
         found.append(
             GATE_POLL.finding(
                 field=f"{parameter}.poll_interval",
@@ -239,7 +245,7 @@ def _human(seconds: int) -> str:
 
 def _min_poll(timeout_seconds: int) -> int:
     """The shortest poll interval whose history fits ``timeout_seconds``."""
-    poll = int(MIN_POLL.to_seconds())
+    poll = MIN_POLL_SECONDS
     while history_events(timeout_seconds, poll) > HISTORY_QUOTA:
         poll += 1
     return poll

@@ -1,0 +1,141 @@
+"""The jsii round trips a cluster costs, counted exactly: a regression fails here.
+
+Every call from Python into aws-cdk-lib (and every callback answered: a lazy value, an aspect,
+a validation) is one request to the jsii Node.js process, about 0.5 ms of CPU each
+(docs/performance.md). The counts are deterministic, so they are asserted exactly where they
+must be zero and against a ceiling elsewhere: an added gated instance group costs no round
+trip at all (its properties are built in Python and cross once, in the cluster's one lazy
+value), and a gated cluster costs at most :data:`GATED_CLUSTER_CEILING`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from aws_cdk import App, CfnResource, Stack
+from jsii._kernel.providers import process
+
+from hyperpod_constructs import (
+    DeepHealthCheck,
+    HyperPodInstanceType,
+    HyperPodSlurmCluster,
+    InstanceGroup,
+    MinCountGateOptions,
+)
+from hyperpod_constructs._cdk.lazy import final_any, final_string
+from tests.conftest import CDK_CONTEXT
+
+GATED_CLUSTER_CEILING = 282
+"""Round trips of one more gated cluster (a controller and one gated compute group), while the
+app is built and synthesized: measured 282 (328 before the gate's checks stopped sending plain
+numbers and constant durations to jsii, and its synth-time values were produced once). Lower it
+when a change saves some; never raise it without a reason in docs/performance.md."""
+
+UNGATED_CLUSTER_CEILING = 65
+"""The same for a cluster whose gate is disabled: measured 65."""
+
+Counter = Callable[[Callable[[App], None]], int]
+
+
+@pytest.fixture
+def round_trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter]:
+    """``count(define)``: the round trips of building ``define(app)`` and synthesizing it."""
+    send = process._NodeProcess.send
+    calls = [0]
+
+    def counting_send(self: Any, request: Any, response_type: Any) -> Any:
+        calls[0] += 1
+        return send(self, request, response_type)
+
+    monkeypatch.setattr(process._NodeProcess, "send", counting_send)
+
+    def count(define: Callable[[App], None]) -> int:
+        app = App(context=CDK_CONTEXT)  # created before counting: the same in every case
+        before = calls[0]
+        define(app)
+        app.synth()
+        return calls[0] - before
+
+    count(clusters(1, 2))  # first use: nothing a later app pays again is counted
+    yield count
+
+
+def clusters(count: int, groups: int, *, gate: bool = True) -> Callable[[App], None]:
+    """One stack with ``count`` clusters of a controller and ``groups - 1`` gated groups."""
+
+    def define(app: App) -> None:
+        stack = Stack(app, "RoundTrips")
+        for index in range(count):
+            cluster = HyperPodSlurmCluster(
+                stack,
+                f"Cluster{index}",
+                cluster_name=f"round-trips-{index}",
+                readiness_gate=None if gate else MinCountGateOptions(enabled=False),
+                instance_groups=[
+                    InstanceGroup.controller(
+                        "controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE
+                    )
+                ],
+            )
+            for group in range(1, groups):
+                cluster.add_instance_group(
+                    InstanceGroup.compute(
+                        f"gpu{group}",
+                        instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
+                        instance_count=2,
+                        min_instance_count=2,
+                        partition=f"p{group}",
+                        deep_health_checks=[DeepHealthCheck.INSTANCE_STRESS],
+                    )
+                )
+
+    return define
+
+
+def test_an_added_gated_group_costs_no_round_trip(round_trips: Counter) -> None:
+    one, three = round_trips(clusters(1, 2)), round_trips(clusters(1, 4))
+    assert three == one, f"{(three - one) / 2} round trips per added gated group"
+
+
+def test_an_added_gated_cluster_costs_at_most_its_ceiling(round_trips: Counter) -> None:
+    one, two = round_trips(clusters(1, 2)), round_trips(clusters(2, 2))
+    assert two - one <= GATED_CLUSTER_CEILING, f"{two - one} round trips per gated cluster"
+
+
+def test_an_added_ungated_cluster_costs_at_most_its_ceiling(round_trips: Counter) -> None:
+    one = round_trips(clusters(1, 2, gate=False))
+    two = round_trips(clusters(2, 2, gate=False))
+    assert two - one <= UNGATED_CLUSTER_CEILING, f"{two - one} round trips per cluster"
+
+
+def test_the_count_is_deterministic(round_trips: Counter) -> None:
+    """The same app costs the same round trips every time (what makes the ceilings exact)."""
+    assert len({round_trips(clusters(2, 3)) for _ in range(3)}) == 1
+
+
+def test_a_final_value_is_produced_once_however_often_it_is_resolved() -> None:
+    produced: list[str] = []
+
+    def produce(value: str) -> str:
+        produced.append(value)
+        return value
+
+    app = App()
+    stack = Stack(app, "Final")
+    resource = CfnResource(
+        stack,
+        "Resource",
+        type="Test::Final::Value",
+        properties={
+            "Any": final_any(lambda: produce("any")),
+            "Name": final_string(lambda: produce("name")),
+        },
+    )
+    resource.override_logical_id(final_string(lambda: produce("Id")))
+    for _ in range(3):
+        stack.resolve(resource.logical_id)
+    template = app.synth().get_stack_by_name("Final").template
+    assert template["Resources"]["Id"]["Properties"] == {"Any": "any", "Name": "name"}
+    assert sorted(produced) == ["Id", "any", "name"]
