@@ -684,14 +684,16 @@ class _CfnCluster(sagemaker.CfnCluster):
         self.recorded_overrides.append((path, DELETED))
         super().add_deletion_override(path)
 
-    def final_properties(self) -> dict[str, Any] | None:
+    def final_properties(self, *, overrides: bool = True) -> dict[str, Any] | None:
         """``ClusterName`` and ``InstanceGroups`` as the template will carry them, after the
         overrides (CloudFormation's shape; tokens as tokens); ``None`` when an override
-        cannot be followed."""
+        cannot be followed. ``overrides=False``: as the typed API renders them (default:
+        with the overrides)."""
         properties: dict[str, Any] = {"InstanceGroups": self._render_groups()}
         if self.cluster_name is not None:
             properties["ClusterName"] = self.cluster_name
-        final = apply_overrides({"Properties": properties}, self.recorded_overrides)
+        recorded = self.recorded_overrides if overrides else []
+        final = apply_overrides({"Properties": properties}, recorded)
         return None if final is None else dict(final.get("Properties") or {})
 
 

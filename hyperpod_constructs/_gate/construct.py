@@ -173,7 +173,9 @@ class _GateRequirements:
                 "values deployed on the cluster, or remove the gate"
             ]
         final = getattr(resource, "final_properties", None)
-        if not callable(final) or not getattr(resource, "recorded_overrides", None):
+        recorded = getattr(resource, "recorded_overrides", None) or ()
+        touched = [p for p, _ in recorded if p == "Properties" or p.startswith("Properties.")]
+        if not callable(final) or not touched:
             return []  # no escape hatch: the template renders the groups the gate was given
         properties = final()
         path = gate.cluster.node.path
@@ -184,13 +186,21 @@ class _GateRequirements:
                 "min_instance_count / instance_count on the InstanceGroup instead of overriding"
             ]
         stack = Stack.of(gate)
+        name = stack.resolve(gate.cluster.cluster_name)
+        # Only what the overrides changed: a value the typed API itself renders otherwise (a
+        # minimum in STANDARD mode) is the cluster's own error (HP-MIN-NEEDS-CONTINUOUS).
+        typed = final(overrides=False)
+        own = (
+            set()
+            if typed is None
+            else set(requirement_mismatches(typed, gate.requirements, name, stack))
+        )
         return [
             f"{path}: {problem}. Fix: set it on the InstanceGroup (min_instance_count, "
             "instance_count, name) instead of overriding the L1, so that the gate waits for "
             "what HyperPod is asked for"
-            for problem in requirement_mismatches(
-                properties, gate.requirements, stack.resolve(gate.cluster.cluster_name), stack
-            )
+            for problem in requirement_mismatches(properties, gate.requirements, name, stack)
+            if problem not in own
         ]
 
 

@@ -17,6 +17,7 @@ from hyperpod_constructs import (
     InstanceGroup,
     MinCountGate,
     MinCountGateOptions,
+    NodeProvisioningMode,
 )
 from hyperpod_constructs._runtime.hyperpod_gate.contract import RESOURCE_TYPE
 from hyperpod_constructs.gate import Requirement
@@ -179,3 +180,40 @@ def test_a_gate_on_an_imported_cluster_without_requirements_is_refused_at_synth(
     message = synth_error(app)
     assert "MinCountGate Ops/Gate waits for no instance group" in message
     assert "gate.add_requirement(Requirement(" in message
+
+
+def test_a_standard_mode_minimum_is_one_error_not_a_second_gate_line() -> None:
+    """A Standard-mode group given min_instance_count through the typed API: the cluster's
+    own HP-MIN-NEEDS-CONTINUOUS, and no gate line about overriding the L1 (the app overrode
+    nothing): one problem line."""
+    app = new_app()
+    stack = Stack(app, "One")
+    HyperPodSlurmCluster(
+        stack,
+        "Cluster",
+        cluster_name="train",
+        node_provisioning_mode=NodeProvisioningMode.STANDARD,
+        readiness_gate=MinCountGateOptions(),
+        instance_groups=[
+            InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
+            InstanceGroup.compute(
+                "gpu",
+                instance_type=HyperPodInstanceType.ML_C5_4XLARGE,
+                instance_count=4,
+                min_instance_count=2,
+                partition="a",
+            ),
+        ],
+    )
+    message = synth_error(app)
+    assert "[HP-MIN-NEEDS-CONTINUOUS]" in message
+    assert "overriding the L1" not in message and "MinCountGate" not in message
+    problems = [line for line in message.splitlines() if line.strip().startswith("[")]
+    assert len(problems) == 1, problems
+
+
+def test_a_real_override_still_names_the_gate_in_standard_mode() -> None:
+    """Only what the overrides changed is the gate's: an overridden target still is."""
+    app, _, cluster = cluster_stack()
+    override(cluster, "InstanceGroups.1.InstanceCount", 20)
+    assert "InstanceCount is 20 in the template, but the readiness gate" in synth_error(app)

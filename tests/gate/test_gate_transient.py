@@ -12,8 +12,14 @@ import botocore.retries.standard  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
 from hyperpod_constructs._runtime.hyperpod_gate import arm, aws, faults
-from tests.support.hyperpod_sim import GroupSpec
-from tests.support.world import API_FAULT_KINDS, ApiFault, GateWorld, Requirement
+from tests.support.hyperpod_sim import GroupSpec, steps
+from tests.support.world import (
+    API_FAULT_KINDS,
+    ApiFault,
+    GateWorld,
+    Requirement,
+    handler_operations,
+)
 
 GPU = [Requirement("gpu", 16, 16)]
 RUNTIME = Path(arm.__file__).resolve().parent
@@ -149,3 +155,48 @@ def test_the_retry_pause_is_capped_full_jitter() -> None:
     assert aws.retry_pause(1, 0.5) == 0.5 * aws.RETRY_BASE_SECONDS
     assert aws.retry_pause(30, 0.999) < aws.RETRY_CAP_SECONDS
     assert aws.retry_pause(3, 0.0) == 0.0
+
+
+MIN = 60
+HOUR = 3600
+
+
+@pytest.mark.parametrize("operation", ["*", *handler_operations()])
+def test_a_transient_fault_at_any_operation_is_never_a_verdict(
+    monkeypatch: pytest.MonkeyPatch, operation: str
+) -> None:
+    """Each operation the handlers call (derived from their code, so one added later is
+    faulted too), and all of them at once, fail transiently for 40 minutes from just after
+    arming while capacity arrives at 20 minutes: the gate opens, once, after the fault; no
+    FAILED answer, no FAILURE signal."""
+    w = GateWorld(
+        monkeypatch,
+        [
+            GroupSpec("controller", 1, node_type="Controller"),
+            GroupSpec("gpu", 16, 16, capacity=steps((0, 0), (20 * MIN, 16))),
+        ],
+        event_bridge=True,
+        api_faults=[ApiFault("throttle", 2 * MIN, 40 * MIN, operation=operation)],
+    )
+    w.clock.advance(MIN)
+    response = w.arm_gate()
+    assert response["Status"] == "SUCCESS", response["Reason"]
+    w.run(until_elapsed=5 * HOUR)
+    assert [s.status for s in w.signals()] == ["SUCCESS"]
+    assert w.signals()[0].time >= w.clock.start + 40 * MIN or operation not in (
+        "*",
+        "DescribeCluster",
+        "SignalResource",
+    )
+    deleted = w.custom_resource(
+        "Delete", w.properties(), physical_id=response["PhysicalResourceId"]
+    )
+    assert deleted["Status"] == "SUCCESS"
+    answers = [put.json()["Status"] for puts in w.cfn.responses.values() for put in puts]
+    assert "FAILED" not in answers
+    called = {name for _, name, _ in w.operations}
+    assert called <= set(handler_operations()), "an operation the code scan did not find"
+    window = [(n, t) for _, n, t in w.operations if 2 * MIN <= t < 40 * MIN]
+    assert window, "nothing was called during the fault"
+    assert {(n, t) for _, n, t in w.faulted} == {(n, t) for n, t in window if operation in ("*", n)}
+    w.assert_no_secret_leak()

@@ -10,6 +10,7 @@ talk through real boto3 clients to the HyperPod simulator and the CloudFormation
 
 from __future__ import annotations
 
+import ast
 import functools
 import gc
 import io
@@ -23,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import boto3  # type: ignore[import-untyped, unused-ignore]
@@ -370,6 +372,26 @@ class ApiFault:
         )
 
 
+def handler_operations() -> tuple[str, ...]:
+    """Every AWS operation the gate's handlers call, found in their code: each
+    ``aws.call(<client>, "<operation>", ...)`` (a test keeps every call going through it), in
+    botocore's spelling (``describe_stack_resource`` -> ``DescribeStackResource``)."""
+    found: set[str] = set()
+    for path in sorted(Path(aws.__file__).resolve().parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "call"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "aws"
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+            ):
+                found.add("".join(part.title() for part in str(node.args[1].value).split("_")))
+    return tuple(sorted(found))
+
+
 LAMBDA_ASYNC_RETRY_DELAYS = (60.0, 120.0)
 """Lambda runs an asynchronous invocation (CloudFormation's, of a custom resource) that raised
 an error twice more, one and then two minutes later."""
@@ -505,8 +527,8 @@ class GateWorld:
         """When set, every Step Functions call of the handlers fails with it."""
         self.faulted: list[tuple[str, str, float]] = []
         """(service, operation, elapsed) of every call an :class:`ApiFault` failed."""
-        self.operations: set[tuple[str, str]] = set()
-        """(service, operation) of every AWS call the handlers made."""
+        self.operations: list[tuple[str, str, float]] = []
+        """(service, operation, elapsed) of every AWS call the handlers made."""
 
         for name, value in (
             ("AWS_ACCESS_KEY_ID", "testing"),
@@ -624,8 +646,8 @@ class GateWorld:
 
     def _api_fault(self, model: Any, **_: Any) -> tuple[AWSResponse, dict[str, Any]] | None:
         service, operation = model.service_model.service_name, model.name
-        self.operations.add((service, operation))
         elapsed = self.clock.elapsed
+        self.operations.append((service, operation, elapsed))
         fault = next((f for f in self.api_faults if f.matches(service, operation, elapsed)), None)
         if fault is None:
             return None
