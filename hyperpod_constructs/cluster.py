@@ -28,7 +28,7 @@ from aws_cdk.interfaces.aws_sagemaker import ClusterReference, IClusterRef
 from constructs import Construct, DependencyGroup, IConstruct, IDependable, IValidation
 
 from ._cdk.dependable import LazyDependable, drop_implied_dependencies
-from ._cdk.lazy import lazy_any, lazy_list
+from ._cdk.lazy import lazy_any, lazy_list, lazy_string
 from ._cdk.nag import acknowledge, acknowledge_compliance
 from ._cdk.roles import statements_land
 from ._cdk.synthesizer import refusing_synthesizer
@@ -987,6 +987,16 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         the dependency was taken count too.
         """
         return self._ready
+
+    @property
+    def ready_fingerprint(self) -> str:
+        """A token to hand a dependant of :attr:`ready` as a property, so that CloudFormation
+        updates it when a deployment waits again (a gated minimum or target changed, a gated
+        group added or removed): the gate's :attr:`MinCountGate.ready_fingerprint`, or
+        ``"ungated"`` while no group is gated. Decided at synth."""
+        return lazy_string(
+            lambda: "ungated" if self._gate is None else str(self._gate.ready_fingerprint)
+        )
 
     def grant_update(self, grantee: iam.IGrantable) -> iam.Grant:
         """Let ``grantee`` update the cluster: ``UpdateCluster`` and ``UpdateClusterSoftware``

@@ -798,6 +798,19 @@ class MinCountGate(Construct, GateMetrics):
         return self._condition
 
     @property
+    def ready_fingerprint(self) -> str:
+        """A token (8 hex digits) of what the gate waits for: the gated groups' names,
+        minimums and targets and the cluster's name, the same fingerprint the wait condition's
+        logical id embeds. It changes exactly when a deployment makes a new wait condition
+        (a gated minimum or target changed, a gated group added or removed, the cluster
+        renamed), so a dependant that takes it as a property (and depends on
+        ``cluster.ready``) is updated by CloudFormation after that wait, e.g. a trigger that
+        resubmits the training job at the new size. A wait may gate no group (a lowered
+        minimum, a spare node added): the notification's ``waitedFor`` tells (see
+        docs/gate.md, "Dependants on day 2")."""
+        return lazy_string(self._fingerprint)
+
+    @property
     def wait_handle(self) -> cfn.CfnWaitConditionHandle:
         """The handle the poll loop signals (its logical id changes with the gated values)."""
         return self._handle

@@ -217,3 +217,51 @@ def test_a_real_override_still_names_the_gate_in_standard_mode() -> None:
     app, _, cluster = cluster_stack()
     override(cluster, "InstanceGroups.1.InstanceCount", 20)
     assert "InstanceCount is 20 in the template, but the readiness gate" in synth_error(app)
+
+
+def _job_value(gpu_min: int, gpu_target: int = 12, cpu_count: int = 4) -> tuple[str, str]:
+    """The README's job pattern: a dependant that takes ``cluster.ready_fingerprint`` as a
+    property; its synthesized value and the wait condition's logical id."""
+    from aws_cdk import aws_ssm as ssm
+
+    app = new_app()
+    stack = Stack(app, "Train")
+    cluster = HyperPodSlurmCluster(
+        stack,
+        "Cluster",
+        cluster_name="train",
+        instance_groups=[
+            InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
+            InstanceGroup.compute(
+                "gpu",
+                instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
+                instance_count=gpu_target,
+                min_instance_count=gpu_min,
+                partition="gpu",
+            ),
+            InstanceGroup.compute(
+                "cpu",
+                instance_type=HyperPodInstanceType.ML_C5_4XLARGE,
+                instance_count=cpu_count,
+                partition="cpu",
+            ),
+        ],
+    )
+    job = ssm.StringParameter(stack, "Job", string_value=cluster.ready_fingerprint)
+    job.node.add_dependency(cluster.ready)
+    resources = app.synth().get_stack_by_name("Train").template["Resources"]
+    (parameter,) = [r for r in resources.values() if r["Type"] == "AWS::SSM::Parameter"]
+    (wait,) = [k for k, r in resources.items() if r["Type"] == "AWS::CloudFormation::WaitCondition"]
+    assert wait in parameter["DependsOn"]
+    return parameter["Properties"]["Value"], wait
+
+
+def test_the_ready_fingerprint_changes_exactly_with_a_new_wait() -> None:
+    """Day 2: a dependant given ``cluster.ready_fingerprint`` gets a new property value (so
+    CloudFormation updates it, after the wait) when the gated values change, and keeps it when
+    they do not (an ungated group scaled)."""
+    first, wait = _job_value(2)
+    assert wait.endswith(first) and len(first) == 8
+    raised, raised_wait = _job_value(4)
+    assert raised != first and raised_wait.endswith(raised)
+    assert _job_value(2, cpu_count=8) == (first, wait)

@@ -62,8 +62,17 @@ retries a transient fault only while this much is left after the retry."""
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
 
-def execution_input(props: ArmProperties, *, stack_id: str, now: datetime) -> dict[str, Any]:
-    """The poll event: the state machine passes it unchanged to every poll (pure)."""
+def execution_input(
+    props: ArmProperties,
+    *,
+    stack_id: str,
+    now: datetime,
+    operation: str | None = None,
+    scope: UpdateScope | None = None,
+) -> dict[str, Any]:
+    """The poll event: the state machine passes it unchanged to every poll (pure).
+    ``operation`` ("create" or "update") and ``scope`` (what it waits for and why the other
+    groups are left out) reach the notification; omitted when not given."""
     document: dict[str, Any] = {
         "clusterName": props.cluster_name,
         "requirements": [
@@ -79,6 +88,14 @@ def execution_input(props: ArmProperties, *, stack_id: str, now: datetime) -> di
     }
     if props.topic_arn is not None:
         document["topicArn"] = props.topic_arn
+    if operation is not None:
+        document["operation"] = operation
+    if scope is not None:
+        waited = {r.group_name for r in scope.waits_for}
+        document["scope"] = [
+            {"groupName": group, "waited": group in waited, "why": why}
+            for group, why in scope.reasons
+        ]
     return document
 
 
@@ -127,10 +144,18 @@ def _respond(event: Mapping[str, Any], context: Any, body: dict[str, Any]) -> No
         print(f"hyperpod-min-count-gate arm: response not delivered: {exc}")
 
 
-def _start(event: Mapping[str, Any], props: ArmProperties) -> tuple[bool, str, str]:
+def _start(
+    event: Mapping[str, Any], props: ArmProperties, scope: UpdateScope | None = None
+) -> tuple[bool, str, str]:
     """Start the execution; return (ok, physical id or reason, detail)."""
     name = execution_name(str(event.get("RequestId") or aws.now().timestamp()))
-    document = execution_input(props, stack_id=str(event.get("StackId", "")), now=aws.now())
+    document = execution_input(
+        props,
+        stack_id=str(event.get("StackId", "")),
+        now=aws.now(),
+        operation=str(event.get("RequestType", "")).lower() or None,
+        scope=scope,
+    )
     sfn = aws.client("stepfunctions")
     try:
         arn = str(
@@ -425,7 +450,7 @@ def _arm(
     what = f"this {request_type.lower()} {scope.text()}{note}"
     # Nothing gated: the loop still runs, with no group to wait for, and opens the wait at its
     # first check that finds the wait condition (CloudFormation creates it after this answer).
-    ok, value, detail = _start(event, replace(props, requirements=scope.waits_for))
+    ok, value, detail = _start(event, replace(props, requirements=scope.waits_for), scope)
     if not ok:
         print(f"hyperpod-min-count-gate arm {request_type}: start failed ({detail})")
         return response_document(event, success=False, physical_id=fallback, reason=value)

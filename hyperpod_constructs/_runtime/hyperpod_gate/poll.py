@@ -134,6 +134,10 @@ class PollRequest:
     execution_arn: str | None = None
     """The running execution this request was read from (where the confirmation's progress
     is kept); ``None`` for a request not read from one."""
+    operation: str | None = None
+    """The deployment this wait ends: "create" or "update" (``None``: not recorded)."""
+    scope: tuple[notify.ScopeEntry, ...] = ()
+    """Each group of the template: whether this deployment waits for it, and why."""
 
 
 @dataclass(frozen=True)
@@ -210,7 +214,10 @@ def parse_event(event: Mapping[str, Any]) -> PollRequest:
     topic = event.get("topicArn")
     namespace = event.get("metricsNamespace")
     armed = event.get("armedAt")
+    operation = event.get("operation")
     return PollRequest(
+        operation=operation if operation in ("create", "update") else None,
+        scope=notify.parse_scope(event.get("scope")),
         cluster_name=_str(event, "clusterName"),
         requirements=requirements,
         deadline=datetime.fromtimestamp(float(deadline_value), tz=UTC),
@@ -565,6 +572,8 @@ def _publish(request: PollRequest, outcome: Outcome, budget: Budget) -> None:
         reason=outcome.reason,
         groups=outcome.groups,
         time=aws.now(),
+        operation=request.operation,
+        scope=request.scope,
     )
     try:
         aws.call(
