@@ -29,7 +29,7 @@ from aws_cdk.interfaces.aws_sagemaker import ClusterReference, IClusterRef
 from constructs import Construct, DependencyGroup, IConstruct, IDependable, IValidation
 
 from ._cdk.dependable import LazyDependable, drop_implied_dependencies
-from ._cdk.lazy import lazy_any, lazy_list
+from ._cdk.lazy import lazy_any, lazy_list, lazy_string
 from ._cdk.nag import acknowledge, acknowledge_compliance
 from ._cdk.roles import statements_land
 from ._cdk.synthesizer import refusing_synthesizer
@@ -704,14 +704,16 @@ class _CfnCluster(sagemaker.CfnCluster):
         self.recorded_overrides.append((path, DELETED))
         super().add_deletion_override(path)
 
-    def final_properties(self) -> dict[str, Any] | None:
+    def final_properties(self, *, overrides: bool = True) -> dict[str, Any] | None:
         """``ClusterName`` and ``InstanceGroups`` as the template will carry them, after the
         overrides (CloudFormation's shape; tokens as tokens); ``None`` when an override
-        cannot be followed."""
+        cannot be followed. ``overrides=False``: as the typed API renders them (default:
+        with the overrides)."""
         properties: dict[str, Any] = {"InstanceGroups": self._render_groups()}
         if self.cluster_name is not None:
             properties["ClusterName"] = self.cluster_name
-        final = apply_overrides({"Properties": properties}, self.recorded_overrides)
+        recorded = self.recorded_overrides if overrides else []
+        final = apply_overrides({"Properties": properties}, recorded)
         return None if final is None else dict(final.get("Properties") or {})
 
 
@@ -1036,6 +1038,16 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         the dependency was taken count too.
         """
         return self._ready
+
+    @property
+    def ready_fingerprint(self) -> str:
+        """A token to hand a dependant of :attr:`ready` as a property, so that CloudFormation
+        updates it when a deployment waits again (a gated minimum or target changed, a gated
+        group added or removed): the gate's :attr:`MinCountGate.ready_fingerprint`, or
+        ``"ungated"`` while no group is gated. Decided at synth."""
+        return lazy_string(
+            lambda: "ungated" if self._gate is None else str(self._gate.ready_fingerprint)
+        )
 
     def grant_update(self, grantee: iam.IGrantable) -> iam.Grant:
         """Let ``grantee`` update the cluster: ``UpdateCluster`` and ``UpdateClusterSoftware``

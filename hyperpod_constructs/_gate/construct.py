@@ -173,7 +173,9 @@ class _GateRequirements:
                 "values deployed on the cluster, or remove the gate"
             ]
         final = getattr(resource, "final_properties", None)
-        if not callable(final) or not getattr(resource, "recorded_overrides", None):
+        recorded = getattr(resource, "recorded_overrides", None) or ()
+        touched = [p for p, _ in recorded if p == "Properties" or p.startswith("Properties.")]
+        if not callable(final) or not touched:
             return []  # no escape hatch: the template renders the groups the gate was given
         properties = final()
         path = gate.cluster.node.path
@@ -184,13 +186,21 @@ class _GateRequirements:
                 "min_instance_count / instance_count on the InstanceGroup instead of overriding"
             ]
         stack = Stack.of(gate)
+        name = stack.resolve(gate.cluster.cluster_name)
+        # Only what the overrides changed: a value the typed API itself renders otherwise (a
+        # minimum in STANDARD mode) is the cluster's own error (HP-MIN-NEEDS-CONTINUOUS).
+        typed = final(overrides=False)
+        own = (
+            set()
+            if typed is None
+            else set(requirement_mismatches(typed, gate.requirements, name, stack))
+        )
         return [
             f"{path}: {problem}. Fix: set it on the InstanceGroup (min_instance_count, "
             "instance_count, name) instead of overriding the L1, so that the gate waits for "
             "what HyperPod is asked for"
-            for problem in requirement_mismatches(
-                properties, gate.requirements, stack.resolve(gate.cluster.cluster_name), stack
-            )
+            for problem in requirement_mismatches(properties, gate.requirements, name, stack)
+            if problem not in own
         ]
 
 
@@ -790,6 +800,19 @@ class MinCountGate(Construct, GateMetrics):
         """The wait condition that holds the dependants (its logical id changes with the gated
         values)."""
         return self._condition
+
+    @property
+    def ready_fingerprint(self) -> str:
+        """A token (8 hex digits) of what the gate waits for: the gated groups' names,
+        minimums and targets and the cluster's name, the same fingerprint the wait condition's
+        logical id embeds. It changes exactly when a deployment makes a new wait condition
+        (a gated minimum or target changed, a gated group added or removed, the cluster
+        renamed), so a dependant that takes it as a property (and depends on
+        ``cluster.ready``) is updated by CloudFormation after that wait, e.g. a trigger that
+        resubmits the training job at the new size. A wait may gate no group (a lowered
+        minimum, a spare node added): the notification's ``waitedFor`` tells (see
+        docs/gate.md, "Dependants on day 2")."""
+        return lazy_string(self._fingerprint)
 
     @property
     def wait_handle(self) -> cfn.CfnWaitConditionHandle:

@@ -55,6 +55,11 @@ def test_create_starts_the_loop_with_the_contract_input(monkeypatch: pytest.Monk
         ).condition_id,
         "topicArn": TOPIC_ARN,
         "metricsNamespace": "HyperPod/MinCountGate",
+        "operation": "create",
+        "scope": [
+            {"groupName": "gpu", "waited": True, "why": "creation"},
+            {"groupName": "trn", "waited": True, "why": "creation"},
+        ],
     }
     arn = (
         "arn:aws:states:us-east-1:123456789012:execution:GatePollLoopAbCdEf12:"

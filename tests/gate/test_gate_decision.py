@@ -5,11 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import botocore.session  # type: ignore[import-untyped, unused-ignore]
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hyperpod_constructs._runtime.hyperpod_gate.decision import (
+    COUNTED_GROUP_STATUSES,
     GroupRequirement,
     evaluate_gate,
     latest_error_events,
@@ -161,7 +163,20 @@ CASES: list[tuple[str, dict[str, Any], dict[str, GroupRequirement], str, list[st
         ["gpu 8/16 (target 16, Updating, HyperPod reports target 8 and minimum 8)"],
     ),
     ("system-updating", cluster("InService", group(status="SystemUpdating")), GPU, "WAITING", []),
-    ("degraded", cluster("InService", group(status="Degraded")), GPU, "WAITING", []),
+    (
+        "degraded-at-minimum",  # min 8 of 16, capacity for 8: what MinCount exists for
+        cluster("InService", group(status="Degraded", current=8, target=16, minimum=8)),
+        {"gpu": GroupRequirement(8, 16)},
+        "READY",
+        ["gpu 8/8 (target 16, Degraded)", "gpu Degraded at the minimum"],
+    ),
+    (
+        "degraded-below-minimum",
+        cluster("InService", group(status="Degraded", current=7, target=16, minimum=8)),
+        {"gpu": GroupRequirement(8, 16)},
+        "WAITING",
+        ["gpu 7/8 (target 16, Degraded)"],
+    ),
     (
         "group-failed",
         cluster("InService", group(status="Failed", current=3)),
@@ -421,24 +436,10 @@ def test_duplicate_group_names_first_wins_and_garbage_is_ignored() -> None:
 
 
 # -- properties -------------------------------------------------------------------------
-GROUP_STATUSES = [
-    "InService",
-    "Creating",
-    "Updating",
-    "Failed",
-    "Degraded",
-    "SystemUpdating",
-    "Deleting",
-]
-CLUSTER_STATUSES = [
-    "Creating",
-    "Deleting",
-    "Failed",
-    "InService",
-    "RollingBack",
-    "SystemUpdating",
-    "Updating",
-]
+_SAGEMAKER = botocore.session.get_session().get_service_model("sagemaker")
+GROUP_STATUSES = list(_SAGEMAKER.shape_for("InstanceGroupStatus").enum)
+"""Every group status botocore's API model lists (a status added later is drawn too)."""
+CLUSTER_STATUSES = list(_SAGEMAKER.shape_for("ClusterStatus").enum)
 NAMES = ["gpu", "trn", "cpu"]
 
 
@@ -483,7 +484,7 @@ def test_properties(
         assert response["ClusterStatus"] not in ("Failed", "Deleting")
         for name, req in requirements.items():
             g = listed[name]
-            assert g["Status"] == "InService"
+            assert g["Status"] in COUNTED_GROUP_STATUSES
             assert g["CurrentCount"] >= req.min_count
             assert g["TargetCount"] == req.target_count
             assert g.get("MinCount", req.min_count) == req.min_count
@@ -503,3 +504,15 @@ def test_properties(
     free = evaluate_gate(response, requirements)
     if decision.status != "FAILED" or "deadline reached" not in decision.reason:
         assert free.status == decision.status
+
+
+def test_a_degraded_group_short_at_the_deadline_is_named_with_its_hint() -> None:
+    """The hint names what happened (Degraded), not "capacity did not arrive in time"."""
+    response = cluster("InService", group(status="Degraded", current=5, target=16, minimum=8))
+    decision = evaluate_gate(
+        response, {"gpu": GroupRequirement(8, 16)}, now=NOW, deadline=NOW - timedelta(seconds=1)
+    )
+    assert decision.status == "FAILED"
+    assert "instance group(s) gpu Degraded" in decision.reason
+    assert "failed to provision or are no longer healthy" in decision.reason
+    assert "capacity did not arrive in time" not in decision.reason

@@ -47,7 +47,14 @@ from hypothesis.stateful import (
 from tests.support.aws_fakes import Signal
 from tests.support.depth import DEEP, examples
 from tests.support.hyperpod_sim import CapacityCurve, GroupSpec, constant, steps
-from tests.support.world import Execution, GateWorld, Requirement
+from tests.support.world import (
+    API_FAULT_KINDS,
+    ApiFault,
+    Execution,
+    GateWorld,
+    Requirement,
+    handler_operations,
+)
 
 MIN = 60
 HOUR = 3600
@@ -62,6 +69,10 @@ SAMPLED_LIVES = 4
 EXAMPLES = int(os.environ.get("HYPERPOD_LIFECYCLE_EXAMPLES") or examples(DEEP_LIVES, SAMPLED_LIVES))
 """Lives per test; ``HYPERPOD_LIFECYCLE_EXAMPLES`` sets another count."""
 STEPS = int(os.environ.get("HYPERPOD_LIFECYCLE_STEPS", "8"))
+RIDDEN_OUT = 5 * MIN
+"""A fault the arm function rides out within Lambda's attempts of one request (retries while
+each invocation's time allows, then Lambda's two more attempts one and two minutes later);
+CloudFormation's own calls fail in a longer outage, so it sends the gate's requests after it."""
 
 CURVES: dict[str, CapacityCurve] = {
     "fast": steps((0, 0), (20 * MIN, 6)),
@@ -152,7 +163,17 @@ class Lifecycle(RuleBasedStateMachine):
     def _now(self) -> float:
         return self.world.clock.elapsed
 
+    def _after_outage(self) -> None:
+        """CloudFormation acts (sends a request, deletes a resource) once a fault longer than
+        :data:`RIDDEN_OUT` is over: its own API calls fail in such an outage too."""
+        w = self.world
+        now = w.clock.elapsed
+        ends = [f.end for f in w.api_faults if f.start <= now < f.end and f.end - now > RIDDEN_OUT]
+        if ends:
+            w.run(until_elapsed=max(ends), stop_when_idle=False)
+
     def _arm(self, config: Config, kind: str) -> Wait | None:
+        self._after_outage()
         w = self.world
         new = requirements(config)
         previous = self.waits[-1] if self.waits else None
@@ -200,6 +221,8 @@ class Lifecycle(RuleBasedStateMachine):
         resource updated back (its wait condition exists: nothing starts), the new wait
         condition deleted, then the cleanup's Delete of the new loop."""
         self.signals_follow_hyperpod()  # before UpdateCluster resets HyperPod's timers
+        self._after_outage()
+        self.signals_follow_hyperpod()
         w = self.world
         self._apply_to_cluster(wait.config, previous.config)
         w.cfn.remove_resource(wait.condition_id)
@@ -220,8 +243,9 @@ class Lifecycle(RuleBasedStateMachine):
         self.status = "COMPLETE"
 
     def _cleanup(self, old: Wait, new: Wait) -> None:
-        """An update's cleanup: CloudFormation deletes the previous wait condition and its
+        """an update's cleanup: CloudFormation deletes the previous wait condition and its
         declaration, and sends Delete for the arm resource's previous physical id."""
+        self._after_outage()
         w = self.world
         w.cfn.remove_resource(old.condition_id)
         w.cfn.remove_resource(w.gate(requirements(old.config)).handle_id)
@@ -254,6 +278,8 @@ class Lifecycle(RuleBasedStateMachine):
     def _delete_stack(self) -> None:
         """Delete (or a create's rollback): the wait condition, the arm resource (its Delete
         stops the loop and always succeeds), then the cluster."""
+        self.signals_follow_hyperpod()
+        self._after_outage()
         self.signals_follow_hyperpod()
         w = self.world
         wait = self.waits[-1]
@@ -333,6 +359,17 @@ class Lifecycle(RuleBasedStateMachine):
         start = self.world.clock.time()
         self.world.sim.inject(kind, start=start, end=start + minutes * MIN)
 
+    @rule(
+        kind=st.sampled_from(sorted(API_FAULT_KINDS)),
+        operation=st.sampled_from(["*", *handler_operations()]),
+        seconds=st.sampled_from([20, 5 * MIN, 30 * MIN, 90 * MIN]),
+    )
+    def api_fault(self, kind: str, operation: str, seconds: int) -> None:
+        """A transient fault at one AWS operation the handlers call (found in their code), or
+        at all of them, on every client the handlers build."""
+        start = self.world.clock.elapsed
+        self.world.api_faults.append(ApiFault(kind, start, start + seconds, operation=operation))
+
     @precondition(lambda self: self.node_losses and self.status not in ("DELETED", "ROLLED_BACK"))
     @rule(data=st.data(), count=st.integers(1, 3))
     def nodes_lost(self, data: st.DataObject, count: int) -> None:
@@ -384,6 +421,20 @@ class Lifecycle(RuleBasedStateMachine):
                         signal.reason,
                     )
                     assert signal.reason, "a FAILURE without a reason"
+
+    @invariant()
+    def transient_faults_are_never_a_verdict(self) -> None:
+        """No FAILED answer to CloudFormation, and no FAILURE signal for a transient fault
+        before the deadline (only HyperPod's verdict or the deadline fails a wait)."""
+        if self.w is None:
+            return
+        w = self.world
+        answers = [put.json() for puts in w.cfn.responses.values() for put in puts]
+        assert all(a["Status"] == "SUCCESS" for a in answers), answers
+        for signals in w.cfn.signals.values():
+            for signal in signals:
+                if signal.status == "FAILURE" and "deadline reached" not in signal.reason:
+                    assert "transient" not in signal.reason, signal.reason
 
     @invariant()
     def every_ended_wait_has_a_reason(self) -> None:

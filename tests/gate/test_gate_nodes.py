@@ -231,7 +231,10 @@ def test_a_next_token_that_repeats_stops_paging(monkeypatch: pytest.MonkeyPatch)
 def test_transient_list_faults_wait_then_open(monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
     w = big_world(monkeypatch)
     w.clock.advance(HOUR)
-    w.sim.inject(kind, operation="ListClusterNodes", count=aws.MAX_ATTEMPTS)
+    # The fault outlasts the check's time: aws.call retries it only while the signal still fits.
+    began = w.clock.time()
+    ends = began + w.gate().check_timeout
+    w.sim.inject(kind, operation="ListClusterNodes", start=began, end=ends)
     event = w.poll_event()
     first = w.poll_once(event)
     assert first["status"] == "WAITING"
@@ -243,6 +246,7 @@ def test_transient_list_faults_wait_then_open(monkeypatch: pytest.MonkeyPatch, k
     lines = w.invocations[-1].stdout.splitlines()  # the counts are still published
     assert [json.loads(line)["InstanceGroup"] for line in lines[:-1]] == ["gpu"]
     assert lines[-1].endswith(f"error={FAULT_KINDS[kind][0]}")
+    w.clock.advance_to(ends)
     second = w.poll_once(event)
     assert second["status"] == "READY" and "not confirmed" not in second["reason"]
 

@@ -56,9 +56,9 @@ def validator() -> Draft202012Validator:
 
 
 def test_schema_is_pinned() -> None:
-    """The schema is stable: version 1 and its required fields are what docs/gate.md lists (a
-    change here is a new schemaVersion, not an edit)."""
-    assert notify.SCHEMA_VERSION == "1"
+    """The schema is stable: version 2 and its required fields are what docs/gate.md lists (a
+    change here is a new schemaVersion, not an edit; 2 added operation, waitedFor, leftOut)."""
+    assert notify.SCHEMA_VERSION == "2"
     assert notify.MESSAGE_SCHEMA["required"] == [
         "schemaVersion",
         "type",
@@ -70,6 +70,9 @@ def test_schema_is_pinned() -> None:
         "reason",
         "time",
         "groups",
+        "operation",
+        "waitedFor",
+        "leftOut",
     ]
     group = notify.MESSAGE_SCHEMA["properties"]["groups"]["items"]
     assert group["required"] == [

@@ -88,7 +88,8 @@ def test_the_fast_path_reads_the_deployed_values_from_the_execution(
     assert execution.status == "SUCCEEDED"
     (first, *_) = w.signals()
     assert "seen through an EventBridge event" in first.reason
-    assert "gpu 12/12 (target 16, InService)" in first.reason
+    # 12 of 16 with capacity for 12: the group is Degraded at its minimum (API reference)
+    assert "gpu 12/12 (target 16, Degraded)" in first.reason
 
 
 def test_changing_only_a_parameter_value_does_not_wait_again(

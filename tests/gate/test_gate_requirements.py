@@ -17,6 +17,7 @@ from hyperpod_constructs import (
     InstanceGroup,
     MinCountGate,
     MinCountGateOptions,
+    NodeProvisioningMode,
 )
 from hyperpod_constructs._runtime.hyperpod_gate.contract import RESOURCE_TYPE
 from hyperpod_constructs.gate import Requirement
@@ -26,26 +27,29 @@ from tests.support.world import gate_of_template
 CLUSTER_ARN = "arn:aws:sagemaker:us-east-1:123456789012:cluster/abcd12345678"
 
 
-def cluster_stack() -> tuple[Any, Stack, HyperPodSlurmCluster]:
+def cluster_stack(
+    gpu_min: int = 2, gpu_target: int = 12, cpu_count: int = 4, **props: Any
+) -> tuple[Any, Stack, HyperPodSlurmCluster]:
     app = new_app()
     stack = Stack(app, "Train")
     cluster = HyperPodSlurmCluster(
         stack,
         "Cluster",
         cluster_name="train",
+        **props,
         instance_groups=[
             InstanceGroup.controller("controller", instance_type=HyperPodInstanceType.ML_M5_XLARGE),
             InstanceGroup.compute(
                 "gpu",
                 instance_type=HyperPodInstanceType.ML_P5_48XLARGE,
-                instance_count=12,
-                min_instance_count=2,
+                instance_count=gpu_target,
+                min_instance_count=gpu_min,
                 partition="gpu",
             ),
             InstanceGroup.compute(
                 "cpu",
                 instance_type=HyperPodInstanceType.ML_C5_4XLARGE,
-                instance_count=4,
+                instance_count=cpu_count,
                 partition="cpu",
             ),
         ],
@@ -179,3 +183,52 @@ def test_a_gate_on_an_imported_cluster_without_requirements_is_refused_at_synth(
     message = synth_error(app)
     assert "MinCountGate Ops/Gate waits for no instance group" in message
     assert "gate.add_requirement(Requirement(" in message
+
+
+def test_a_standard_mode_minimum_is_one_error_not_a_second_gate_line() -> None:
+    """A Standard-mode group given min_instance_count through the typed API: the cluster's
+    own HP-MIN-NEEDS-CONTINUOUS, and no gate line about overriding the L1 (the app overrode
+    nothing): one problem line."""
+    app, _, _ = cluster_stack(
+        node_provisioning_mode=NodeProvisioningMode.STANDARD,
+        readiness_gate=MinCountGateOptions(),
+    )
+    message = synth_error(app)
+    assert "[HP-MIN-NEEDS-CONTINUOUS]" in message
+    assert "overriding the L1" not in message and "MinCountGate" not in message
+    lines = [line for line in message.splitlines() if line.strip().startswith("[")]
+    errors = [line for line in lines if "[HP-WARN-" not in line]
+    assert len(errors) == 1, errors
+
+
+def test_a_real_override_still_names_the_gate_in_standard_mode() -> None:
+    """Only what the overrides changed is the gate's: an overridden target still is."""
+    app, _, cluster = cluster_stack()
+    override(cluster, "InstanceGroups.1.InstanceCount", 20)
+    assert "InstanceCount is 20 in the template, but the readiness gate" in synth_error(app)
+
+
+def _job_value(gpu_min: int, gpu_target: int = 12, cpu_count: int = 4) -> tuple[str, str]:
+    """The README's job pattern: a dependant that takes ``cluster.ready_fingerprint`` as a
+    property; its synthesized value and the wait condition's logical id."""
+    from aws_cdk import aws_ssm as ssm
+
+    app, stack, cluster = cluster_stack(gpu_min, gpu_target, cpu_count)
+    job = ssm.StringParameter(stack, "Job", string_value=cluster.ready_fingerprint)
+    job.node.add_dependency(cluster.ready)
+    resources = app.synth().get_stack_by_name("Train").template["Resources"]
+    (parameter,) = [r for r in resources.values() if r["Type"] == "AWS::SSM::Parameter"]
+    (wait,) = [k for k, r in resources.items() if r["Type"] == "AWS::CloudFormation::WaitCondition"]
+    assert wait in parameter["DependsOn"]
+    return parameter["Properties"]["Value"], wait
+
+
+def test_the_ready_fingerprint_changes_exactly_with_a_new_wait() -> None:
+    """Day 2: a dependant given ``cluster.ready_fingerprint`` gets a new property value (so
+    CloudFormation updates it, after the wait) when the gated values change, and keeps it when
+    they do not (an ungated group scaled)."""
+    first, wait = _job_value(2)
+    assert wait.endswith(first) and len(first) == 8
+    raised, raised_wait = _job_value(4)
+    assert raised != first and raised_wait.endswith(raised)
+    assert _job_value(2, cpu_count=8) == (first, wait)

@@ -123,7 +123,8 @@ def test_an_update_adding_a_group_waits_for_it_not_for_a_group_that_lost_nodes(
     w.sim.lose_nodes("gpu", 2)
     w.run(until_elapsed=w.clock.elapsed + 30 * MIN, stop_when_idle=False)
     (gpu,) = [g for g in w.sim.describe()["InstanceGroups"] if g["InstanceGroupName"] == "gpu"]
-    assert (gpu["Status"], gpu["CurrentCount"], gpu["TargetCount"]) == ("InService", 14, 16)
+    # Short of its target with no capacity to replace the lost nodes: Degraded (API reference)
+    assert (gpu["Status"], gpu["CurrentCount"], gpu["TargetCount"]) == ("Degraded", 14, 16)
     # CloudFormation: UpdateCluster adds gpu2, then the new handle, then the arm's Update
     w.sim.add_group(GroupSpec("gpu2", 4, 4, instance_type="ml.p5.48xlarge"))
     updated_at = w.clock.time()
@@ -143,6 +144,12 @@ def test_an_update_adding_a_group_waits_for_it_not_for_a_group_that_lost_nodes(
     assert signal.time - updated_at < HOUR
     (gpu,) = [g for g in w.sim.describe()["InstanceGroups"] if g["InstanceGroupName"] == "gpu"]
     assert gpu["CurrentCount"] == 14  # still short: HyperPod never held it back
+    # The READY message tells a subscriber which deployment ended and what it waited for.
+    first_ready, update_ready = (json.loads(m["Message"]) for m in w.sns.messages)
+    assert (first_ready["operation"], first_ready["waitedFor"]) == ("create", ["gpu"])
+    assert update_ready["operation"] == "update" and update_ready["waitedFor"] == ["gpu2"]
+    assert update_ready["leftOut"] == [{"name": "gpu", "reason": "minimum unchanged: 16"}]
+    assert update_ready["schemaVersion"] == "2"
 
 
 def test_an_update_removing_a_gated_group_does_not_judge_the_others_again(

@@ -14,6 +14,10 @@ It follows the project's HyperPod facts sheet (hyperpod-facts.md):
   MinCount changes): a new group goes to MinCount/TargetCount 0/0 with no
   instances and straight to ``InService``; an existing group goes back to its
   last InService values (``Updating`` while it scales in, then ``InService``);
+- a group past its MinCount transition is ``Degraded`` (the API reference: "some instances
+  have failed to provision or are no longer healthy") while it holds fewer instances than
+  its target and its last launch attempt fell short, or it lost nodes not yet replaced;
+  ``InService`` again once it holds its target;
 - the cluster is ``InService`` once a controller (plus a login node if there is
   a login group) is healthy; a non-retryable controller failure makes it
   ``Failed`` with a FailureMessage;
@@ -162,6 +166,8 @@ class _Group:
     min_running_at: float | None = None
     rolled_back_at: float | None = None
     settle_at: float | None = None
+    short: bool = False
+    """Whether its last launch attempt could not provision every missing instance."""
 
 
 @dataclass
@@ -201,6 +207,9 @@ class Fault:
 
 HANG = "<hang>"
 """Fault code of :meth:`HyperPodSimulator.hang`."""
+
+HEALTH_STATUSES = ("InService", "Degraded")
+"""The statuses of a group past its MinCount transition, by whether it holds its target."""
 
 FAULT_KINDS: dict[str, tuple[str, int, str]] = {
     "throttle": ("ThrottlingException", 400, "Rate exceeded"),
@@ -483,6 +492,7 @@ class HyperPodSimulator:
             for _ in range(launch):
                 group.pending.append(self._new_instance(group, t))
             short = group.target - in_flight - launch
+            group.short = short > 0
             if short > 0 and spec.node_type == "Controller":
                 # Facts: no capacity for the controller type is non-retryable.
                 self._fail(
@@ -520,6 +530,9 @@ class HyperPodSimulator:
                     )
             elif t >= group.min_set_at + ROLLBACK_WINDOW and spec.node_type != "Controller":
                 self._rollback(group, t)
+        if not group.gating and group.settle_at is None and group.status in HEALTH_STATUSES:
+            whole = len(group.healthy) + len(group.pending) >= group.target
+            group.status = "InService" if whole or not group.short else "Degraded"
 
     def _rollback(self, group: _Group, t: float) -> None:
         spec = group.spec

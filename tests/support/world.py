@@ -10,6 +10,7 @@ talk through real boto3 clients to the HyperPod simulator and the CloudFormation
 
 from __future__ import annotations
 
+import ast
 import functools
 import gc
 import io
@@ -23,11 +24,16 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import boto3  # type: ignore[import-untyped, unused-ignore]
 import botocore.retries.standard  # type: ignore[import-untyped, unused-ignore]
 from botocore.awsrequest import AWSResponse  # type: ignore[import-untyped, unused-ignore]
+from botocore.exceptions import (  # type: ignore[import-untyped, unused-ignore]
+    EndpointConnectionError,
+    ReadTimeoutError,
+)
 from moto import mock_aws
 
 from hyperpod_constructs._runtime.hyperpod_gate import arm, aws, httpput, poll
@@ -332,6 +338,65 @@ class InvokeFault:
     error: str = "Lambda.TooManyRequestsException"
 
 
+API_FAULT_KINDS: dict[str, tuple[str, int]] = {
+    "throttle": ("Throttling", 400),
+    "throttle-429": ("TooManyRequestsException", 429),
+    "5xx": ("InternalFailure", 500),
+    "unavailable": ("ServiceUnavailable", 503),
+    "connection": ("", 0),
+    "timeout": ("", 0),
+}
+"""Transient faults :class:`ApiFault` injects: an error code and HTTP status, or (status 0) an
+exception botocore raises before any answer (a connection error, a read timeout)."""
+
+
+@dataclass(frozen=True)
+class ApiFault:
+    """From ``start`` to ``end`` (seconds after the world's start), every call of
+    ``operation`` (botocore's name, e.g. "DescribeStackResource"; "*": any) of ``service``
+    (botocore's service name; "*": any) that a handler makes fails with ``kind``
+    (:data:`API_FAULT_KINDS`). Injected by a ``before-call`` hook on every client the handlers
+    build, so an operation the handlers start calling later is covered without a list."""
+
+    kind: str
+    start: float
+    end: float
+    service: str = "*"
+    operation: str = "*"
+
+    def matches(self, service: str, operation: str, elapsed: float) -> bool:
+        return (
+            self.start <= elapsed < self.end
+            and self.service in ("*", service)
+            and self.operation in ("*", operation)
+        )
+
+
+def handler_operations() -> tuple[str, ...]:
+    """Every AWS operation the gate's handlers call, found in their code: each
+    ``aws.call(<client>, "<operation>", ...)`` (a test keeps every call going through it), in
+    botocore's spelling (``describe_stack_resource`` -> ``DescribeStackResource``)."""
+    found: set[str] = set()
+    for path in sorted(Path(aws.__file__).resolve().parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "call"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "aws"
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+            ):
+                found.add("".join(part.title() for part in str(node.args[1].value).split("_")))
+    return tuple(sorted(found))
+
+
+LAMBDA_ASYNC_RETRY_DELAYS = (60.0, 120.0)
+"""Lambda runs an asynchronous invocation (CloudFormation's, of a custom resource) that raised
+an error twice more, one and then two minutes later."""
+
+
 class FakeContext:
     """The bits of a Lambda context the handlers may use."""
 
@@ -421,6 +486,8 @@ class GateWorld:
     """Errors (e.g. "Lambda.ServiceException") reported instead of the next check invocations."""
     invoke_faults: list[InvokeFault] = field(default_factory=list)
     """Time windows in which a function's invocations fail (e.g. throttling)."""
+    api_faults: list[ApiFault] = field(default_factory=list)
+    """Time windows in which the handlers' AWS calls fail transiently (any client)."""
     event_bridge: bool = False
     """Deliver the simulator's events to the check function as the synthesized EventBridge
     rule would (the fast path); off, events are lost and only the loop decides."""
@@ -458,6 +525,10 @@ class GateWorld:
         """The function whose handler runs now ("poll", "arm", "arm-fallback")."""
         self.sfn_fault: ApiError | None = None
         """When set, every Step Functions call of the handlers fails with it."""
+        self.faulted: list[tuple[str, str, float]] = []
+        """(service, operation, elapsed) of every call an :class:`ApiFault` failed."""
+        self.operations: list[tuple[str, str, float]] = []
+        """(service, operation, elapsed) of every AWS call the handlers made."""
 
         for name, value in (
             ("AWS_ACCESS_KEY_ID", "testing"),
@@ -485,9 +556,14 @@ class GateWorld:
             type="STANDARD",
         )
 
-        for name in ("_factory", "_clock", "_sleep", "_cache"):
+        for name in ("_factory", "_clock", "_sleep", "_random", "_cache"):
             mp.setattr(aws, name, getattr(aws, name))  # registers the undo
-        aws.configure(client_factory=self._client, clock=self.clock.time, sleep=self.clock.sleep)
+        aws.configure(
+            client_factory=self._client,
+            clock=self.clock.time,
+            sleep=self.clock.sleep,
+            jitter=random.Random(20261205).random,
+        )
         mp.setattr(httpput, "urlopen", self.http.urlopen)
 
         self.logs = _Capture()
@@ -564,6 +640,31 @@ class GateWorld:
 
     # -- wiring --------------------------------------------------------------------------
     def _client(self, service: str) -> Any:
+        client = self._built_client(service)
+        client.meta.events.register("before-call", self._api_fault)
+        return client
+
+    def _api_fault(self, model: Any, **_: Any) -> tuple[AWSResponse, dict[str, Any]] | None:
+        service, operation = model.service_model.service_name, model.name
+        elapsed = self.clock.elapsed
+        self.operations.append((service, operation, elapsed))
+        fault = next((f for f in self.api_faults if f.matches(service, operation, elapsed)), None)
+        if fault is None:
+            return None
+        self.faulted.append((service, operation, elapsed))
+        code, status = API_FAULT_KINDS[fault.kind]
+        url = f"https://{service}.{REGION}.amazonaws.com/"
+        if fault.kind == "connection":
+            raise EndpointConnectionError(endpoint_url=url)
+        if fault.kind == "timeout":
+            raise ReadTimeoutError(endpoint_url=url)
+        metadata = {"HTTPStatusCode": status}
+        return (
+            AWSResponse(url, status, {}, None),
+            {"Error": {"Code": code, "Message": "Rate exceeded"}, "ResponseMetadata": metadata},
+        )
+
+    def _built_client(self, service: str) -> Any:
         self.client_builds[service] = self.client_builds.get(service, 0) + 1
         if service == "sagemaker":
             client = self.sim.client(old_boto3=self.old_boto3)
@@ -679,6 +780,23 @@ class GateWorld:
             return LambdaResult(error="Sandbox.Timedout", message="Task timed out")
         return LambdaResult(payload=result)
 
+    def _invoke_async(
+        self, function: str, handler: Callable[[Any, Any], Any], event: Any, timeout: float
+    ) -> None:
+        """An asynchronous invocation (CloudFormation's of a custom resource): an error the
+        handler raised makes Lambda run it again later (:data:`LAMBDA_ASYNC_RETRY_DELAYS`)."""
+        for delay in (*LAMBDA_ASYNC_RETRY_DELAYS, None):
+            try:
+                self._run_lambda(function, handler, event, timeout)
+                return
+            except Exception:
+                if delay is None:
+                    raise
+                self.invocations.append(
+                    Invocation(function, self.clock.time(), 0.0, event, {"error": "raised"}, "", "")
+                )
+            self.run(until_elapsed=self.clock.elapsed + delay, stop_when_idle=False)
+
     def poll_once(self, event: Mapping[str, Any], *, by_arm: bool = False) -> dict[str, Any]:
         """Run one check of the check function (or the arm function) for this execution input
         (no state machine: the input is taken as trusted, as the handler takes it from a
@@ -731,7 +849,7 @@ class GateWorld:
                 "physical": "" if current is None else current["physical"],
                 "status": f"{request_type.upper()}_IN_PROGRESS",
             }
-        self._run_lambda("arm", arm.handler, event, self.gate().arm_timeout)
+        self._invoke_async("arm", arm.handler, event, self.gate().arm_timeout)
         answers = self.cfn.responses[request_id]
         assert len(answers) == 1, f"expected exactly one response, got {len(answers)}"
         document: dict[str, Any] = answers[0].json()
@@ -877,10 +995,12 @@ class _Capture(logging.Handler):
 
 
 __all__ = [
+    "API_FAULT_KINDS",
     "ARM_ARN",
     "POLL_ARN",
     "STATE_MACHINE_ARN",
     "TOPIC_ARN",
+    "ApiFault",
     "Execution",
     "GateWorld",
     "InvokeFault",

@@ -54,11 +54,25 @@ marks the resource in progress before it invokes the function)."""
 STATUS_READ_PAUSE = 2.0
 
 REASON_LIMIT = 1000
+RESPONSE_ATTEMPTS = 3
+RESPONSE_TIMEOUT = 10.0
+RESPONSE_RESERVE = RESPONSE_ATTEMPTS * RESPONSE_TIMEOUT + 3 * httpput.PUT_BACKOFF + 2.0
+"""Seconds an invocation keeps for its answer to CloudFormation (35 s): :func:`aws.call`
+retries a transient fault only while this much is left after the retry."""
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
 
-def execution_input(props: ArmProperties, *, stack_id: str, now: datetime) -> dict[str, Any]:
-    """The poll event: the state machine passes it unchanged to every poll (pure)."""
+def execution_input(
+    props: ArmProperties,
+    *,
+    stack_id: str,
+    now: datetime,
+    operation: str | None = None,
+    scope: UpdateScope | None = None,
+) -> dict[str, Any]:
+    """The poll event: the state machine passes it unchanged to every poll (pure).
+    ``operation`` ("create" or "update") and ``scope`` (what it waits for and why the other
+    groups are left out) reach the notification; omitted when not given."""
     document: dict[str, Any] = {
         "clusterName": props.cluster_name,
         "requirements": [
@@ -74,6 +88,14 @@ def execution_input(props: ArmProperties, *, stack_id: str, now: datetime) -> di
     }
     if props.topic_arn is not None:
         document["topicArn"] = props.topic_arn
+    if operation is not None:
+        document["operation"] = operation
+    if scope is not None:
+        waited = {r.group_name for r in scope.waits_for}
+        document["scope"] = [
+            {"groupName": group, "waited": group in waited, "why": why}
+            for group, why in scope.reasons
+        ]
     return document
 
 
@@ -115,27 +137,39 @@ def _respond(event: Mapping[str, Any], context: Any, body: dict[str, Any]) -> No
         return
     remaining = getattr(context, "get_remaining_time_in_millis", None)
     budget = remaining() / 1000.0 if callable(remaining) else 30.0
-    timeout = max(1.0, min(10.0, (budget - 2.0) / 3.0))
+    timeout = max(1.0, min(RESPONSE_TIMEOUT, (budget - 2.0) / RESPONSE_ATTEMPTS))
     try:
-        httpput.put_json(url, body, timeout=timeout, attempts=3)
+        httpput.put_json(url, body, timeout=timeout, attempts=RESPONSE_ATTEMPTS)
     except httpput.DeliveryError as exc:
         print(f"hyperpod-min-count-gate arm: response not delivered: {exc}")
 
 
-def _start(event: Mapping[str, Any], props: ArmProperties) -> tuple[bool, str, str]:
+def _start(
+    event: Mapping[str, Any], props: ArmProperties, scope: UpdateScope | None = None
+) -> tuple[bool, str, str]:
     """Start the execution; return (ok, physical id or reason, detail)."""
     name = execution_name(str(event.get("RequestId") or aws.now().timestamp()))
-    document = execution_input(props, stack_id=str(event.get("StackId", "")), now=aws.now())
+    document = execution_input(
+        props,
+        stack_id=str(event.get("StackId", "")),
+        now=aws.now(),
+        operation=str(event.get("RequestType", "")).lower() or None,
+        scope=scope,
+    )
     sfn = aws.client("stepfunctions")
     try:
         arn = str(
-            sfn.start_execution(
+            aws.call(
+                sfn,
+                "start_execution",
                 stateMachineArn=props.state_machine_arn,
                 name=name,
                 input=json.dumps(document, separators=(",", ":")),
             )["executionArn"]
         )
     except Exception as exc:
+        if aws.is_transient(exc):
+            raise  # no verdict on a transient fault: the handler leaves the request unanswered
         code = aws.error_code(exc)
         if code == "ExecutionAlreadyExists":
             # A retried delivery of the same request: that execution is ours.
@@ -176,15 +210,37 @@ def check_delete(event: Mapping[str, Any], physical_id: str) -> None:
     )
 
 
+DELETE_RETRY_SECONDS = 20.0
+"""How long a Delete retries transient faults: it always succeeds, and a loop it could not
+stop finds its wait condition gone at its next check and stops by itself (ABANDONED), so a
+Delete never holds the stack's deletion up for long."""
+
+
 def _stop(physical_id: str, event: Mapping[str, Any] | None = None) -> str:
     if not is_execution_arn(physical_id):
         return "nothing to stop"
+    with aws.within(DELETE_RETRY_SECONDS):
+        return _stop_own(physical_id, event)
+
+
+def _stop_own(physical_id: str, event: Mapping[str, Any] | None) -> str:
     try:
         check_delete(event or {}, physical_id)
     except Refused as exc:
         return f"stop refused: {exc}"
+    except Exception as exc:
+        if not aws.is_transient(exc):
+            raise
+        # A Delete always succeeds; the loop left running finds its wait condition gone and
+        # stops by itself (ABANDONED).
+        return f"stop skipped: reading the stack failed transiently ({_label(exc)})"
     try:
-        aws.client("stepfunctions").stop_execution(executionArn=physical_id, cause="gate deleted")
+        aws.call(
+            aws.client("stepfunctions"),
+            "stop_execution",
+            executionArn=physical_id,
+            cause="gate deleted",
+        )
     except Exception as exc:
         return f"stop skipped ({aws.error_code(exc) or type(exc).__name__})"
     return "execution stopped"
@@ -217,16 +273,32 @@ def check_identity(event: Mapping[str, Any]) -> tuple[str, str]:
     return stack_id, arm_id
 
 
-def _stack_resource(stack_id: str, logical_id: str) -> Mapping[str, Any]:
-    """``DescribeStackResource`` of this stack's ``logical_id``, or :class:`Refused`."""
-    try:
-        detail: Mapping[str, Any] = aws.client("cloudformation").describe_stack_resource(
-            StackName=stack_id, LogicalResourceId=logical_id
-        )["StackResourceDetail"]
-    except Exception as exc:
-        label = aws.error_code(exc) or type(exc).__name__
-        raise Refused(f"cannot read {logical_id} of the stack ({label})") from None
+def _label(exc: BaseException) -> str:
+    return aws.error_code(exc) or type(exc).__name__
+
+
+def _read_resource(stack_id: str, logical_id: str) -> Mapping[str, Any]:
+    """``DescribeStackResource`` of this stack's ``logical_id`` (:func:`aws.call`: a transient
+    fault retried while the invocation's time allows, then raised)."""
+    detail: Mapping[str, Any] = aws.call(
+        aws.client("cloudformation"),
+        "describe_stack_resource",
+        StackName=stack_id,
+        LogicalResourceId=logical_id,
+    )["StackResourceDetail"]
     return detail
+
+
+def _stack_resource(stack_id: str, logical_id: str) -> Mapping[str, Any]:
+    """``DescribeStackResource`` of this stack's ``logical_id``; :class:`Refused` on a
+    permanent answer (denied, not found, ...). A transient fault that outlasts the
+    invocation's time is raised as it is: never a refusal (see :func:`handler`)."""
+    try:
+        return _read_resource(stack_id, logical_id)
+    except Exception as exc:
+        if aws.is_transient(exc):
+            raise
+        raise Refused(f"cannot read {logical_id} of the stack ({_label(exc)})") from None
 
 
 def check_in_progress(stack_id: str, arm_id: str, request_type: str) -> None:
@@ -305,18 +377,19 @@ def wait_already_exists(event: Mapping[str, Any]) -> bool:
     """Whether the wait condition named by ``WaitConditionLogicalId`` is already in the
     stack (in any state but being deleted). On a forward update it is not: CloudFormation
     creates it after this resource. On UPDATE_ROLLBACK it is: it holds the result of the
-    earlier wait, or a loop is already waiting for it. Any error reading it counts as "no"
-    (the safe choice is to wait)."""
+    earlier wait, or a loop is already waiting for it. A permanent error reading it counts as
+    "no" (the safe choice is to wait); a transient one is retried while the invocation's time
+    allows, then raised (no verdict: see :func:`handler`)."""
     props = event.get("ResourceProperties") or {}
     logical_id = props.get(Prop.WAIT_CONDITION_LOGICAL_ID)
     stack_id = event.get("StackId")
     if not (isinstance(logical_id, str) and logical_id and isinstance(stack_id, str)):
         return False
     try:
-        detail = aws.client("cloudformation").describe_stack_resource(
-            StackName=stack_id, LogicalResourceId=logical_id
-        )["StackResourceDetail"]
-    except Exception:
+        detail = _read_resource(stack_id, logical_id)
+    except Exception as exc:
+        if aws.is_transient(exc):
+            raise
         return False
     status = str(detail.get("ResourceStatus", ""))
     return bool(status) and not status.startswith("DELETE")
@@ -377,7 +450,7 @@ def _arm(
     what = f"this {request_type.lower()} {scope.text()}{note}"
     # Nothing gated: the loop still runs, with no group to wait for, and opens the wait at its
     # first check that finds the wait condition (CloudFormation creates it after this answer).
-    ok, value, detail = _start(event, replace(props, requirements=scope.waits_for))
+    ok, value, detail = _start(event, replace(props, requirements=scope.waits_for), scope)
     if not ok:
         print(f"hyperpod-min-count-gate arm {request_type}: start failed ({detail})")
         return response_document(event, success=False, physical_id=fallback, reason=value)
@@ -400,6 +473,19 @@ def handler(event: Mapping[str, Any], context: Any) -> Any:
     the wait condition's 12-hour limit."""
     if "RequestType" not in event:
         return poll.fallback_handler(event, context)
+    budget = poll.Budget.of(context)
+    with aws.budget(lambda seconds: budget.allows(seconds + RESPONSE_RESERVE)):
+        _answer(event, context)
+    return None
+
+
+def _answer(event: Mapping[str, Any], context: Any) -> None:
+    """Answer one CloudFormation request, or leave it unanswered when only transient faults
+    happened (throttling, 5xx, timeouts) for the invocation's whole time: the error is raised,
+    so Lambda runs the request again (CloudFormation invokes the function asynchronously:
+    two more attempts, one and two minutes later), and the answer comes from a later attempt
+    (the execution is named after the request: a repeat starts nothing twice). A transient
+    fault is never a FAILED answer."""
     request_type = str(event.get("RequestType", ""))
     old_id = str(event.get("PhysicalResourceId") or "")
     try:
@@ -448,6 +534,12 @@ def handler(event: Mapping[str, Any], context: Any) -> Any:
                 reason=f"unknown RequestType {request_type[:40]!r}",
             )
     except Exception as exc:
+        if aws.is_transient(exc):
+            print(
+                f"hyperpod-min-count-gate arm {request_type}: unanswered, AWS failed "
+                f"transiently for the whole invocation ({_label(exc)}); Lambda retries it"
+            )
+            raise
         print(f"hyperpod-min-count-gate arm {request_type}: internal error {type(exc).__name__}")
         body = response_document(
             event,

@@ -3,12 +3,21 @@
 Handlers never construct boto3 clients or read the clock directly; they call
 :func:`client`, :func:`now` and :func:`sleep`.  Tests swap the seam with
 :func:`configure` (and restore it with :func:`reset`).
+
+Every AWS call of the gate goes through :func:`call`: a transient fault (botocore's retryable
+codes, 5xx, timeouts, connection errors: :func:`is_transient`) is retried with backoff and full
+jitter for as long as the invocation's remaining time allows (:func:`budget`, which keeps what
+the handler still needs afterwards, e.g. the answer to CloudFormation); only a permanent answer,
+or the transient one when the time is up, reaches the caller.
 """
 
 from __future__ import annotations
 
+import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
@@ -44,6 +53,11 @@ CLIENT_CONFIG = Config(
 """Standard-mode retries (throttling and 5xx) with bounded timeouts: at most
 :data:`CALL_WORST_CASE` seconds per call, so each check can fit its time budget."""
 
+RETRY_BASE_SECONDS = 1.0
+"""The first pause between two attempts of :func:`call` (before jitter); it doubles each time."""
+RETRY_CAP_SECONDS = 20.0
+"""The longest pause between two attempts of :func:`call` (before jitter)."""
+
 THROTTLING_CODES = faults.THROTTLING_CODES
 ACCESS_DENIED_CODES = faults.ACCESS_DENIED_CODES
 
@@ -57,7 +71,9 @@ def _boto3_client(service_name: str) -> Any:
 _factory: ClientFactory = _boto3_client
 _clock: Callable[[], float] = time.time
 _sleep: Callable[[float], None] = time.sleep
+_random: Callable[[], float] = random.random
 _cache: dict[str, Any] = {}
+_allows: ContextVar[Callable[[float], bool] | None] = ContextVar("gate_allows", default=None)
 
 
 def configure(
@@ -65,9 +81,11 @@ def configure(
     client_factory: ClientFactory | None = None,
     clock: Callable[[], float] | None = None,
     sleep: Callable[[float], None] | None = None,
+    jitter: Callable[[], float] | None = None,
 ) -> None:
-    """Replace the client factory, clock (epoch seconds) and/or sleep function."""
-    global _factory, _clock, _sleep
+    """Replace the client factory, clock (epoch seconds), sleep function and/or the random
+    source of :func:`call`'s jitter (a float in [0, 1))."""
+    global _factory, _clock, _sleep, _random
     if client_factory is not None:
         _factory = client_factory
         _cache.clear()
@@ -75,12 +93,14 @@ def configure(
         _clock = clock
     if sleep is not None:
         _sleep = sleep
+    if jitter is not None:
+        _random = jitter
 
 
 def reset() -> None:
-    """Restore the real boto3 factory, wall clock and sleep; drop cached clients."""
-    global _factory, _clock, _sleep
-    _factory, _clock, _sleep = _boto3_client, time.time, time.sleep
+    """Restore the real boto3 factory, wall clock, sleep and jitter; drop cached clients."""
+    global _factory, _clock, _sleep, _random
+    _factory, _clock, _sleep, _random = _boto3_client, time.time, time.sleep, random.random
     _cache.clear()
 
 
@@ -139,3 +159,57 @@ def is_transient(exc: BaseException) -> bool:
 def is_access_denied(exc: BaseException) -> bool:
     """Whether ``exc`` is an authorization failure."""
     return error_code(exc) in ACCESS_DENIED_CODES
+
+
+@contextmanager
+def budget(allows: Callable[[float], bool]) -> Iterator[None]:
+    """Within this block, :func:`call` retries a transient fault only while ``allows(seconds)``
+    says the invocation still has ``seconds`` (the pause and the next attempt's worst case);
+    ``allows`` keeps what the handler needs after its calls. Outside any block, :func:`call`
+    makes one call (with botocore's own retries)."""
+    token = _allows.set(allows)
+    try:
+        yield
+    finally:
+        _allows.reset(token)
+
+
+@contextmanager
+def within(seconds: float) -> Iterator[None]:
+    """Within this block :func:`call` retries only for ``seconds`` from now (and no longer
+    than the enclosing :func:`budget` allows)."""
+    outer = _allows.get()
+    ends = now().timestamp() + seconds
+
+    def allows(wanted: float) -> bool:
+        fits = now().timestamp() + wanted <= ends
+        return fits and (outer is None or outer(wanted))
+
+    with budget(allows):
+        yield
+
+
+def retry_pause(attempt: int, draw: float) -> float:
+    """The pause before retry ``attempt`` (1, 2, ...) with full jitter (pure): a draw in
+    [0, 1) of the capped exponential backoff."""
+    return draw * min(RETRY_CAP_SECONDS, RETRY_BASE_SECONDS * 2.0 ** (attempt - 1))
+
+
+def call(aws_client: Any, operation: str, /, **params: Any) -> Any:
+    """``aws_client.<operation>(**params)``, a transient fault retried (backoff, full jitter)
+    while the invocation's time allows (:func:`budget`); the permanent fault, or the last
+    transient one, is raised."""
+    method = getattr(aws_client, operation)
+    attempt = 0
+    while True:
+        try:
+            return method(**params)
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+            attempt += 1
+            pause = retry_pause(attempt, _random())
+            allows = _allows.get()
+            if allows is None or not allows(pause + CALL_WORST_CASE):
+                raise
+            sleep(pause)

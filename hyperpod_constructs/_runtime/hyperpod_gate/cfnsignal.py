@@ -68,8 +68,11 @@ class Delivery:
 def condition_state(stack_id: str, logical_id: str) -> ConditionState:
     """Read the wait condition's state (one bounded ``DescribeStackResource``)."""
     try:
-        detail = aws.client("cloudformation").describe_stack_resource(
-            StackName=stack_id, LogicalResourceId=logical_id
+        detail = aws.call(
+            aws.client("cloudformation"),
+            "describe_stack_resource",
+            StackName=stack_id,
+            LogicalResourceId=logical_id,
         )["StackResourceDetail"]
     except Exception as exc:
         if aws.is_transient(exc):
@@ -134,7 +137,9 @@ def send(
     while True:
         attempts += 1
         try:
-            cloudformation.signal_resource(
+            aws.call(
+                cloudformation,
+                "signal_resource",
                 StackName=stack_id,
                 LogicalResourceId=logical_id,
                 UniqueId=unique_id(success, reason),

@@ -40,6 +40,13 @@ EVENT_TEXT_LIMIT = 200
 FAILURE_MESSAGE_LIMIT = 300
 
 _WAITING_GROUP_STATUSES = frozenset({"Creating", "Updating", "SystemUpdating", "Degraded"})
+COUNTED_GROUP_STATUSES = frozenset({"InService", "Degraded"})
+"""Group statuses whose ``CurrentCount`` counts toward the minimum: ``InService``, and
+``Degraded`` ("some instances have failed to provision or are no longer healthy", the API
+reference), which is how a group at its minimum but short of its target (min < target where
+capacity is short: what MinCount exists for) reports. A Degraded group is only ready once its
+minimum of nodes is confirmed ``Running``."""
+DEGRADED = "Degraded"
 
 _HINT_CLUSTER_FAILED = (
     "What to do: the controller (or login) group could not start; check the "
@@ -72,6 +79,12 @@ _HINT_NOT_RUNNING = (
     "nodes' status (ListClusterNodes, DescribeClusterNode): deep health checks that take "
     "longer than the gate timeout or fail, or nodes being replaced; raise the gate timeout "
     "or lower min_instance_count."
+)
+_HINT_DEGRADED = (
+    "What to do: HyperPod reports the group(s) Degraded: some instances failed to provision "
+    "or are no longer healthy (the latest errors say which); check the capacity and quota "
+    "for the instance type, the lifecycle scripts and the nodes' health, or lower "
+    "min_instance_count."
 )
 _HINT_DEADLINE = (
     "What to do: capacity did not arrive in time; lower min_instance_count, use a "
@@ -225,13 +238,14 @@ class GroupProgress:
 
     @property
     def rolled_back(self) -> bool:
-        """``InService`` with reported counts that differ from the request.
+        """``InService`` (or ``Degraded``: short of its restored target) with reported counts
+        that differ from the request.
 
         That is what a HyperPod rollback looks like (a new group goes to 0/0, an
         existing one back to its last InService values).  A count that is not
         reported at all is unknown, not different.
         """
-        if self.status != "InService":
+        if self.status not in COUNTED_GROUP_STATUSES:
             return False
         if self.reported_target is not None and self.reported_target != self.target_count:
             return True
@@ -239,10 +253,11 @@ class GroupProgress:
 
     @property
     def counted(self) -> bool:
-        """What DescribeCluster says: ``InService``, counts untouched, ``CurrentCount`` at
-        least the minimum."""
+        """What DescribeCluster says: ``InService`` or ``Degraded``
+        (:data:`COUNTED_GROUP_STATUSES`), counts untouched, ``CurrentCount`` at least the
+        minimum."""
         return (
-            self.status == "InService"
+            self.status in COUNTED_GROUP_STATUSES
             and self.counts_match
             and self.current_count >= self.min_count
         )
@@ -470,7 +485,8 @@ def evaluate_gate(
     if rolled:
         names = ", ".join(g.name for g in rolled)
         problems.append(
-            f"HyperPod rolled back instance group(s) {names}: InService with counts "
+            f"HyperPod rolled back instance group(s) {names}: "
+            f"{'/'.join(sorted({g.status for g in rolled}))} with counts "
             "other than requested, so the minimum was not reached"
         )
         hints.append(_HINT_ROLLBACK)
@@ -493,7 +509,8 @@ def evaluate_gate(
         if all(g.ready for g in groups):
             return GateDecision(
                 "READY",
-                f"all gated groups reached their minimum: {summary}; {cluster}",
+                f"all gated groups reached their minimum: {summary}; {cluster}"
+                + _degraded_note(groups),
                 groups,
             )
         short = [g for g in groups if not g.ready]
@@ -505,7 +522,14 @@ def evaluate_gate(
             if only_nodes:
                 problem += f" of Running nodes ({running})"
             problems.append(problem)
-            hints.append(_HINT_NOT_RUNNING if only_nodes else _HINT_DEADLINE)
+            degraded = [g.name for g in short if g.status == DEGRADED]
+            if only_nodes:
+                hints.append(_HINT_NOT_RUNNING)
+            elif degraded:
+                problems.append(f"instance group(s) {', '.join(degraded)} Degraded")
+                hints.append(_HINT_DEGRADED)
+            else:
+                hints.append(_HINT_DEADLINE)
         elif only_nodes:
             return GateDecision(
                 "WAITING",
@@ -527,6 +551,18 @@ def evaluate_gate(
     if recent:
         reason += f" Latest errors (newest first): {_events_text(recent)}"
     return GateDecision("FAILED", reason, groups)
+
+
+def _degraded_note(groups: Sequence[GroupProgress]) -> str:
+    """For a READY with Degraded groups: what that means (pure)."""
+    degraded = [g for g in groups if g.status == DEGRADED]
+    if not degraded:
+        return ""
+    names = ", ".join(g.name for g in degraded)
+    return (
+        f"; {names} Degraded at the minimum: the minimum is Running, some instances failed "
+        "to provision or are no longer healthy, and HyperPod keeps working toward the target"
+    )
 
 
 def summarize(groups: Sequence[GroupProgress]) -> str:

@@ -53,11 +53,14 @@ THROTTLING_CODES: Final = frozenset(
         "RequestThrottledException",
         "TooManyRequestsException",
         "ProvisionedThroughputExceededException",
+        "TransactionInProgressException",
         "RequestLimitExceeded",
+        "LimitExceededException",
         "BandwidthLimitExceeded",
         "RequestThrottled",
         "SlowDown",
         "PriorRequestNotComplete",
+        "EC2ThrottledException",
         "RequestTimeout",
         "RequestTimeoutException",
         "InternalFailure",
@@ -66,7 +69,8 @@ THROTTLING_CODES: Final = frozenset(
         "ServiceUnavailable",
     }
 )
-"""API error codes that are transient whatever their HTTP status."""
+"""API error codes that are transient whatever their HTTP status: every code botocore's
+standard retry mode retries (throttling and transient), and AWS's internal-error codes."""
 
 ACCESS_DENIED_CODES: Final = frozenset(
     {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthorizationError"}
@@ -144,9 +148,11 @@ FAULT_TABLE: Final = (
         "throttled",
         "transient",
         "`ThrottlingException`, HTTP 429",
-        "botocore retries (3 attempts), then WAITING: poll again at the next interval; "
-        "ListClusterNodes still failing at the deadline: DescribeCluster's counts decide, "
-        "with a note",
+        "retried with backoff and jitter while the invocation's time allows (keeping what the "
+        "signal or the answer to CloudFormation needs), then WAITING: poll again at the next "
+        "interval; in the arm function the request stays unanswered and Lambda runs it again "
+        "(one, then two minutes later), never FAILED; ListClusterNodes still failing at the "
+        "deadline: DescribeCluster's counts decide, with a note",
     ),
     Fault("api", "server", "transient", "HTTP 5xx", "as throttled"),
     Fault("api", "connection", "transient", "timeouts, connection errors", "as throttled"),
@@ -199,7 +205,7 @@ FAULT_TABLE: Final = (
         "signal",
         "transient",
         "transient",
-        "throttling, HTTP 5xx, no answer (after botocore's retries)",
+        "throttling, HTTP 5xx, no answer (retried while the check's time allows)",
         "WAITING: decided and signalled again at the next poll",
     ),
 )

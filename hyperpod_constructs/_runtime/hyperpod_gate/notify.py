@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from .decision import GroupProgress
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+"""Version 2 added ``operation``, ``waitedFor`` and ``leftOut`` (required)."""
 MESSAGE_TYPE = "HyperPodMinCountGate"
 """The body's ``type`` (and the ``type`` attribute)."""
 PUBLISHED_STATUSES = ("READY", "FAILED", "REFUSED")
@@ -39,6 +40,9 @@ MESSAGE_SCHEMA: dict[str, Any] = {
         "reason",
         "time",
         "groups",
+        "operation",
+        "waitedFor",
+        "leftOut",
     ],
     "properties": {
         "schemaVersion": {"const": SCHEMA_VERSION},
@@ -50,6 +54,19 @@ MESSAGE_SCHEMA: dict[str, Any] = {
         "stackName": {"type": "string", "minLength": 1},
         "reason": {"type": "string"},
         "time": {"type": "string", "format": "date-time"},
+        "operation": {"enum": ["create", "update", None]},
+        "waitedFor": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        "leftOut": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "reason"],
+                "properties": {
+                    "name": {"type": "string", "minLength": 1},
+                    "reason": {"type": "string"},
+                },
+            },
+        },
         "groups": {
             "type": "array",
             "items": {
@@ -80,7 +97,30 @@ MESSAGE_SCHEMA: dict[str, Any] = {
 check saw it: ``currentCount`` as DescribeCluster reports it, ``minCount``/``targetCount`` as
 requested, ``runningCount`` the nodes ListClusterNodes confirmed Running (``null`` when the
 check did not list them, e.g. a FAILED before the counts were reached, or an opening the fast
-path signalled, where ``groups`` is empty: that check read no counts)."""
+path signalled, where ``groups`` is empty: that check read no counts). ``operation`` is the
+deployment the wait ends (``create`` or ``update``; ``null`` for a loop armed by an earlier
+version); ``waitedFor`` the groups it waited for, ``leftOut`` the template's other gated
+groups with why (e.g. ``minimum unchanged: 16``): a subscriber resubmits work only when
+``waitedFor`` is not empty."""
+
+
+class ScopeEntry(NamedTuple):
+    """One group of the template in one deployment's wait."""
+
+    group: str
+    waited: bool
+    why: str
+
+
+def parse_scope(raw: object) -> tuple[ScopeEntry, ...]:
+    """The execution input's ``scope`` list (pure); anything malformed is left out."""
+    entries = []
+    for item in raw if isinstance(raw, list) else ():
+        if isinstance(item, dict) and isinstance(item.get("groupName"), str):
+            entries.append(
+                ScopeEntry(item["groupName"], item.get("waited") is True, str(item.get("why", "")))
+            )
+    return tuple(entries)
 
 
 def stack_name(stack_id: str) -> str:
@@ -98,9 +138,18 @@ def body(
     reason: str,
     groups: Sequence[GroupProgress],
     time: datetime,
+    operation: str | None = None,
+    scope: Sequence[ScopeEntry] = (),
 ) -> dict[str, Any]:
-    """The JSON body of one message (see :data:`MESSAGE_SCHEMA`)."""
+    """The JSON body of one message (see :data:`MESSAGE_SCHEMA`); ``operation`` and ``scope``
+    default to unknown (``null``) and none."""
+    waited = [e.group for e in scope if e.waited]
+    if not scope:  # a loop armed without a scope waits for the groups it reports
+        waited = [group.name for group in groups]
     return {
+        "operation": operation,
+        "waitedFor": waited,
+        "leftOut": [{"name": e.group, "reason": e.why} for e in scope if not e.waited],
         "schemaVersion": SCHEMA_VERSION,
         "type": MESSAGE_TYPE,
         "status": status,

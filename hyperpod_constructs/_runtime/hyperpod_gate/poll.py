@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -111,6 +112,11 @@ class Budget:
         """Whether ``seconds`` more still end before the safety margin."""
         return aws.now().timestamp() + seconds <= self._deadline
 
+    def retrying(self) -> AbstractContextManager[None]:
+        """Within this block every AWS call (:func:`aws.call`) retries a transient fault while
+        this budget still holds the retry and, after it, the signal's worst case."""
+        return aws.budget(lambda seconds: self.allows(seconds + SIGNAL_WORST_CASE))
+
 
 @dataclass(frozen=True)
 class PollRequest:
@@ -128,6 +134,10 @@ class PollRequest:
     execution_arn: str | None = None
     """The running execution this request was read from (where the confirmation's progress
     is kept); ``None`` for a request not read from one."""
+    operation: str | None = None
+    """The deployment this wait ends: "create" or "update" (``None``: not recorded)."""
+    scope: tuple[notify.ScopeEntry, ...] = ()
+    """Each group of the template: whether this deployment waits for it, and why."""
 
 
 @dataclass(frozen=True)
@@ -204,7 +214,10 @@ def parse_event(event: Mapping[str, Any]) -> PollRequest:
     topic = event.get("topicArn")
     namespace = event.get("metricsNamespace")
     armed = event.get("armedAt")
+    operation = event.get("operation")
     return PollRequest(
+        operation=operation if operation in ("create", "update") else None,
+        scope=notify.parse_scope(event.get("scope")),
         cluster_name=_str(event, "clusterName"),
         requirements=requirements,
         deadline=datetime.fromtimestamp(float(deadline_value), tz=UTC),
@@ -339,7 +352,9 @@ def metric_lines(
 
 def _error_events(sagemaker: Any, request: PollRequest) -> tuple[list[Mapping[str, Any]], str]:
     try:
-        response = sagemaker.list_cluster_events(
+        response = aws.call(
+            sagemaker,
+            "list_cluster_events",
             ClusterName=request.cluster_name,
             SortBy="EventTime",
             SortOrder="Descending",
@@ -412,7 +427,7 @@ def _node_pages(
         if token is not None:
             params["NextToken"] = token
         try:
-            response = sagemaker.list_cluster_nodes(**params)
+            response = aws.call(sagemaker, "list_cluster_nodes", **params)
         except Exception as exc:
             code = aws.error_code(exc)
             if code is None and not aws.is_transient(exc):
@@ -557,9 +572,13 @@ def _publish(request: PollRequest, outcome: Outcome, budget: Budget) -> None:
         reason=outcome.reason,
         groups=outcome.groups,
         time=aws.now(),
+        operation=request.operation,
+        scope=request.scope,
     )
     try:
-        aws.client("sns").publish(
+        aws.call(
+            aws.client("sns"),
+            "publish",
             TopicArn=request.topic_arn,
             Subject=subject,
             Message=json.dumps(document, separators=(",", ":")),
@@ -687,7 +706,7 @@ def _poll(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outc
         return Outcome("WAITING", "too little time left in this invocation to check", "")
     sagemaker = aws.client("sagemaker")
     try:
-        response = sagemaker.describe_cluster(ClusterName=request.cluster_name)
+        response = aws.call(sagemaker, "describe_cluster", ClusterName=request.cluster_name)
     except Exception as exc:
         if aws.error_code(exc) is None and not aws.is_transient(exc):
             raise
@@ -809,7 +828,9 @@ def trusted_request(execution_arn: object) -> tuple[PollRequest | None, Outcome 
     if not is_execution_arn(execution_arn):
         return None, Outcome("IGNORED", "the invocation names no execution")
     try:
-        found = aws.client("stepfunctions").describe_execution(executionArn=execution_arn)
+        found = aws.call(
+            aws.client("stepfunctions"), "describe_execution", executionArn=execution_arn
+        )
     except Exception as exc:
         label = aws.error_code(exc) or type(exc).__name__
         if aws.is_transient(exc):
@@ -838,7 +859,9 @@ def carried_progress(request: PollRequest, budget: Budget) -> confirm.Progress:
     if request.execution_arn is None or not budget.allows(aws.CALL_WORST_CASE + SIGNAL_WORST_CASE):
         return {}
     try:
-        history = aws.client("stepfunctions").get_execution_history(
+        history = aws.call(
+            aws.client("stepfunctions"),
+            "get_execution_history",
             executionArn=request.execution_arn,
             reverseOrder=True,
             maxResults=confirm.HISTORY_LOOKBACK,
@@ -864,8 +887,11 @@ def _fast_path(budget: Budget) -> Outcome:
     if not budget.allows(aws.CALL_WORST_CASE):
         return Outcome("IGNORED", "too little time left")
     try:
-        arm = aws.client("cloudformation").describe_stack_resource(
-            StackName=stack_id, LogicalResourceId=arm_id
+        arm = aws.call(
+            aws.client("cloudformation"),
+            "describe_stack_resource",
+            StackName=stack_id,
+            LogicalResourceId=arm_id,
         )["StackResourceDetail"]
     except Exception as exc:
         return Outcome("IGNORED", "reading the arm resource failed", error=aws.error_code(exc))
@@ -883,7 +909,7 @@ def _fast_path(budget: Budget) -> Outcome:
         return Outcome("IGNORED", "too little time left")
     sagemaker = aws.client("sagemaker")
     try:
-        response = sagemaker.describe_cluster(ClusterName=request.cluster_name)
+        response = aws.call(sagemaker, "describe_cluster", ClusterName=request.cluster_name)
     except Exception as exc:
         return Outcome("IGNORED", "DescribeCluster failed", error=aws.error_code(exc))
     decision = evaluate_gate(response, request.requirements)
@@ -907,14 +933,16 @@ def _fast_path(budget: Budget) -> Outcome:
 
 def checked(request: PollRequest, budget: Budget, *, by_arm: bool = False) -> Outcome:
     """:func:`check`, logged."""
-    outcome = check(request, budget, by_arm=by_arm)
+    with budget.retrying():
+        outcome = check(request, budget, by_arm=by_arm)
     _log(outcome, request.cluster_name)
     return outcome
 
 
 def _run(event: Mapping[str, Any], context: Any, *, by_arm: bool) -> dict[str, Any]:
     budget = Budget.of(context)
-    request, refused = trusted_request(event.get("executionArn"))
+    with budget.retrying():
+        request, refused = trusted_request(event.get("executionArn"))
     if request is None:
         assert refused is not None
         _log(refused, "?")
@@ -929,7 +957,9 @@ def handler(event: Mapping[str, Any], context: Any) -> dict[str, Any]:
     if not isinstance(event, Mapping):
         event = {}
     if is_fast_path(event):
-        fast = _fast_path(Budget.of(context))
+        budget = Budget.of(context)
+        with budget.retrying():
+            fast = _fast_path(budget)
         _log(fast, "?")
         return fast.result()
     return _run(event, context, by_arm=False)
