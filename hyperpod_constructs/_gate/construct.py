@@ -812,7 +812,7 @@ class MinCountGate(Construct, GateMetrics):
         resubmits the training job at the new size. A wait may gate no group (a lowered
         minimum, a spare node added): the notification's ``waitedFor`` tells (see
         docs/gate.md, "Dependants on day 2")."""
-        return lazy_string(self._fingerprint)
+        return final_string(self._fingerprint)
 
     @property
     def wait_handle(self) -> cfn.CfnWaitConditionHandle:
