@@ -259,13 +259,18 @@ def test_a_cluster_setting_applied_in_place(plan_pairs: PlanPairs) -> None:
     ]
 
 
-def test_a_property_the_table_does_not_know_is_an_honest_unknown(plan_pairs: PlanPairs) -> None:
+def test_a_property_without_a_row_is_cannot_tell_and_exits_3(plan_pairs: PlanPairs) -> None:
+    # The table is an allow-list (issue 35): no row says UpdateCluster applies a new
+    # TrainingPlanArn to an existing group in place, so the plan cannot call it safe.
     result = plan(plan_pairs, "training-plan")
     ((path, (effect, old, new)),) = effects(result, "gpu").items()
     assert (path, effect, old) == ("TrainingPlanArn", Effect.UNKNOWN, None)
     assert new is not None and new.endswith("training-plan/plan-tests")
-    assert "changed (HyperPod applies it in place / unknown)" in group(result, "gpu").notes[0]
-    assert result.exit_code == 0
+    gpu = group(result, "gpu")
+    assert gpu.change is GroupChange.UNKNOWN and gpu.notes[0].startswith("cannot tell")
+    assert "no row of plan's table" in gpu.notes[0]
+    assert result.exit_code == 3
+    assert any("TrainingPlanArn" in line for line in result.headlines())
 
 
 def test_a_removed_minimum_removes_the_gate(plan_pairs: PlanPairs) -> None:

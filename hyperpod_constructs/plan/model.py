@@ -37,6 +37,8 @@ EXIT_DISRUPTIVE = 3
 _IGNORED_RESOURCES = frozenset({"CDKMetadata"})
 """Logical ids every CDK stack has: they do not make two templates the same stack's."""
 _RETAIN = frozenset({"Retain", "RetainExceptOnCreate"})
+_FLAGGED = (Effect.REFUSED, Effect.UNKNOWN)
+"""Cluster-level effects that make the plan disruptive by themselves."""
 OTHER_STACK_SHARE = 0.5
 """A baseline that has none of the new template's clusters (same logical id and name) and
 shares less than this part of its resources with it is another stack's template."""
@@ -90,6 +92,8 @@ class GroupChange(Enum):
     REFUSED = "refused"
     REPLACED = "replaced"
     """Its cluster is replaced: every node terminated, the new cluster provisions it anew."""
+    UNKNOWN = "cannot-tell"
+    """A change no row of the table proves safe (see its items): counted as disruptive."""
 
 
 @dataclass(frozen=True)
@@ -154,8 +158,13 @@ class GroupPlan:
 
     @property
     def disruptive(self) -> bool:
-        """It terminates nodes (or may), or HyperPod refuses it."""
-        return self.change is GroupChange.REFUSED or self.nodes_terminated != 0
+        """It terminates nodes (or may), HyperPod refuses it, or a change of it is one plan
+        cannot tell is safe."""
+        return (
+            self.change is GroupChange.REFUSED
+            or self.nodes_terminated != 0
+            or any(c.effect is Effect.UNKNOWN for c in self.changes)
+        )
 
 
 @dataclass(frozen=True)
@@ -230,7 +239,7 @@ class ClusterPlan:
                 ClusterChange.REFUSED,
                 ClusterChange.UNKNOWN,
             )
-            or any(c.effect is Effect.REFUSED for c in self.changes)
+            or any(c.effect in _FLAGGED for c in self.changes)
             or any(g.disruptive for g in self.groups)
         )
 
@@ -266,7 +275,7 @@ class StackPlan:
             lines += [
                 f"{label}: {change.describe()}"
                 for change in cluster.changes
-                if change.effect is Effect.REFUSED
+                if change.effect in _FLAGGED
             ]
             if cluster.change in (ClusterChange.REPLACED, ClusterChange.REMOVED):
                 continue
@@ -708,7 +717,16 @@ def _scale_notes(
                 f"(from {current}, {source}; HyperPod chooses which, jobs on them end)"
             )
     if canonical(old.get("MinInstanceCount", 0)) != canonical(new.get("MinInstanceCount", 0)):
-        if old_min is not None and new_min is not None and new_min > old_min:
+        if old_min is None or new_min is None:
+            headline, terminated = headline or GroupChange.UNKNOWN, None
+            notes.insert(
+                0,
+                f"minimum {render_value(old.get('MinInstanceCount', 0))} -> "
+                f"{render_value(new.get('MinInstanceCount', 0))}: not a number the plan can "
+                "read, so it cannot tell whether HyperPod accepts it, holds the group or rolls "
+                "it back (counted as disruptive)",
+            )
+        elif new_min > old_min:
             notes.append(
                 f"minimum {old_min} -> {new_min}: HyperPod holds the group in Updating until "
                 f"{new_min} nodes are in service, and rolls it back to its last values in "
@@ -729,7 +747,7 @@ def _effect_note(change: Change) -> str:
         Effect.NEW_NODES: "applies to new nodes only",
         Effect.SOFTWARE_UPDATE: "rolling software update of the running nodes",
         Effect.IN_PLACE: "applied in place",
-        Effect.UNKNOWN: "changed (HyperPod applies it in place / unknown)",
+        Effect.UNKNOWN: "cannot tell, counted as disruptive",
     }
     return f"{verbs.get(change.effect, 'changed')}: {change.describe()}"
 
@@ -754,10 +772,13 @@ def _updated(
         changes += [uploads[b] for b in sorted(_references(scripts)) if b in uploads][:1]
     headline, terminated, notes = _scale_notes(old, new, live)
     refused = [c for c in changes if c.effect is Effect.REFUSED]
-    notes = [_effect_note(c) for c in refused] + notes
-    notes += [_effect_note(c) for c in changes if c.effect is not Effect.REFUSED]
+    unknown = [c for c in changes if c.effect is Effect.UNKNOWN]
+    notes = [_effect_note(c) for c in refused + unknown] + notes
+    notes += [_effect_note(c) for c in changes if c.effect not in _FLAGGED]
     if refused:
         headline = GroupChange.REFUSED
+    elif unknown and headline in (None, GroupChange.SCALE_OUT):
+        headline = GroupChange.UNKNOWN
     elif headline is None:
         headline = GroupChange.CHANGED if changes or notes else GroupChange.UNCHANGED
     if gated and gate_waits:
