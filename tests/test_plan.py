@@ -23,7 +23,7 @@ from hyperpod_constructs.plan import (
     render_text,
     to_json,
 )
-from tests.support.plan_pairs import PlanPairs, plan_pairs, stack_name
+from tests.support.plan_pairs import PlanPairs, plan_pairs, stack_name, with_cdk_paths
 
 __all__ = ["plan_pairs"]
 
@@ -352,9 +352,21 @@ def test_another_stacks_template_is_refused_by_name(
     plan_pairs: PlanPairs, example_templates: dict[str, dict[str, Any]]
 ) -> None:
     with pytest.raises(BaselineError) as raised:
-        check_baseline(example_templates["FsdpTraining"], plan_pairs.templates["base"])
+        check_baseline(
+            with_cdk_paths(example_templates["FsdpTraining"], "FsdpTraining"),
+            plan_pairs.templates["base"],
+            stack_path="PlanBase",
+        )
     assert raised.value.code == "other-stack"
-    assert "fsdp-train" in str(raised.value)
+    assert "FsdpTraining/" in str(raised.value)
+    # Without evidence (no stack path to compare), it is planned: its cluster is removed.
+    fsdp_removed = plan_stack(
+        example_templates["FsdpTraining"],
+        plan_pairs.templates["base"],
+        stack="PlanBase",
+        baseline="fsdp",
+    )
+    assert fsdp_removed.exit_code == 3
     # The same stack after a heavy edit is still itself.
     check_baseline(plan_pairs.templates["base"], plan_pairs.templates["cluster-renamed"])
     check_baseline(example_templates["FsdpTraining"], example_templates["FsdpTraining"])

@@ -39,9 +39,6 @@ _IGNORED_RESOURCES = frozenset({"CDKMetadata"})
 _RETAIN = frozenset({"Retain", "RetainExceptOnCreate"})
 _FLAGGED = (Effect.REFUSED, Effect.UNKNOWN)
 """Cluster-level effects that make the plan disruptive by themselves."""
-OTHER_STACK_SHARE = 0.5
-"""A baseline that has none of the new template's clusters (same logical id and name) and
-shares less than this part of its resources with it is another stack's template."""
 _MAX_VALUE = 160
 _MISSING: Any = object()
 CANNOT_TELL = "cannot tell: an expression only CloudFormation evaluates, when it deploys"
@@ -309,8 +306,10 @@ def check_baseline(
 ) -> None:
     """Refuse a baseline that cannot be compared with ``new`` (pure): not a template, a
     template without a HyperPod cluster, or (unless ``same_stack``: the deployed stack of that
-    name) the template of another stack: none of its clusters is in ``new`` under the same
-    logical id and name, and it shares less than ``OTHER_STACK_SHARE`` of its resources.
+    name) the template of another stack, on positive evidence only: CDK's ``aws:cdk:path``
+    metadata of its resources lies under another stack's path than ``stack_path``. Resources
+    missing from ``new`` are never such evidence: a cluster removed from the stack, or moved
+    into a nested stack, is planned (and exits 3), not refused as input.
 
     :param old: the baseline, parsed from its JSON.
     :param new: the new template it is compared with.
@@ -352,16 +351,6 @@ def check_baseline(
             f"the baseline is another stack's template: its resources are under "
             f"{paths[0].rsplit('/', 2)[0]}/... (aws:cdk:path), not {stack_path}/; pass the "
             "template this stack was deployed from, or name its stack with --stack",
-        )
-    old_ids = set(_resources(old)) - _IGNORED_RESOURCES
-    shared = old_ids & (set(_resources(new)) - _IGNORED_RESOURCES)
-    if not shares_cluster(old, new) and len(shared) < OTHER_STACK_SHARE * len(old_ids):
-        raise BaselineError(
-            "other-stack",
-            f"the baseline looks like another stack's template: it shares {len(shared)} of its "
-            f"{len(old_ids)} resources with the new template and none of its clusters "
-            f"({', '.join(_label(r, i) for i, r in _clusters(old).items())}); pass the template "
-            "this stack was deployed from",
         )
 
 
@@ -1013,11 +1002,17 @@ def _cluster_plan(
         retained = _policy_retains(old, "DeletionPolicy")
         groups, total = _all_terminated(old, None, live, retained=retained)
         note = (
-            f"cluster removed from the stack and kept running (DeletionPolicy Retain): its "
-            f"{_nodes(total)} keep billing outside any stack"
+            f"cluster removed from the stack and retained: it is left running outside the stack "
+            f"(DeletionPolicy Retain), its {_nodes(total)} billing until deleted by hand"
             if retained
             else f"cluster removed: every node terminated ({_nodes(total)})"
         )
+        nested = _nested_stacks(old_template, new_template)
+        if nested:
+            note += (
+                f"; the update adds the nested stack {', '.join(nested)}: a cluster moved into a "
+                "nested stack is a new cluster there, provisioned from zero, not this one"
+            )
         return ClusterPlan(
             logical_id,
             _name(old),
@@ -1082,6 +1077,18 @@ def _cluster_plan(
         tuple(groups),
         gate,
     )
+
+
+NESTED_STACK_TYPE = "AWS::CloudFormation::Stack"
+
+
+def _nested_stacks(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """Logical ids of the nested stacks ``new`` adds."""
+    return [
+        str(logical_id)
+        for logical_id, resource in _resources(new).items()
+        if _mapping(resource).get("Type") == NESTED_STACK_TYPE and logical_id not in _resources(old)
+    ]
 
 
 def _undecided(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
