@@ -80,3 +80,113 @@ def test_another_stack_is_refused_only_on_the_evidence_of_its_cdk_path(
         check_baseline(base, other, stack_path="Elsewhere")
     assert raised.value.code == "other-stack" and "PlanBase/" in str(raised.value)
     check_baseline(base, other, stack_path="PlanBase")
+
+
+# -- 2. a value that changes through a reference -------------------------------------------------
+
+
+def gpu(template: Template) -> dict[str, Any]:
+    groups = template["Resources"][cluster_id(template)]["Properties"]["InstanceGroups"]
+    (found,) = [g for g in groups if g["InstanceGroupName"] == "gpu"]
+    return found  # type: ignore[no-any-return]
+
+
+def gpu_role(template: Template) -> str:
+    role: str = gpu(template)["ExecutionRole"]["Fn::GetAtt"][0]
+    return role
+
+
+def role_edit(template: Template, **properties: Any) -> Template:
+    edited = copy.deepcopy(template)
+    edited["Resources"][gpu_role(edited)]["Properties"].update(properties)
+    return edited
+
+
+def test_a_replaced_execution_role_changes_the_groups_role_refused_exit_3(
+    plan_pairs: PlanPairs,
+) -> None:
+    own = plan_pairs.templates["own-role"]
+    role = gpu_role(own)
+    result = plan_stack(
+        role_edit(own, RoleName="gpu-a"), role_edit(own, RoleName="gpu-b"), stack="P", baseline="b"
+    )
+    assert result.exit_code == 3
+    (change,) = result.clusters[0].groups[2].changes
+    assert change.path == "ExecutionRole" and change.uncertain
+    assert change.reason is not None and f"{role} (AWS::IAM::Role) is replaced" in change.reason
+    assert "RoleName changes (create-only)" in change.describe()
+
+
+def test_a_role_updated_in_place_keeps_its_arn_exit_0(plan_pairs: PlanPairs) -> None:
+    own = plan_pairs.templates["own-role"]
+    new = role_edit(own, MaxSessionDuration=7200)
+    assert plan_stack(own, new, stack="P", baseline="b").exit_code == 0
+    # Without the resource schemas, plan cannot tell whether the role is replaced.
+    result = plan_stack(own, new, stack="P", baseline="b", schema_of=lambda _: None)
+    assert result.exit_code == 3
+
+
+def with_security_group(template: Template, description: str) -> Template:
+    edited = copy.deepcopy(template)
+    edited["Resources"]["ClusterSg"] = {
+        "Type": "AWS::EC2::SecurityGroup",
+        "Properties": {"GroupDescription": description, "VpcId": "vpc-0a1b2c3d4e5f6"},
+    }
+    vpc = edited["Resources"][cluster_id(edited)]["Properties"]["VpcConfig"]
+    vpc["SecurityGroupIds"] = [{"Fn::GetAtt": ["ClusterSg", "GroupId"]}]
+    return edited
+
+
+def test_a_replaced_security_group_changes_the_vpc_config_exit_3(plan_pairs: PlanPairs) -> None:
+    base = plan_pairs.templates["base"]
+    old, new = with_security_group(base, "cluster"), with_security_group(base, "the cluster")
+    assert plan_stack(old, old, stack="P", baseline="b").exit_code == 0
+    result = plan_stack(old, new, stack="P", baseline="b")
+    (cluster,) = result.clusters
+    assert result.exit_code == 3 and cluster.change is ClusterChange.REFUSED
+    assert "ClusterSg (AWS::EC2::SecurityGroup) is replaced" in cluster.notes[0]
+
+
+def with_custom_count(template: Template, size: int) -> Template:
+    edited = copy.deepcopy(template)
+    edited["Resources"]["Sizing"] = {
+        "Type": "Custom::Sizing",
+        "Properties": {
+            "ServiceToken": "arn:aws:lambda:us-east-1:123456789012:function:s",
+            "N": size,
+        },
+    }
+    gpu(edited)["InstanceCount"] = {"Fn::GetAtt": ["Sizing", "Count"]}
+    gpu(edited).pop("MinInstanceCount", None)
+    return edited
+
+
+def test_a_count_from_a_custom_resource_whose_input_changed_is_cannot_tell(
+    plan_pairs: PlanPairs,
+) -> None:
+    base = plan_pairs.templates["ungated"]
+    old = with_custom_count(base, 4)
+    assert plan_stack(old, old, stack="P", baseline="b").exit_code == 0
+    result = plan_stack(old, with_custom_count(base, 2), stack="P", baseline="b")
+    assert result.exit_code == 3
+    assert "code plan does not run" in " ".join(result.clusters[0].groups[2].notes)
+
+
+def with_ssm_count(template: Template) -> Template:
+    edited = copy.deepcopy(template)
+    edited.setdefault("Parameters", {})["GpuCount"] = {
+        "Type": "AWS::SSM::Parameter::Value<String>",
+        "Default": "/training/gpu-count",
+    }
+    gpu(edited)["InstanceCount"] = {"Ref": "GpuCount"}
+    gpu(edited).pop("MinInstanceCount", None)
+    return edited
+
+
+def test_a_count_from_an_ssm_parameter_is_read_anew_on_every_deployment(
+    plan_pairs: PlanPairs,
+) -> None:
+    template = with_ssm_count(plan_pairs.templates["ungated"])
+    result = plan_stack(template, template, stack="P", baseline="b")
+    assert result.exit_code == 3
+    assert "SSM parameter, read anew" in " ".join(result.clusters[0].groups[2].notes)

@@ -11,7 +11,7 @@ the update waits. Nothing here reads files, calls AWS or prints.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -27,7 +27,9 @@ from ..summary.model import (
     summarize_template,
 )
 from ..watch.model import WINDOW
+from .references import MARKER, follow
 from .resolve import as_count, canonical, evaluate, unresolved
+from .schemas import TypeSchema, type_schema
 from .semantics import CLUSTER, GROUP, UNORDERED, Effect, PropertyRule, rule_for, rules_below
 
 EXIT_OK = 0
@@ -107,6 +109,9 @@ class Change:
     """The new template's value, rendered (None: not set)."""
     uncertain: bool = False
     """A side is an expression plan cannot evaluate offline ("cannot tell"). Default: no."""
+    reason: str | None = None
+    """Why plan cannot tell the value (a reference to a replaced resource, an SSM parameter...),
+    when ``uncertain``. Default: none (:data:`CANNOT_TELL`)."""
 
     @property
     def effect(self) -> Effect:
@@ -115,7 +120,7 @@ class Change:
     def describe(self) -> str:
         """``InstanceType ml.p5.48xlarge -> ml.p5en.48xlarge: <what HyperPod does>``."""
         text = f"{self.path} {_shown(self.old)} -> {_shown(self.new)}: {self.rule.what}"
-        return text + (f" ({CANNOT_TELL})" if self.uncertain else "")
+        return text + (f" ({self.reason or CANNOT_TELL})" if self.uncertain else "")
 
 
 @dataclass(frozen=True)
@@ -447,16 +452,31 @@ def _diff(old: Any, new: Any, pointer: str, label: str) -> list[Change]:
                 name,
             )
         else:
+            uncertain = unresolved(before) or unresolved(after)
             changes.append(
                 Change(
                     name,
                     _classified(child, before, after),
                     _rendered(before),
                     _rendered(after),
-                    uncertain=unresolved(before) or unresolved(after),
+                    uncertain=uncertain,
+                    reason=_reason(after) if uncertain else None,
                 )
             )
     return changes
+
+
+def _reason(value: Any, depth: int = 0) -> str | None:
+    """Why a value changes on deployment, from the first :data:`~.references.MARKER` in it."""
+    if depth > 32:
+        return None
+    if isinstance(value, Mapping):
+        if isinstance(marked := value.get(MARKER), str):
+            return f"cannot tell: {marked.split(': ', 1)[-1]}"
+        value = list(value.values())
+    if isinstance(value, list):
+        return next((r for v in value if (r := _reason(v, depth + 1)) is not None), None)
+    return None
 
 
 def _intrinsic(value: Mapping[str, Any]) -> bool:
@@ -1193,6 +1213,7 @@ def plan_stack(
     notes: Sequence[str] = (),
     pseudo: Mapping[str, str] | None = None,
     parameters_from: str | None = None,
+    schema_of: Callable[[str], TypeSchema | None] = type_schema,
 ) -> StackPlan:
     """The plan of updating ``old_template`` (what runs) to ``new_template``.
 
@@ -1210,9 +1231,11 @@ def plan_stack(
         ``AWS::Region``, ``AWS::AccountId`` where known); others stay expressions.
     :param parameters_from: how the parameter values were chosen, shown (default: ``as
         deployed`` with ``old_parameters``, else ``defaults``).
+    :param schema_of: a resource type's schema, for which changes replace a resource the
+        cluster refers to (default: cfn-lint's, when installed; None: cannot tell).
     """
     old = evaluate(old_template, old_parameters, pseudo)
-    new = evaluate(new_template, new_parameters, pseudo)
+    new = follow(old, evaluate(new_template, new_parameters, pseudo), schema_of=schema_of)
     check_groups(old, "the baseline")
     check_groups(new, "the new template")
     summaries = (_summaries(old, stack, "the baseline"), _summaries(new, stack, "the new template"))
