@@ -190,3 +190,65 @@ def test_a_count_from_an_ssm_parameter_is_read_anew_on_every_deployment(
     result = plan_stack(template, template, stack="P", baseline="b")
     assert result.exit_code == 3
     assert "SSM parameter, read anew" in " ".join(result.clusters[0].groups[2].notes)
+
+
+# -- 4. what UpdateCluster refuses ---------------------------------------------------------------
+
+
+def cluster_props(template: Template) -> dict[str, Any]:
+    properties: dict[str, Any] = template["Resources"][cluster_id(template)]["Properties"]
+    return properties
+
+
+def refused(old: Template, new: Template) -> tuple[int, str]:
+    result = plan_stack(old, new, stack="P", baseline="b")
+    return result.exit_code, " ".join(result.clusters[0].refusals)
+
+
+def test_counts_and_groups_beyond_the_api_limits_are_refused(plan_pairs: PlanPairs) -> None:
+    base = plan_pairs.templates["base"]
+    big = copy.deepcopy(base)
+    gpu(big)["InstanceCount"] = 7000
+    code, why = refused(base, big)
+    assert code == 3 and "[HP-COUNT-RANGE" in why and "6758" in why
+    many = copy.deepcopy(base)
+    groups = cluster_props(many)["InstanceGroups"]
+    for index in range(101 - len(groups)):
+        extra = copy.deepcopy(gpu(base))
+        extra.update(InstanceGroupName=f"extra{index}", InstanceCount=0)
+        extra.pop("MinInstanceCount")
+        groups.append(extra)
+    code, why = refused(base, many)
+    assert code == 3 and "[HP-GROUPS-COUNT" in why and "101 groups" in why
+
+
+def standard(template: Template) -> Template:
+    """The cluster in the previous scaling model (no NodeProvisioningMode)."""
+    edited = copy.deepcopy(template)
+    cluster_props(edited).pop("NodeProvisioningMode")
+    return edited
+
+
+def test_a_minimum_without_continuous_provisioning_is_refused(plan_pairs: PlanPairs) -> None:
+    old = standard(plan_pairs.templates["ungated"])
+    new = copy.deepcopy(old)
+    gpu(new)["MinInstanceCount"] = 2
+    code, why = refused(old, new)
+    assert code == 3 and "[HP-MIN-NEEDS-CONTINUOUS" in why
+
+
+def test_a_slurm_config_strategy_in_continuous_mode_is_refused(plan_pairs: PlanPairs) -> None:
+    old = plan_pairs.templates["base"]
+    new = copy.deepcopy(old)
+    orchestrator = cluster_props(new).setdefault("Orchestrator", {})
+    orchestrator.setdefault("Slurm", {})["SlurmConfigStrategy"] = "Merge"
+    code, why = refused(old, new)
+    assert code == 3 and "[HP-STRATEGY-IN-CONTINUOUS" in why
+
+
+def test_switching_a_running_cluster_to_continuous_provisioning_is_refused(
+    plan_pairs: PlanPairs,
+) -> None:
+    new = plan_pairs.templates["ungated"]
+    code, why = refused(standard(new), new)
+    assert code == 3 and "cannot be migrated to continuous provisioning" in why

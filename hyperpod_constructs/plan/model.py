@@ -12,7 +12,7 @@ the update waits. Nothing here reads files, calls AWS or prints.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
@@ -28,6 +28,7 @@ from ..summary.model import (
 )
 from ..watch.model import WINDOW
 from .references import MARKER, follow
+from .refusals import refusals
 from .resolve import as_count, canonical, evaluate, unresolved
 from .schemas import TypeSchema, type_schema
 from .semantics import CLUSTER, GROUP, UNORDERED, Effect, PropertyRule, rule_for, rules_below
@@ -226,6 +227,9 @@ class ClusterPlan:
     """Whether the update waits for the readiness gate."""
     notes: tuple[str, ...] = ()
     """What happens to the cluster, in HyperPod's words. Default: none."""
+    refusals: tuple[str, ...] = ()
+    """What ``UpdateCluster`` (``CreateCluster`` for a new cluster) refuses in the new
+    template, by the rules the constructs check with. Default: none."""
 
     @property
     def replaced(self) -> bool:
@@ -241,6 +245,7 @@ class ClusterPlan:
                 ClusterChange.REFUSED,
                 ClusterChange.UNKNOWN,
             )
+            or bool(self.refusals)
             or any(c.effect in _FLAGGED for c in self.changes)
             or any(g.disruptive for g in self.groups)
         )
@@ -273,6 +278,7 @@ class StackPlan:
         lines: list[str] = []
         for cluster in self.clusters:
             label = cluster.cluster_name or cluster.logical_id
+            lines += [f"{label}: {refusal}" for refusal in cluster.refusals]
             lines += [f"{label}: {note}" for note in cluster.notes if cluster.disruptive][:1]
             lines += [
                 f"{label}: {change.describe()}"
@@ -1253,19 +1259,38 @@ def plan_stack(
         parameters=parameters_from or ("as deployed" if old_parameters is not None else "defaults"),
         live_counts=live is not None,
         clusters=tuple(
-            _cluster_plan(
-                logical_id,
+            _with_refusals(
+                _cluster_plan(
+                    logical_id,
+                    old,
+                    new,
+                    summaries,
+                    (live or {}).get(logical_id, {}),
+                    removed_names,
+                    uploads,
+                ),
                 old,
                 new,
-                summaries,
-                (live or {}).get(logical_id, {}),
-                removed_names,
-                uploads,
             )
             for logical_id in order
         ),
         notes=tuple(notes),
     )
+
+
+def _with_refusals(
+    plan: ClusterPlan, old: Mapping[str, Any], new: Mapping[str, Any]
+) -> ClusterPlan:
+    """``plan`` with what UpdateCluster (or CreateCluster) refuses in the new cluster."""
+    after = _clusters(new).get(plan.logical_id)
+    if after is None or plan.change is ClusterChange.UNCHANGED:
+        return plan
+    in_place = plan.change in (ClusterChange.UPDATED, ClusterChange.UNKNOWN)
+    found = refusals(_clusters(old).get(plan.logical_id) if in_place else None, after)
+    if not found:
+        return plan
+    change = ClusterChange.REFUSED if plan.change is ClusterChange.UPDATED else plan.change
+    return replace(plan, change=change, refusals=found)
 
 
 def _summaries(template: Mapping[str, Any], stack: str, what: str) -> dict[str, ClusterSummary]:
