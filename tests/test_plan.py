@@ -60,7 +60,7 @@ def test_no_change_is_exit_0_and_says_so(plan_pairs: PlanPairs) -> None:
     assert "nothing refused" in render_text(result)
 
 
-def test_scale_out_adds_nodes_and_the_gate_rearms_but_its_minimum_is_already_met(
+def test_scale_out_adds_nodes_and_the_gate_rearms_but_waits_for_no_group(
     plan_pairs: PlanPairs,
 ) -> None:
     result = plan(plan_pairs, "scale-out")
@@ -71,11 +71,11 @@ def test_scale_out_adds_nodes_and_the_gate_rearms_but_its_minimum_is_already_met
     assert gpu.nodes_terminated == 0
     assert "scale out 4 -> 8 nodes" in gpu.notes[0]
     gate = result.clusters[0].gate
-    # The target is a gated value: the gate's fingerprint changes, so it waits again.
-    assert gate.waits and [(w.group, w.min_count, w.target_count) for w in gate.waits_for] == [
-        ("gpu", 4, 8)
-    ]
-    assert any("unchanged: the wait ends at the first check" in n for n in gpu.notes)
+    # The target is a gated value: the gate's fingerprint changes, so its arm runs again; but
+    # by the arm's own update_scope, HyperPod holds back no group whose minimum stays (issue 35).
+    assert not gate.waits and gate.waits_for == ()
+    assert "re-arms and waits for no group; not for gpu (minimum unchanged: 4)" in gate.reason
+    assert not any("the gate waits" in n for n in gpu.notes)
 
 
 def test_raised_minimum_holds_the_group_for_hyperpods_window_and_the_gate_waits(
@@ -119,7 +119,7 @@ def test_group_added_with_a_minimum_is_waited_for(plan_pairs: PlanPairs) -> None
     assert gpu2.notes[0] == "group added: 2 nodes, minimum 2"
     assert "rolls it back to 0 nodes" in gpu2.notes[1]
     assert "the gate waits for its minimum" in gpu2.notes[2]
-    assert {w.group for w in result.clusters[0].gate.waits_for} == {"gpu", "gpu2"}
+    assert {w.group for w in result.clusters[0].gate.waits_for} == {"gpu2"}
     assert result.clusters[0].gate.waits
 
 
@@ -308,8 +308,10 @@ def test_parameters_resolve_as_deployed_or_from_their_defaults(plan_pairs: PlanP
     # Offline, GpuCount is its default (4): the same counts as the literal baseline.
     offline = plan(plan_pairs, "parameter")
     assert group(offline, "gpu").change is GroupChange.UNCHANGED
-    # The gate names the parameter, not its value: moving from a number to a parameter re-arms.
-    assert offline.clusters[0].gate.waits
+    # The gate names the parameter, not its value: moving from a number to a parameter re-arms,
+    # but the minimum (4) stays, so the re-armed gate waits for no group.
+    gate = offline.clusters[0].gate
+    assert not gate.waits and "re-arms" in gate.reason and "minimum unchanged: 4" in gate.reason
     # Deployed with GpuCount=8, updated to literal counts of 2: 6 nodes go.
     deployed = plan(
         plan_pairs,

@@ -5,11 +5,14 @@ of it, the way a user's pull request changes an app."""
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
 
+from hyperpod_constructs._runtime.hyperpod_gate import arm, contract
 from hyperpod_constructs.plan import BaselineError, ClusterChange, check_baseline, plan_stack
+from hyperpod_constructs.plan.resolve import evaluate
 from tests.support.plan_pairs import PlanPairs, plan_pairs, with_cdk_paths
 
 __all__ = ["plan_pairs"]
@@ -252,3 +255,61 @@ def test_switching_a_running_cluster_to_continuous_provisioning_is_refused(
     new = plan_pairs.templates["ungated"]
     code, why = refused(standard(new), new)
     assert code == 3 and "cannot be migrated to continuous provisioning" in why
+
+
+# -- 7. one source for the wait ------------------------------------------------------------------
+
+
+def arm_of(template: Template) -> tuple[str, dict[str, Any]] | None:
+    for logical_id, resource in template["Resources"].items():
+        if resource["Type"] == contract.RESOURCE_TYPE:
+            return str(logical_id), resource["Properties"]
+    return None
+
+
+def arms_scope(old: Template, new: Template, monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """The groups the gate's arm function waits for when the update deploys: its own
+    ``scope_of`` (which calls ``update_scope``), reading the old wait handle's Metadata as
+    CloudFormation returns it."""
+    old, new = evaluate(old), evaluate(new)
+    old_arm, new_arm = arm_of(old), arm_of(new)
+    if new_arm is None:
+        return set()
+    arm_id, new_props = new_arm
+    same_arm = old_arm is not None and old_arm[0] == arm_id
+    if same_arm and not contract.starts_new_wait(old_arm[1], new_props):
+        return set()  # the finished wait stays: the arm does not wait
+
+    def handle(template: Template, props: dict[str, Any]) -> Any:
+        return template["Resources"][props[contract.Prop.WAIT_HANDLE_LOGICAL_ID]]["Metadata"]
+
+    if old_arm is not None:
+        metadata = handle(old, old_arm[1])
+        monkeypatch.setattr(
+            arm,
+            "_stack_resource",
+            lambda *_: {"ResourceType": arm.HANDLE_TYPE, "Metadata": json.dumps(metadata)},
+        )
+    event = {
+        "RequestType": "Update" if same_arm else "Create",
+        "OldResourceProperties": old_arm[1] if same_arm and old_arm else {},
+    }
+    wait = contract.parse_metadata(handle(new, new_props))
+    scope, _ = arm.scope_of(event, "stack", arm_id, wait)
+    return {r.group_name for r in scope.waits_for}
+
+
+def test_the_plans_wait_is_the_gates_own_update_scope(
+    plan_pairs: PlanPairs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pairs = [("base", v) for v in plan_pairs.templates] + [
+        (v, "base") for v in plan_pairs.templates
+    ]
+    compared = 0
+    for old_name, new_name in pairs:
+        old, new = plan_pairs.templates[old_name], plan_pairs.templates[new_name]
+        result = plan_stack(old, new, stack="P", baseline="b")
+        planned = {w.group for c in result.clusters for w in c.gate.waits_for}
+        assert planned == arms_scope(old, new, monkeypatch), (old_name, new_name)
+        compared += bool(planned)
+    assert compared >= 3  # some pairs wait, others not

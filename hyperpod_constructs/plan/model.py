@@ -17,7 +17,7 @@ from enum import Enum
 from typing import Any
 
 from .._core.layout import layout_of
-from .._runtime.hyperpod_gate.contract import Prop, starts_new_wait
+from .._runtime.hyperpod_gate.contract import Prop, Requirement, starts_new_wait, update_scope
 from ..summary.model import (
     CLUSTER_TYPE,
     ClusterSummary,
@@ -871,6 +871,38 @@ def _gate_properties(template: Mapping[str, Any], gate: GateSummary | None) -> M
     return _mapping(_mapping(_resources(template).get(gate.logical_id)).get("Properties"))
 
 
+def _declared(gate: GateSummary) -> list[Requirement] | None:
+    """The gate's requirements as its arm function reads them (numbers), or None: a count is
+    an expression only CloudFormation resolves."""
+    found = []
+    for r in gate.requirements:
+        if not isinstance(r.min_count, int) or not isinstance(r.target_count, int):
+            return None
+        found.append(Requirement(r.group, r.min_count, r.target_count))
+    return found
+
+
+def _scope(
+    old_gate: GateSummary | None,
+    new_gate: GateSummary,
+    old_props: Mapping[str, Any],
+    new_props: Mapping[str, Any],
+) -> tuple[set[str], str]:
+    """The groups a re-armed gate waits for and why, by the arm's own
+    :func:`~hyperpod_constructs._runtime.hyperpod_gate.contract.update_scope` fed the two
+    templates' declarations; every gated group where a count is an expression."""
+    new = _declared(new_gate)
+    old = None if old_gate is None else _declared(old_gate)
+    if new is None or (old_gate is not None and old is None):
+        groups = {r.group for r in new_gate.requirements}
+        return groups, "a gated count is an expression, so it may wait for every gated group"
+    same = canonical(old_props.get(Prop.CLUSTER_NAME)) == canonical(
+        new_props.get(Prop.CLUSTER_NAME)
+    )
+    scope = update_scope(old, new, same_cluster=same)
+    return {r.group_name for r in scope.waits_for}, scope.text()
+
+
 def _gate_plan(
     old_template: Mapping[str, Any],
     new_template: Mapping[str, Any],
@@ -883,18 +915,16 @@ def _gate_plan(
     if new_gate is None:
         reason = "the gate is removed: nothing waits" if old_gate is not None else "no gate"
         return GatePlan(before=old_gate is not None, after=False, waits=False, reason=reason)
-    waits_for = tuple(
-        GateWait(r.group, r.min_count, r.target_count, live.get(r.group))
-        for r in new_gate.requirements
-    )
-    if old_gate is None or old_gate.logical_id != new_gate.logical_id:
-        waits, reason = True, "the gate is new: the deployment waits"
+    if old_gate is not None and old_gate.logical_id != new_gate.logical_id:
+        old_gate = None  # a new gate resource: its arm is created, as for a new stack
+    old_props = _gate_properties(old_template, old_gate)
+    new_props = _gate_properties(new_template, new_gate)
+    if old_gate is None:
+        rearms, reason = True, "the gate is new"
     else:
-        old_props = _gate_properties(old_template, old_gate)
-        new_props = _gate_properties(new_template, new_gate)
-        waits = starts_new_wait(old_props, new_props)
-        if waits:
-            reason = "the gated counts changed, so the gate re-arms: the deployment waits"
+        rearms = starts_new_wait(old_props, new_props)
+        if rearms:
+            reason = "the gated counts changed, so the gate re-arms"
         elif canonical(old_props.get(Prop.REQUIREMENTS)) != canonical(
             new_props.get(Prop.REQUIREMENTS)
         ):
@@ -904,20 +934,31 @@ def _gate_plan(
             )
         else:
             reason = "the gated counts are unchanged: the gate does not wait"
-    if waits:
+    if not rearms:
+        return GatePlan(before=True, after=True, waits=False, reason=reason)
+    groups, why = _scope(old_gate, new_gate, old_props, new_props)
+    waits_for = tuple(
+        GateWait(r.group, r.min_count, r.target_count, live.get(r.group))
+        for r in new_gate.requirements
+        if r.group in groups
+    )
+    reason += f" and {why}"
+    if waits_for:
         reason += (
-            " until "
+            ": the deployment waits until "
             + ", ".join(_wait_text(w) for w in waits_for)
             + f" (HyperPod's window: {_window()}; the gate gives up after "
             + f"{_duration(new_gate.timeout_seconds)})"
         )
+    else:
+        reason += ": the deployment does not wait"
     return GatePlan(
         before=old_gate is not None,
         after=True,
-        waits=waits,
+        waits=bool(waits_for),
         reason=reason,
         waits_for=waits_for,
-        timeout_seconds=new_gate.timeout_seconds,
+        timeout_seconds=new_gate.timeout_seconds if waits_for else None,
     )
 
 
