@@ -5,14 +5,26 @@ of it, the way a user's pull request changes an app."""
 from __future__ import annotations
 
 import copy
+import io
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from hyperpod_constructs.__main__ import _parser
 from hyperpod_constructs._runtime.hyperpod_gate import arm, contract
-from hyperpod_constructs.plan import BaselineError, ClusterChange, check_baseline, plan_stack
+from hyperpod_constructs.plan import (
+    BaselineError,
+    ClusterChange,
+    check_baseline,
+    plan_stack,
+    render_text,
+)
+from hyperpod_constructs.plan.cli import run_plan
 from hyperpod_constructs.plan.resolve import evaluate
+from hyperpod_constructs.plan.templates import parse_template
 from tests.support.plan_pairs import PlanPairs, plan_pairs, with_cdk_paths
 
 __all__ = ["plan_pairs"]
@@ -313,3 +325,54 @@ def test_the_plans_wait_is_the_gates_own_update_scope(
         assert planned == arms_scope(old, new, monkeypatch), (old_name, new_name)
         compared += bool(planned)
     assert compared >= 3  # some pairs wait, others not
+
+
+# -- 6. shapes: YAML, Fn::ForEach ----------------------------------------------------------------
+
+
+def test_a_yaml_baseline_with_short_forms_is_read_by_cfn_lints_loader(
+    plan_pairs: PlanPairs, tmp_path: Path
+) -> None:
+    parsed = parse_template(
+        "Resources:\n  R:\n    Type: AWS::IAM::Role\n    Properties:\n"
+        "      RoleName: !Sub '${AWS::StackName}-x'\n      Path: !GetAtt X.Arn\n",
+        "baseline",
+    )
+    assert parsed == {
+        "Resources": {
+            "R": {
+                "Type": "AWS::IAM::Role",
+                "Properties": {
+                    "RoleName": {"Fn::Sub": "${AWS::StackName}-x"},
+                    "Path": {"Fn::GetAtt": ["X", "Arn"]},
+                },
+            }
+        }
+    }
+    baseline = tmp_path / "base.template.yaml"
+    baseline.write_text(yaml.safe_dump(plan_pairs.templates["base"]), encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    args = _parser().parse_args(
+        ["plan", "--baseline", str(baseline), "--app", plan_pairs.outdir, "--stack", "PlanScaleIn"]
+    )
+    assert run_plan(args, stdout=out, stderr=err) == 3, err.getvalue()
+    assert "scale in 4 -> 2" in out.getvalue()
+    baseline.write_text("Resources: [", encoding="utf-8")
+    assert run_plan(args, stdout=out, stderr=err) == 2
+    assert "neither JSON nor a YAML template" in err.getvalue()
+
+
+def test_a_for_each_loop_is_cannot_tell_exit_3_not_bad_input(plan_pairs: PlanPairs) -> None:
+    base = plan_pairs.templates["base"]
+    looped = copy.deepcopy(base)
+    looped["Transform"] = "AWS::LanguageExtensions"
+    looped["Resources"]["Fn::ForEach::Topics"] = [
+        "Name",
+        ["a", "b"],
+        {"Topic${Name}": {"Type": "AWS::SNS::Topic"}},
+    ]
+    for old, new in ((base, looped), (looped, base)):
+        assert exit_code(old, new) == 3
+        result = plan_stack(old, new, stack="P", baseline="b")
+        assert "Fn::ForEach::Topics" in result.headlines()[0]
+        assert "cannot tell" in render_text(result)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from .._aws.input import InputError, read_json
+from .._aws.input import InputError, read_text
 from .._cli.commands import add_command, add_json_option
 from .._core.sanitize import printable
 from ..summary import AssemblyError, StackTemplate, find_templates
@@ -29,6 +29,7 @@ from .model import (
     shares_cluster,
 )
 from .render import render_json, render_text
+from .templates import parse_template
 
 DEFAULT_APP = "cdk.out"
 INSTALL_HINT = "pip install 'hyperpod-constructs[watch]'"
@@ -170,11 +171,13 @@ def _matching(stacks: Sequence[_NewStack], baseline: Mapping[str, Any], app: str
 
 
 def _read_baseline(path: str, stacks: Sequence[_NewStack], stack: str | None, app: str) -> object:
-    """The baseline file through the one input reader (a regular file, bounded, strict
-    JSON); a cloud assembly folder (e.g. the main branch's ``cdk.out``): the template of the
-    stack of the same path (``--stack``, else the only stack both assemblies have)."""
+    """The baseline file through the one input reader (a regular file, bounded), strict JSON
+    or a YAML template (:func:`~.templates.parse_template`); a cloud assembly folder (e.g. the
+    main branch's ``cdk.out``): the template of the stack of the same path (``--stack``, else
+    the only stack both assemblies have)."""
     if not Path(path).is_dir():
-        return read_json(path, "baseline", max_bytes=MAX_FILE_BYTES)
+        text = read_text(path, "baseline", max_bytes=MAX_FILE_BYTES)
+        return parse_template(text, f"baseline {path!r}")
     old_stacks = _new_stacks(path)
     if stack is not None:
         wanted = _named(stacks, stack, app).stack.stack

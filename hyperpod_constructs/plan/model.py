@@ -267,15 +267,20 @@ class StackPlan:
     """The plan of each HyperPod cluster of the stack."""
     notes: tuple[str, ...] = ()
     """What the plan could not read (e.g. a deployed cluster HyperPod does not know)."""
+    undecided: tuple[str, ...] = ()
+    """Why plan cannot tell what the update does to the stack as a whole (e.g. an
+    ``Fn::ForEach`` loop): each one is disruptive. Default: none."""
 
     @property
     def exit_code(self) -> int:
-        """3 when something terminates nodes, replaces or removes a cluster or is refused."""
-        return EXIT_DISRUPTIVE if any(c.disruptive for c in self.clusters) else EXIT_OK
+        """3 when something terminates nodes, replaces or removes a cluster or is refused, or
+        plan cannot tell."""
+        disruptive = self.undecided or any(c.disruptive for c in self.clusters)
+        return EXIT_DISRUPTIVE if disruptive else EXIT_OK
 
     def headlines(self) -> list[str]:
         """One line per disruptive item, the most severe first (what the text prints first)."""
-        lines: list[str] = []
+        lines: list[str] = list(self.undecided)
         for cluster in self.clusters:
             label = cluster.cluster_name or cluster.logical_id
             lines += [f"{label}: {refusal}" for refusal in cluster.refusals]
@@ -312,6 +317,12 @@ def _clusters(template: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     }
 
 
+def loops(template: object) -> list[str]:
+    """The ``Fn::ForEach::<name>`` loops among a template's resources."""
+    resources = _resources(template) if isinstance(template, Mapping) else {}
+    return [str(k) for k in resources if str(k).startswith("Fn::ForEach::")]
+
+
 def check_baseline(
     old: object, new: object, *, same_stack: bool = False, stack_path: str | None = None
 ) -> None:
@@ -331,6 +342,8 @@ def check_baseline(
         another stack's. Default: not checked.
     :raises BaselineError: with its ``code``.
     """
+    if loops(old) or loops(new):
+        return  # planned as "cannot tell" (exit 3), whatever else it holds
     for document, what in ((old, "the baseline"), (new, "the new template")):
         try:
             summarize_template(document, stack="", template_file="")
@@ -1281,6 +1294,22 @@ def plan_stack(
     :param schema_of: a resource type's schema, for which changes replace a resource the
         cluster refers to (default: cfn-lint's, when installed; None: cannot tell).
     """
+    undecided = [
+        f"cannot tell what the update does: {what} has the AWS::LanguageExtensions loop "
+        f"{', '.join(found)}, which only CloudFormation expands, when it deploys"
+        for template, what in ((old_template, "the baseline"), (new_template, "the new template"))
+        if (found := loops(template))
+    ]
+    if undecided:
+        return StackPlan(
+            stack=stack,
+            baseline=baseline,
+            parameters=parameters_from or "defaults",
+            live_counts=live is not None,
+            clusters=(),
+            notes=tuple(notes),
+            undecided=tuple(undecided),
+        )
     old = evaluate(old_template, old_parameters, pseudo)
     new = follow(old, evaluate(new_template, new_parameters, pseudo), schema_of=schema_of)
     check_groups(old, "the baseline")

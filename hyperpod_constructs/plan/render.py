@@ -59,7 +59,7 @@ def render_text(plan: StackPlan) -> str:
     if headlines:
         lines += ["", "terminates nodes, replaces a cluster or is refused:"]
         lines += [f"  ! {line}" for line in headlines]
-    if not plan.clusters:
+    if not plan.clusters and not plan.undecided:
         lines += ["", "no HyperPod cluster in either template"]
     for cluster in plan.clusters:
         lines += ["", *_cluster_lines(cluster)]
@@ -136,6 +136,7 @@ def to_json(plan: StackPlan) -> dict[str, Any]:
         "exit_code": plan.exit_code,
         "disruptive": plan.headlines(),
         "notes": list(plan.notes),
+        "undecided": list(plan.undecided),
         "clusters": [
             {
                 "logical_id": c.logical_id,
