@@ -413,9 +413,9 @@ def test_exit_codes_of_the_command_line(plan_pairs: PlanPairs, tmp_path: Path) -
     }
 
     not_json = tmp_path / "old.template.json"
-    not_json.write_text("Resources:\n  Cluster: {}\n")
+    not_json.write_text("Resources:\n  Cluster: [\n")
     for args, message in (
-        (["--baseline", str(not_json), *app], "not JSON"),
+        (["--baseline", str(not_json), *app], "neither JSON nor a YAML template"),
         (["--baseline", str(tmp_path / "missing.json"), *app], "cannot open"),
         # A folder is a cloud assembly (here without one readable template).
         (["--baseline", str(tmp_path), *app], "cannot read template"),
