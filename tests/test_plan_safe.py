@@ -21,6 +21,7 @@ from hyperpod_constructs.plan import (
     check_baseline,
     plan_stack,
     render_text,
+    to_json,
 )
 from hyperpod_constructs.plan.cli import run_plan
 from hyperpod_constructs.plan.resolve import evaluate
@@ -376,3 +377,20 @@ def test_a_for_each_loop_is_cannot_tell_exit_3_not_bad_input(plan_pairs: PlanPai
         result = plan_stack(old, new, stack="P", baseline="b")
         assert "Fn::ForEach::Topics" in result.headlines()[0]
         assert "cannot tell" in render_text(result)
+
+
+# -- 8. the JSON document ------------------------------------------------------------------------
+
+
+def test_the_json_document_has_a_schema_version_and_each_cannot_tell_its_reason(
+    plan_pairs: PlanPairs,
+) -> None:
+    result = plan_stack(
+        plan_pairs.templates["base"], plan_pairs.templates["training-plan"], stack="P", baseline="b"
+    )
+    document = to_json(result)
+    assert document["schemaVersion"] == document["schema_version"] == 1
+    (gpu,) = [g for g in document["clusters"][0]["groups"] if g["name"] == "gpu"]
+    (change,) = gpu["changes"]
+    assert change["cannot_tell"] and "no row of plan's table" in change["cannot_tell_reason"]
+    assert gpu["change"] == "cannot-tell" and document["exit_code"] == 3

@@ -1,7 +1,7 @@
 """A :class:`~.model.StackPlan` as plain text (what is disruptive first) or as one JSON object.
 
-The JSON document is described in ``docs/cli.md``; its ``schema_version`` changes only when a
-field is removed or changes meaning.
+The JSON document is described in ``docs/cli.md``; its version (``schemaVersion``, also
+``schema_version``) changes only when a field is removed or changes meaning.
 """
 
 from __future__ import annotations
@@ -10,7 +10,17 @@ import json
 from typing import Any
 
 from .._core.sanitize import printable
-from .model import EXIT_DISRUPTIVE, Change, ClusterPlan, GatePlan, GroupChange, GroupPlan, StackPlan
+from .model import (
+    CANNOT_TELL,
+    EXIT_DISRUPTIVE,
+    Change,
+    ClusterPlan,
+    GatePlan,
+    GroupChange,
+    GroupPlan,
+    StackPlan,
+)
+from .semantics import Effect
 
 JSON_SCHEMA_VERSION = 1
 """Version of the JSON document printed by ``plan --json``."""
@@ -81,8 +91,18 @@ def _change_json(change: Change) -> dict[str, Any]:
         "new": change.new,
         "what": change.rule.what,
         "source": change.rule.source,
-        "cannot_tell": change.uncertain,
+        "cannot_tell": change.uncertain or change.effect is Effect.UNKNOWN,
+        "cannot_tell_reason": _cannot_tell_reason(change),
     }
+
+
+def _cannot_tell_reason(change: Change) -> str | None:
+    """Why plan cannot tell what the change does (None: it can)."""
+    if change.effect is Effect.UNKNOWN:
+        return change.rule.what
+    if change.uncertain:
+        return change.reason or CANNOT_TELL
+    return None
 
 
 def _group_json(group: GroupPlan) -> dict[str, Any]:
@@ -128,6 +148,7 @@ def to_json(plan: StackPlan) -> dict[str, Any]:
     :param plan: the plan to convert.
     """
     return {
+        "schemaVersion": JSON_SCHEMA_VERSION,
         "schema_version": JSON_SCHEMA_VERSION,
         "stack": plan.stack,
         "baseline": plan.baseline,
