@@ -19,6 +19,7 @@ from .._core.sanitize import printable
 from ..summary import AssemblyError, StackTemplate, find_templates
 from ..summary.assembly import MAX_FILE_BYTES, read_assembly_json
 from ..watch.target import _stack_identity
+from .changeset import ChangeSetError, with_change_set
 from .model import (
     EXIT_ERROR,
     BaselineError,
@@ -83,6 +84,12 @@ def add_plan_command(commands: Any) -> None:
     )
     plan.add_argument(
         "--region", help="AWS region of the deployed stack (default: the stack's, else your config)"
+    )
+    plan.add_argument(
+        "--change-set",
+        action="store_true",
+        help="with --stack: also ask CloudFormation (a change set, created and deleted); its "
+        "replacements of what a cluster depends on count as disruptive",
     )
     add_json_option(plan, "print one JSON object (schema in docs/cli.md) instead of the text")
 
@@ -238,9 +245,10 @@ def _deployed(
     new = _named(stacks, args.stack, args.app)
     given = _parameters(args.parameter)
     region = args.region or new.region
-    deployed = reader(region).baseline(new.name)
+    aws = reader(region)
+    deployed = aws.baseline(new.name)
     check_baseline(deployed.template, new.template, same_stack=True)
-    return plan_stack(
+    plan = plan_stack(
         deployed.template,
         new.template,
         stack=new.stack.stack,
@@ -251,6 +259,13 @@ def _deployed(
         live=deployed.live,
         notes=deployed.notes,
         pseudo=_pseudo(new, region),
+    )
+    if not args.change_set:
+        return plan
+    assert isinstance(deployed.template, Mapping)
+    parameters = {**deployed.parameters, **given}
+    return with_change_set(
+        plan, aws.cloudformation(), new.name, deployed.template, new.template, parameters
     )
 
 
@@ -292,6 +307,11 @@ def run_plan(
         _write(err, f"error: {printable(message)}\n")
         return EXIT_ERROR
 
+    if args.change_set and args.baseline is not None:
+        return fail(
+            "--change-set asks CloudFormation about the deployed stack: use it with "
+            "--stack and without --baseline"
+        )
     if args.baseline is None and args.stack is None:
         return fail(
             "give a baseline: --baseline OLD.template.json (e.g. the main branch's template), or "
@@ -310,7 +330,7 @@ def run_plan(
 
             try:
                 plan = _deployed(args, stacks, reader or _default_reader)
-            except FatalError as error:
+            except (FatalError, ChangeSetError) as error:
                 return fail(str(error))
     except (AssemblyError, InputError, PlanInputError, BaselineError) as error:
         return fail(str(error))
