@@ -394,3 +394,17 @@ def test_the_json_document_has_a_schema_version_and_each_cannot_tell_its_reason(
     (change,) = gpu["changes"]
     assert change["cannot_tell"] and "no row of plan's table" in change["cannot_tell_reason"]
     assert gpu["change"] == "cannot-tell" and document["exit_code"] == 3
+
+
+def test_a_renamed_cluster_waits_while_the_old_one_holds_its_capacity(
+    plan_pairs: PlanPairs,
+) -> None:
+    result = plan_stack(
+        plan_pairs.templates["base"],
+        plan_pairs.templates["cluster-renamed"],
+        stack="P",
+        baseline="b",
+    )
+    (cluster,) = result.clusters
+    assert cluster.change is ClusterChange.REPLACED and cluster.gate.waits
+    assert any("while the old one still holds its capacity" in n for n in cluster.notes)

@@ -1231,6 +1231,14 @@ def _replaced(
             f"cluster replaced ({forced}): a new cluster is created and every node of the old "
             f"one terminated ({_nodes(total)})"
         )
+    notes = [note]
+    if gate.waits and not retained:
+        notes.append(
+            "the new cluster is created and waited for while the old one still holds its "
+            "capacity: CloudFormation deletes the old cluster only in the update's cleanup, "
+            "after the gate's wait, so both run (and bill) meanwhile, and the new groups may "
+            "not get the instances the old ones hold"
+        )
     return ClusterPlan(
         logical_id,
         named,
@@ -1241,7 +1249,7 @@ def _replaced(
         others,
         tuple(groups),
         gate,
-        (note,),
+        tuple(notes),
     )
 
 
