@@ -7,6 +7,8 @@ from __future__ import annotations
 import copy
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -408,3 +410,15 @@ def test_a_renamed_cluster_waits_while_the_old_one_holds_its_capacity(
     (cluster,) = result.clusters
     assert cluster.change is ClusterChange.REPLACED and cluster.gate.waits
     assert any("while the old one still holds its capacity" in n for n in cluster.notes)
+
+
+def test_importing_the_command_loads_neither_aws_cdk_nor_boto3_nor_cfn_lint() -> None:
+    # The rule modules (which load aws_cdk) are imported only to word a refusal found.
+    script = (
+        "import sys, hyperpod_constructs.plan.cli\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'aws_cdk', 'boto3', 'cfnlint'}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "[]\n", "")
