@@ -67,7 +67,7 @@ def render_text(plan: StackPlan) -> str:
     lines += [f"note: {note}" for note in plan.notes]
     headlines = plan.headlines()
     if headlines:
-        lines += ["", "terminates nodes, replaces a cluster or is refused:"]
+        lines += ["", "terminates nodes, replaces a cluster, is refused, or plan cannot tell:"]
         lines += [f"  ! {line}" for line in headlines]
     if not plan.clusters and not plan.undecided:
         lines += ["", "no HyperPod cluster in either template"]
