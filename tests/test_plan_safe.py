@@ -26,6 +26,7 @@ from hyperpod_constructs.plan import (
     to_json,
 )
 from hyperpod_constructs.plan.cli import run_plan
+from hyperpod_constructs.plan.render import render_markdown
 from hyperpod_constructs.plan.resolve import evaluate
 from hyperpod_constructs.plan.templates import parse_template
 from tests.support.plan_pairs import PlanPairs, plan_pairs, with_cdk_paths
@@ -422,3 +423,44 @@ def test_importing_the_command_loads_neither_aws_cdk_nor_boto3_nor_cfn_lint() ->
         [sys.executable, "-c", script], capture_output=True, text=True, check=False
     )
     assert (result.returncode, result.stdout, result.stderr) == (0, "[]\n", "")
+
+
+# -- 9. markdown for a pull-request comment ------------------------------------------------------
+
+
+def test_markdown_fences_what_it_prints_so_a_value_cannot_close_the_fence(
+    plan_pairs: PlanPairs,
+) -> None:
+    base = plan_pairs.templates["base"]
+    new = copy.deepcopy(base)
+    hostile = "````</details> **@team** | x"
+    cluster_props(new)["Tags"] = [{"Key": "note", "Value": hostile}]
+    result = plan_stack(base, new, stack="Prod/*Training*", baseline="b")
+    assert result.exit_code == 0
+    markdown = render_markdown(result)
+    head, fence_and_rest = markdown.split("\n\n", 2)[0], markdown.split("\n\n", 2)[2]
+    assert head == "### HyperPod plan for stack Prod/\\*Training\\*"
+    fence = fence_and_rest.split("text\n", 1)[0]
+    assert fence == "`" * 5 and markdown.rstrip("\n").endswith(fence)
+    inside = fence_and_rest[len(fence) + len("text\n") : -len(fence) - 1]
+    assert inside == render_text(result) and hostile in inside
+    assert "**exit 0**" in markdown
+
+
+def test_format_markdown_on_the_command_line(plan_pairs: PlanPairs) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    args = _parser().parse_args(
+        [
+            "plan",
+            "--baseline",
+            plan_pairs.template_file("base"),
+            "--app",
+            plan_pairs.outdir,
+            "--stack",
+            "PlanScaleIn",
+            "--format",
+            "markdown",
+        ]
+    )
+    assert run_plan(args, stdout=out, stderr=err) == 3, err.getvalue()
+    assert out.getvalue().startswith("### HyperPod plan for stack PlanScaleIn\n\n**exit 3**")

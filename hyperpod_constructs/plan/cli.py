@@ -29,7 +29,7 @@ from .model import (
     plan_stack,
     shares_cluster,
 )
-from .render import render_json, render_text
+from .render import render_json, render_markdown, render_text
 from .templates import parse_template
 
 DEFAULT_APP = "cdk.out"
@@ -92,6 +92,12 @@ def add_plan_command(commands: Any) -> None:
         "replacements of what a cluster depends on count as disruptive",
     )
     add_json_option(plan, "print one JSON object (schema in docs/cli.md) instead of the text")
+    plan.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="text, json (as --json) or markdown (for a pull-request comment; default: text)",
+    )
 
 
 @dataclass(frozen=True)
@@ -334,5 +340,6 @@ def run_plan(
                 return fail(str(error))
     except (AssemblyError, InputError, PlanInputError, BaselineError) as error:
         return fail(str(error))
-    _write(out, render_json(plan) if args.json else render_text(plan))
+    render = {"text": render_text, "json": render_json, "markdown": render_markdown}
+    _write(out, render["json" if args.json else args.format](plan))
     return plan.exit_code

@@ -7,6 +7,7 @@ The JSON document is described in ``docs/cli.md``; its version (``schemaVersion`
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .._core.sanitize import printable
@@ -184,3 +185,22 @@ def render_json(plan: StackPlan) -> str:
     :param plan: the plan to print.
     """
     return json.dumps(to_json(plan), indent=2) + "\n"
+
+
+def render_markdown(plan: StackPlan) -> str:
+    """The plan for a pull-request comment: the verdict in bold, then the text plan in a code
+    fence longer than any run of backticks in it, so nothing it prints (a value from a
+    template) can close the fence or render as markup. Ends with a newline.
+
+    :param plan: the plan to print.
+    """
+    text = render_text(plan)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    verdict = (
+        f"**exit {EXIT_DISRUPTIVE}**: review before deploying"
+        if plan.exit_code == EXIT_DISRUPTIVE
+        else "**exit 0**: every change is one plan can prove safe"
+    )
+    stack = re.sub(r"([\\`*_{}\[\]<>()#+!|~-])", r"\\\1", printable(plan.stack))
+    return f"### HyperPod plan for stack {stack}\n\n{verdict}\n\n{fence}text\n{text}{fence}\n"
