@@ -51,9 +51,9 @@ def add_plan_command(commands: Any) -> None:
             "waits."
         ),
         exit_codes=(
-            "0 nothing terminates a node, replaces or removes a cluster or is "
-            "refused; 3 something does (printed first); 2 bad input, missing credentials or "
-            "region, or AWS not reachable"
+            "0 every change is one plan proves safe: nothing terminates a node, replaces or "
+            "removes a cluster or is refused; 3 something does, or plan cannot tell (printed "
+            "first); 2 bad input, missing credentials or region, or AWS not reachable"
         ),
     )
     plan.add_argument(
