@@ -23,7 +23,7 @@ from hyperpod_constructs.plan import (
     render_text,
     to_json,
 )
-from tests.support.plan_pairs import PlanPairs, plan_pairs, stack_name
+from tests.support.plan_pairs import PlanPairs, plan_pairs, stack_name, with_cdk_paths
 
 __all__ = ["plan_pairs"]
 
@@ -60,7 +60,7 @@ def test_no_change_is_exit_0_and_says_so(plan_pairs: PlanPairs) -> None:
     assert "nothing refused" in render_text(result)
 
 
-def test_scale_out_adds_nodes_and_the_gate_rearms_but_its_minimum_is_already_met(
+def test_scale_out_adds_nodes_and_the_gate_rearms_but_waits_for_no_group(
     plan_pairs: PlanPairs,
 ) -> None:
     result = plan(plan_pairs, "scale-out")
@@ -71,11 +71,11 @@ def test_scale_out_adds_nodes_and_the_gate_rearms_but_its_minimum_is_already_met
     assert gpu.nodes_terminated == 0
     assert "scale out 4 -> 8 nodes" in gpu.notes[0]
     gate = result.clusters[0].gate
-    # The target is a gated value: the gate's fingerprint changes, so it waits again.
-    assert gate.waits and [(w.group, w.min_count, w.target_count) for w in gate.waits_for] == [
-        ("gpu", 4, 8)
-    ]
-    assert any("unchanged: the wait ends at the first check" in n for n in gpu.notes)
+    # The target is a gated value: the gate's fingerprint changes, so its arm runs again; but
+    # by the arm's own update_scope, HyperPod holds back no group whose minimum stays (issue 35).
+    assert not gate.waits and gate.waits_for == ()
+    assert "re-arms and waits for no group; not for gpu (minimum unchanged: 4)" in gate.reason
+    assert not any("the gate waits" in n for n in gpu.notes)
 
 
 def test_raised_minimum_holds_the_group_for_hyperpods_window_and_the_gate_waits(
@@ -119,7 +119,7 @@ def test_group_added_with_a_minimum_is_waited_for(plan_pairs: PlanPairs) -> None
     assert gpu2.notes[0] == "group added: 2 nodes, minimum 2"
     assert "rolls it back to 0 nodes" in gpu2.notes[1]
     assert "the gate waits for its minimum" in gpu2.notes[2]
-    assert {w.group for w in result.clusters[0].gate.waits_for} == {"gpu", "gpu2"}
+    assert {w.group for w in result.clusters[0].gate.waits_for} == {"gpu2"}
     assert result.clusters[0].gate.waits
 
 
@@ -259,13 +259,18 @@ def test_a_cluster_setting_applied_in_place(plan_pairs: PlanPairs) -> None:
     ]
 
 
-def test_a_property_the_table_does_not_know_is_an_honest_unknown(plan_pairs: PlanPairs) -> None:
+def test_a_property_without_a_row_is_cannot_tell_and_exits_3(plan_pairs: PlanPairs) -> None:
+    # The table is an allow-list (issue 35): no row says UpdateCluster applies a new
+    # TrainingPlanArn to an existing group in place, so the plan cannot call it safe.
     result = plan(plan_pairs, "training-plan")
     ((path, (effect, old, new)),) = effects(result, "gpu").items()
     assert (path, effect, old) == ("TrainingPlanArn", Effect.UNKNOWN, None)
     assert new is not None and new.endswith("training-plan/plan-tests")
-    assert "changed (HyperPod applies it in place / unknown)" in group(result, "gpu").notes[0]
-    assert result.exit_code == 0
+    gpu = group(result, "gpu")
+    assert gpu.change is GroupChange.UNKNOWN and gpu.notes[0].startswith("cannot tell")
+    assert "no row of plan's table" in gpu.notes[0]
+    assert result.exit_code == 3
+    assert any("TrainingPlanArn" in line for line in result.headlines())
 
 
 def test_a_removed_minimum_removes_the_gate(plan_pairs: PlanPairs) -> None:
@@ -303,8 +308,10 @@ def test_parameters_resolve_as_deployed_or_from_their_defaults(plan_pairs: PlanP
     # Offline, GpuCount is its default (4): the same counts as the literal baseline.
     offline = plan(plan_pairs, "parameter")
     assert group(offline, "gpu").change is GroupChange.UNCHANGED
-    # The gate names the parameter, not its value: moving from a number to a parameter re-arms.
-    assert offline.clusters[0].gate.waits
+    # The gate names the parameter, not its value: moving from a number to a parameter re-arms,
+    # but the minimum (4) stays, so the re-armed gate waits for no group.
+    gate = offline.clusters[0].gate
+    assert not gate.waits and "re-arms" in gate.reason and "minimum unchanged: 4" in gate.reason
     # Deployed with GpuCount=8, updated to literal counts of 2: 6 nodes go.
     deployed = plan(
         plan_pairs,
@@ -347,9 +354,21 @@ def test_another_stacks_template_is_refused_by_name(
     plan_pairs: PlanPairs, example_templates: dict[str, dict[str, Any]]
 ) -> None:
     with pytest.raises(BaselineError) as raised:
-        check_baseline(example_templates["FsdpTraining"], plan_pairs.templates["base"])
+        check_baseline(
+            with_cdk_paths(example_templates["FsdpTraining"], "FsdpTraining"),
+            plan_pairs.templates["base"],
+            stack_path="PlanBase",
+        )
     assert raised.value.code == "other-stack"
-    assert "fsdp-train" in str(raised.value)
+    assert "FsdpTraining/" in str(raised.value)
+    # Without evidence (no stack path to compare), it is planned: its cluster is removed.
+    fsdp_removed = plan_stack(
+        example_templates["FsdpTraining"],
+        plan_pairs.templates["base"],
+        stack="PlanBase",
+        baseline="fsdp",
+    )
+    assert fsdp_removed.exit_code == 3
     # The same stack after a heavy edit is still itself.
     check_baseline(plan_pairs.templates["base"], plan_pairs.templates["cluster-renamed"])
     check_baseline(example_templates["FsdpTraining"], example_templates["FsdpTraining"])
@@ -394,9 +413,9 @@ def test_exit_codes_of_the_command_line(plan_pairs: PlanPairs, tmp_path: Path) -
     }
 
     not_json = tmp_path / "old.template.json"
-    not_json.write_text("Resources:\n  Cluster: {}\n")
+    not_json.write_text("Resources:\n  Cluster: [\n")
     for args, message in (
-        (["--baseline", str(not_json), *app], "not JSON"),
+        (["--baseline", str(not_json), *app], "neither JSON nor a YAML template"),
         (["--baseline", str(tmp_path / "missing.json"), *app], "cannot open"),
         # A folder is a cloud assembly (here without one readable template).
         (["--baseline", str(tmp_path), *app], "cannot read template"),

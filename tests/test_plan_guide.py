@@ -76,20 +76,21 @@ def plans(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     shutil.copytree(LIFECYCLE_DIR, scripts)
     with (scripts / "on_create.sh").open("a") as script:
         script.write("echo 'lifecycle v2'\n")
-    app = new_app(outdir=str(tmp_path_factory.mktemp("guide-cdk.out")))
-    FsdpTrainingStack(app, "FsdpTraining")
-    for edit, arguments in EDITS.items():
-        FsdpTrainingStack(app, f"Edit{edit.title().replace('-', '')}", **arguments(scripts))
-    assembly = app.synth()
-    baseline = assembly.get_stack_by_name("FsdpTraining").template
+
+    def synthesized(**arguments: Any) -> dict[str, Any]:
+        # Each edit is the same stack (the same construct paths, so the same names derived
+        # from them) in its own app, as a pull request edits one app.
+        app = new_app(outdir=str(tmp_path_factory.mktemp("guide-cdk.out")))
+        FsdpTrainingStack(app, "FsdpTraining", **arguments)
+        template: dict[str, Any] = app.synth().get_stack_by_name("FsdpTraining").template
+        return template
+
+    baseline = synthesized()
     return {
         edit: plan_stack(
-            baseline,
-            assembly.get_stack_by_name(f"Edit{edit.title().replace('-', '')}").template,
-            stack="FsdpTraining",
-            baseline=BASELINE,
+            baseline, synthesized(**arguments(scripts)), stack="FsdpTraining", baseline=BASELINE
         )
-        for edit in EDITS
+        for edit, arguments in EDITS.items()
     }
 
 

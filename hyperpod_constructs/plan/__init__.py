@@ -4,16 +4,21 @@ HyperPod's terms, before ``cdk deploy``.
 Functional core, imperative shell, as ``summary`` and ``watch``:
 
 - ``semantics``: the one table of what changing each property does (pure data, checked
-  against the resource schema that cfn-lint ships).
+  against the resource schema that cfn-lint ships); an allow-list: no row, "cannot tell".
 - ``resolve``: each template evaluated as CloudFormation deploys it: parameters, mappings,
   conditions and intrinsic functions; what only CloudFormation knows stays an expression
   (pure).
+- ``references``: which references of the new template change on deployment (resources
+  CloudFormation replaces, by ``schemas``: cfn-lint's resource schemas when installed) (pure).
+- ``refusals``: what ``UpdateCluster`` refuses, by the constructs' own rules (pure).
 - ``model``: baseline template + new template -> :class:`StackPlan` (pure).
+- ``templates``: a template's text, JSON or YAML (cfn-lint's loader).
+- ``changeset``: ``--change-set``, CloudFormation's own verdict.
 - ``render``: the text and the JSON document.
 - ``aws``: the deployed baseline (``GetTemplate``, ``DescribeStacks``, ``DescribeCluster``).
 - ``cli``: the subcommand.
 
-Importing this package imports neither ``aws_cdk`` nor ``boto3``.
+Importing this package imports neither ``aws_cdk`` nor ``boto3`` nor cfn-lint.
 """
 
 from .model import (

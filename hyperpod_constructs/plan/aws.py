@@ -49,6 +49,10 @@ class DeployedReader(Reader):
         except _Transient as error:  # botocore retried already; plan does not loop
             raise FatalError(str(error)) from None
 
+    def cloudformation(self) -> Any:
+        """The CloudFormation client (``plan --change-set``)."""
+        return self._cfn
+
     def stack_parameters(self, stack_name: str) -> dict[str, str]:
         """The deployed stack's parameter values (``DescribeStacks``)."""
         what = f"cloudformation:DescribeStacks of stack {stack_name}"

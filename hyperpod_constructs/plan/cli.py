@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from .._aws.input import InputError, read_json
+from .._aws.input import InputError, read_text
 from .._aws.session import AwsOptions, add_aws_options
 from .._cli.commands import add_command, add_json_option
 from .._cli.output import write as _write
@@ -21,6 +21,7 @@ from .._core.sanitize import printable
 from ..summary import AssemblyError, StackTemplate, find_templates
 from ..summary.assembly import MAX_FILE_BYTES, read_assembly_json
 from ..watch.target import _stack_identity
+from .changeset import ChangeSetError, with_change_set
 from .model import (
     EXIT_ERROR,
     BaselineError,
@@ -30,7 +31,8 @@ from .model import (
     plan_stack,
     shares_cluster,
 )
-from .render import render_json, render_text
+from .render import render_json, render_markdown, render_text
+from .templates import parse_template
 
 DEFAULT_APP = "cdk.out"
 INSTALL_HINT = "pip install 'hyperpod-constructs[watch]'"
@@ -51,9 +53,9 @@ def add_plan_command(commands: Any) -> None:
             "waits."
         ),
         exit_codes=(
-            "0 nothing terminates a node, replaces or removes a cluster or is "
-            "refused; 3 something does (printed first); 2 bad input, missing credentials or "
-            "region, or AWS not reachable"
+            "0 every change is one plan proves safe: nothing terminates a node, replaces or "
+            "removes a cluster or is refused; 3 something does, or plan cannot tell (printed "
+            "first); 2 bad input, missing credentials or region, or AWS not reachable"
         ),
     )
     plan.add_argument(
@@ -86,7 +88,19 @@ def add_plan_command(commands: Any) -> None:
         plan,
         region_help="AWS region of the deployed stack (default: the stack's, else your config)",
     )
+    plan.add_argument(
+        "--change-set",
+        action="store_true",
+        help="with --stack: also ask CloudFormation (a change set, created and deleted); its "
+        "replacements of what a cluster depends on count as disruptive",
+    )
     add_json_option(plan, "print one JSON object (schema in docs/cli.md) instead of the text")
+    plan.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="text, json (as --json) or markdown (for a pull-request comment; default: text)",
+    )
 
 
 @dataclass(frozen=True)
@@ -173,11 +187,13 @@ def _matching(stacks: Sequence[_NewStack], baseline: Mapping[str, Any], app: str
 
 
 def _read_baseline(path: str, stacks: Sequence[_NewStack], stack: str | None, app: str) -> object:
-    """The baseline file through the one input reader (a regular file, bounded, strict
-    JSON); a cloud assembly folder (e.g. the main branch's ``cdk.out``): the template of the
-    stack of the same path (``--stack``, else the only stack both assemblies have)."""
+    """The baseline file through the one input reader (a regular file, bounded), strict JSON
+    or a YAML template (:func:`~.templates.parse_template`); a cloud assembly folder (e.g. the
+    main branch's ``cdk.out``): the template of the stack of the same path (``--stack``, else
+    the only stack both assemblies have)."""
     if not Path(path).is_dir():
-        return read_json(path, "baseline", max_bytes=MAX_FILE_BYTES)
+        text = read_text(path, "baseline", max_bytes=MAX_FILE_BYTES)
+        return parse_template(text, f"baseline {path!r}")
     old_stacks = _new_stacks(path)
     if stack is not None:
         wanted = _named(stacks, stack, app).stack.stack
@@ -238,9 +254,10 @@ def _deployed(
     new = _named(stacks, args.stack, args.app)
     given = _parameters(args.parameter)
     region = args.region or new.region
-    deployed = reader(region).baseline(new.name)
+    aws = reader(region)
+    deployed = aws.baseline(new.name)
     check_baseline(deployed.template, new.template, same_stack=True)
-    return plan_stack(
+    plan = plan_stack(
         deployed.template,
         new.template,
         stack=new.stack.stack,
@@ -251,6 +268,13 @@ def _deployed(
         live=deployed.live,
         notes=deployed.notes,
         pseudo=_pseudo(new, region),
+    )
+    if not args.change_set:
+        return plan
+    assert isinstance(deployed.template, Mapping)
+    parameters = {**deployed.parameters, **given}
+    return with_change_set(
+        plan, aws.cloudformation(), new.name, deployed.template, new.template, parameters
     )
 
 
@@ -274,6 +298,11 @@ def run_plan(
         _write(err, f"error: {printable(message)}\n")
         return EXIT_ERROR
 
+    if args.change_set and args.baseline is not None:
+        return fail(
+            "--change-set asks CloudFormation about the deployed stack: use it with "
+            "--stack and without --baseline"
+        )
     if args.baseline is None and args.stack is None:
         return fail(
             "give a baseline: --baseline OLD.template.json (e.g. the main branch's template), or "
@@ -295,9 +324,10 @@ def run_plan(
                 plan = _deployed(
                     args, stacks, reader or (lambda region: _default_reader(region, options))
                 )
-            except FatalError as error:
+            except (FatalError, ChangeSetError) as error:
                 return fail(str(error))
     except (AssemblyError, InputError, PlanInputError, BaselineError) as error:
         return fail(str(error))
-    _write(out, render_json(plan) if args.json else render_text(plan))
+    render = {"text": render_text, "json": render_json, "markdown": render_markdown}
+    _write(out, render["json" if args.json else args.format](plan))
     return plan.exit_code

@@ -11,13 +11,13 @@ the update waits. Nothing here reads files, calls AWS or prints.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
 from .._core.layout import layout_of
-from .._runtime.hyperpod_gate.contract import Prop, starts_new_wait
+from .._runtime.hyperpod_gate.contract import Prop, Requirement, starts_new_wait, update_scope
 from ..summary.model import (
     CLUSTER_TYPE,
     ClusterSummary,
@@ -27,7 +27,10 @@ from ..summary.model import (
     summarize_template,
 )
 from ..watch.model import WINDOW
+from .references import MARKER, follow
+from .refusals import refusals
 from .resolve import as_count, canonical, evaluate, unresolved
+from .schemas import TypeSchema, type_schema
 from .semantics import CLUSTER, GROUP, UNORDERED, Effect, PropertyRule, rule_for, rules_below
 
 EXIT_OK = 0
@@ -37,9 +40,8 @@ EXIT_DISRUPTIVE = 3
 _IGNORED_RESOURCES = frozenset({"CDKMetadata"})
 """Logical ids every CDK stack has: they do not make two templates the same stack's."""
 _RETAIN = frozenset({"Retain", "RetainExceptOnCreate"})
-OTHER_STACK_SHARE = 0.5
-"""A baseline that has none of the new template's clusters (same logical id and name) and
-shares less than this part of its resources with it is another stack's template."""
+_FLAGGED = (Effect.REFUSED, Effect.UNKNOWN)
+"""Cluster-level effects that make the plan disruptive by themselves."""
 _MAX_VALUE = 160
 _MISSING: Any = object()
 CANNOT_TELL = "cannot tell: an expression only CloudFormation evaluates, when it deploys"
@@ -90,6 +92,8 @@ class GroupChange(Enum):
     REFUSED = "refused"
     REPLACED = "replaced"
     """Its cluster is replaced: every node terminated, the new cluster provisions it anew."""
+    UNKNOWN = "cannot-tell"
+    """A change no row of the table proves safe (see its items): counted as disruptive."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,9 @@ class Change:
     """The new template's value, rendered (None: not set)."""
     uncertain: bool = False
     """A side is an expression plan cannot evaluate offline ("cannot tell"). Default: no."""
+    reason: str | None = None
+    """Why plan cannot tell the value (a reference to a replaced resource, an SSM parameter...),
+    when ``uncertain``. Default: none (:data:`CANNOT_TELL`)."""
 
     @property
     def effect(self) -> Effect:
@@ -115,7 +122,7 @@ class Change:
     def describe(self) -> str:
         """``InstanceType ml.p5.48xlarge -> ml.p5en.48xlarge: <what HyperPod does>``."""
         text = f"{self.path} {_shown(self.old)} -> {_shown(self.new)}: {self.rule.what}"
-        return text + (f" ({CANNOT_TELL})" if self.uncertain else "")
+        return text + (f" ({self.reason or CANNOT_TELL})" if self.uncertain else "")
 
 
 @dataclass(frozen=True)
@@ -155,8 +162,13 @@ class GroupPlan:
 
     @property
     def disruptive(self) -> bool:
-        """It terminates nodes (or may), or HyperPod refuses it."""
-        return self.change is GroupChange.REFUSED or self.nodes_terminated != 0
+        """It terminates nodes (or may), HyperPod refuses it, or a change of it is one plan
+        cannot tell is safe."""
+        return (
+            self.change is GroupChange.REFUSED
+            or self.nodes_terminated != 0
+            or any(c.effect is Effect.UNKNOWN for c in self.changes)
+        )
 
 
 @dataclass(frozen=True)
@@ -216,6 +228,9 @@ class ClusterPlan:
     """Whether the update waits for the readiness gate."""
     notes: tuple[str, ...] = ()
     """What happens to the cluster, in HyperPod's words. Default: none."""
+    refusals: tuple[str, ...] = ()
+    """What ``UpdateCluster`` (``CreateCluster`` for a new cluster) refuses in the new
+    template, by the rules the constructs check with. Default: none."""
 
     @property
     def replaced(self) -> bool:
@@ -234,7 +249,8 @@ class ClusterPlan:
                 ClusterChange.REFUSED,
                 ClusterChange.UNKNOWN,
             )
-            or any(c.effect is Effect.REFUSED for c in self.changes)
+            or bool(self.refusals)
+            or any(c.effect in _FLAGGED for c in self.changes)
             or any(g.disruptive for g in self.groups)
         )
 
@@ -255,22 +271,28 @@ class StackPlan:
     """The plan of each HyperPod cluster of the stack."""
     notes: tuple[str, ...] = ()
     """What the plan could not read (e.g. a deployed cluster HyperPod does not know)."""
+    undecided: tuple[str, ...] = ()
+    """Why plan cannot tell what the update does to the stack as a whole (e.g. an
+    ``Fn::ForEach`` loop): each one is disruptive. Default: none."""
 
     @property
     def exit_code(self) -> int:
-        """3 when something terminates nodes, replaces or removes a cluster or is refused."""
-        return EXIT_DISRUPTIVE if any(c.disruptive for c in self.clusters) else EXIT_OK
+        """3 when something terminates nodes, replaces or removes a cluster or is refused, or
+        plan cannot tell."""
+        disruptive = self.undecided or any(c.disruptive for c in self.clusters)
+        return EXIT_DISRUPTIVE if disruptive else EXIT_OK
 
     def headlines(self) -> list[str]:
         """One line per disruptive item, the most severe first (what the text prints first)."""
-        lines: list[str] = []
+        lines: list[str] = list(self.undecided)
         for cluster in self.clusters:
             label = cluster.cluster_name or cluster.logical_id
+            lines += [f"{label}: {refusal}" for refusal in cluster.refusals]
             lines += [f"{label}: {note}" for note in cluster.notes if cluster.disruptive][:1]
             lines += [
                 f"{label}: {change.describe()}"
                 for change in cluster.changes
-                if change.effect is Effect.REFUSED
+                if change.effect in _FLAGGED
             ]
             if cluster.change in (ClusterChange.REPLACED, ClusterChange.REMOVED):
                 continue
@@ -299,13 +321,21 @@ def _clusters(template: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     }
 
 
+def loops(template: object) -> list[str]:
+    """The ``Fn::ForEach::<name>`` loops among a template's resources."""
+    resources = _resources(template) if isinstance(template, Mapping) else {}
+    return [str(k) for k in resources if str(k).startswith("Fn::ForEach::")]
+
+
 def check_baseline(
     old: object, new: object, *, same_stack: bool = False, stack_path: str | None = None
 ) -> None:
     """Refuse a baseline that cannot be compared with ``new`` (pure): not a template, a
     template without a HyperPod cluster, or (unless ``same_stack``: the deployed stack of that
-    name) the template of another stack: none of its clusters is in ``new`` under the same
-    logical id and name, and it shares less than ``OTHER_STACK_SHARE`` of its resources.
+    name) the template of another stack, on positive evidence only: CDK's ``aws:cdk:path``
+    metadata of its resources lies under another stack's path than ``stack_path``. Resources
+    missing from ``new`` are never such evidence: a cluster removed from the stack, or moved
+    into a nested stack, is planned (and exits 3), not refused as input.
 
     :param old: the baseline, parsed from its JSON.
     :param new: the new template it is compared with.
@@ -316,6 +346,8 @@ def check_baseline(
         another stack's. Default: not checked.
     :raises BaselineError: with its ``code``.
     """
+    if loops(old) or loops(new):
+        return  # planned as "cannot tell" (exit 3), whatever else it holds
     for document, what in ((old, "the baseline"), (new, "the new template")):
         try:
             summarize_template(document, stack="", template_file="")
@@ -347,16 +379,6 @@ def check_baseline(
             f"the baseline is another stack's template: its resources are under "
             f"{paths[0].rsplit('/', 2)[0]}/... (aws:cdk:path), not {stack_path}/; pass the "
             "template this stack was deployed from, or name its stack with --stack",
-        )
-    old_ids = set(_resources(old)) - _IGNORED_RESOURCES
-    shared = old_ids & (set(_resources(new)) - _IGNORED_RESOURCES)
-    if not shares_cluster(old, new) and len(shared) < OTHER_STACK_SHARE * len(old_ids):
-        raise BaselineError(
-            "other-stack",
-            f"the baseline looks like another stack's template: it shares {len(shared)} of its "
-            f"{len(old_ids)} resources with the new template and none of its clusters "
-            f"({', '.join(_label(r, i) for i, r in _clusters(old).items())}); pass the template "
-            "this stack was deployed from",
         )
 
 
@@ -453,16 +475,31 @@ def _diff(old: Any, new: Any, pointer: str, label: str) -> list[Change]:
                 name,
             )
         else:
+            uncertain = unresolved(before) or unresolved(after)
             changes.append(
                 Change(
                     name,
                     _classified(child, before, after),
                     _rendered(before),
                     _rendered(after),
-                    uncertain=unresolved(before) or unresolved(after),
+                    uncertain=uncertain,
+                    reason=_reason(after) if uncertain else None,
                 )
             )
     return changes
+
+
+def _reason(value: Any, depth: int = 0) -> str | None:
+    """Why a value changes on deployment, from the first :data:`~.references.MARKER` in it."""
+    if depth > 32:
+        return None
+    if isinstance(value, Mapping):
+        if isinstance(marked := value.get(MARKER), str):
+            return f"cannot tell: {marked.split(': ', 1)[-1]}"
+        value = list(value.values())
+    if isinstance(value, list):
+        return next((r for v in value if (r := _reason(v, depth + 1)) is not None), None)
+    return None
 
 
 def _intrinsic(value: Mapping[str, Any]) -> bool:
@@ -712,7 +749,16 @@ def _scale_notes(
                 f"(from {current}, {source}; HyperPod chooses which, jobs on them end)"
             )
     if canonical(old.get("MinInstanceCount", 0)) != canonical(new.get("MinInstanceCount", 0)):
-        if old_min is not None and new_min is not None and new_min > old_min:
+        if old_min is None or new_min is None:
+            headline, terminated = headline or GroupChange.UNKNOWN, None
+            notes.insert(
+                0,
+                f"minimum {render_value(old.get('MinInstanceCount', 0))} -> "
+                f"{render_value(new.get('MinInstanceCount', 0))}: not a number the plan can "
+                "read, so it cannot tell whether HyperPod accepts it, holds the group or rolls "
+                "it back (counted as disruptive)",
+            )
+        elif new_min > old_min:
             notes.append(
                 f"minimum {old_min} -> {new_min}: HyperPod holds the group in Updating until "
                 f"{new_min} nodes are in service, and rolls it back to its last values in "
@@ -733,7 +779,7 @@ def _effect_note(change: Change) -> str:
         Effect.NEW_NODES: "applies to new nodes only",
         Effect.SOFTWARE_UPDATE: "rolling software update of the running nodes",
         Effect.IN_PLACE: "applied in place",
-        Effect.UNKNOWN: "changed (HyperPod applies it in place / unknown)",
+        Effect.UNKNOWN: "cannot tell, counted as disruptive",
     }
     return f"{verbs.get(change.effect, 'changed')}: {change.describe()}"
 
@@ -758,10 +804,13 @@ def _updated(
         changes += [uploads[b] for b in sorted(_references(scripts)) if b in uploads][:1]
     headline, terminated, notes = _scale_notes(old, new, live)
     refused = [c for c in changes if c.effect is Effect.REFUSED]
-    notes = [_effect_note(c) for c in refused] + notes
-    notes += [_effect_note(c) for c in changes if c.effect is not Effect.REFUSED]
+    unknown = [c for c in changes if c.effect is Effect.UNKNOWN]
+    notes = [_effect_note(c) for c in refused + unknown] + notes
+    notes += [_effect_note(c) for c in changes if c.effect not in _FLAGGED]
     if refused:
         headline = GroupChange.REFUSED
+    elif unknown and headline in (None, GroupChange.SCALE_OUT):
+        headline = GroupChange.UNKNOWN
     elif headline is None:
         headline = GroupChange.CHANGED if changes or notes else GroupChange.UNCHANGED
     if gated and gate_waits:
@@ -839,6 +888,38 @@ def _gate_properties(template: Mapping[str, Any], gate: GateSummary | None) -> M
     return _mapping(_mapping(_resources(template).get(gate.logical_id)).get("Properties"))
 
 
+def _declared(gate: GateSummary) -> list[Requirement] | None:
+    """The gate's requirements as its arm function reads them (numbers), or None: a count is
+    an expression only CloudFormation resolves."""
+    found = []
+    for r in gate.requirements:
+        if not isinstance(r.min_count, int) or not isinstance(r.target_count, int):
+            return None
+        found.append(Requirement(r.group, r.min_count, r.target_count))
+    return found
+
+
+def _scope(
+    old_gate: GateSummary | None,
+    new_gate: GateSummary,
+    old_props: Mapping[str, Any],
+    new_props: Mapping[str, Any],
+) -> tuple[set[str], str]:
+    """The groups a re-armed gate waits for and why, by the arm's own
+    :func:`~hyperpod_constructs._runtime.hyperpod_gate.contract.update_scope` fed the two
+    templates' declarations; every gated group where a count is an expression."""
+    new = _declared(new_gate)
+    old = None if old_gate is None else _declared(old_gate)
+    if new is None or (old_gate is not None and old is None):
+        groups = {r.group for r in new_gate.requirements}
+        return groups, "a gated count is an expression, so it may wait for every gated group"
+    same = canonical(old_props.get(Prop.CLUSTER_NAME)) == canonical(
+        new_props.get(Prop.CLUSTER_NAME)
+    )
+    scope = update_scope(old, new, same_cluster=same)
+    return {r.group_name for r in scope.waits_for}, scope.text()
+
+
 def _gate_plan(
     old_template: Mapping[str, Any],
     new_template: Mapping[str, Any],
@@ -851,18 +932,16 @@ def _gate_plan(
     if new_gate is None:
         reason = "the gate is removed: nothing waits" if old_gate is not None else "no gate"
         return GatePlan(before=old_gate is not None, after=False, waits=False, reason=reason)
-    waits_for = tuple(
-        GateWait(r.group, r.min_count, r.target_count, live.get(r.group))
-        for r in new_gate.requirements
-    )
-    if old_gate is None or old_gate.logical_id != new_gate.logical_id:
-        waits, reason = True, "the gate is new: the deployment waits"
+    if old_gate is not None and old_gate.logical_id != new_gate.logical_id:
+        old_gate = None  # a new gate resource: its arm is created, as for a new stack
+    old_props = _gate_properties(old_template, old_gate)
+    new_props = _gate_properties(new_template, new_gate)
+    if old_gate is None:
+        rearms, reason = True, "the gate is new"
     else:
-        old_props = _gate_properties(old_template, old_gate)
-        new_props = _gate_properties(new_template, new_gate)
-        waits = starts_new_wait(old_props, new_props)
-        if waits:
-            reason = "the gated counts changed, so the gate re-arms: the deployment waits"
+        rearms = starts_new_wait(old_props, new_props)
+        if rearms:
+            reason = "the gated counts changed, so the gate re-arms"
         elif canonical(old_props.get(Prop.REQUIREMENTS)) != canonical(
             new_props.get(Prop.REQUIREMENTS)
         ):
@@ -872,20 +951,31 @@ def _gate_plan(
             )
         else:
             reason = "the gated counts are unchanged: the gate does not wait"
-    if waits:
+    if not rearms:
+        return GatePlan(before=True, after=True, waits=False, reason=reason)
+    groups, why = _scope(old_gate, new_gate, old_props, new_props)
+    waits_for = tuple(
+        GateWait(r.group, r.min_count, r.target_count, live.get(r.group))
+        for r in new_gate.requirements
+        if r.group in groups
+    )
+    reason += f" and {why}"
+    if waits_for:
         reason += (
-            " until "
+            ": the deployment waits until "
             + ", ".join(_wait_text(w) for w in waits_for)
             + f" (HyperPod's window: {_window()}; the gate gives up after "
             + f"{_duration(new_gate.timeout_seconds)})"
         )
+    else:
+        reason += ": the deployment does not wait"
     return GatePlan(
         before=old_gate is not None,
         after=True,
-        waits=waits,
+        waits=bool(waits_for),
         reason=reason,
         waits_for=waits_for,
-        timeout_seconds=new_gate.timeout_seconds,
+        timeout_seconds=new_gate.timeout_seconds if waits_for else None,
     )
 
 
@@ -996,11 +1086,17 @@ def _cluster_plan(
         retained = _policy_retains(old, "DeletionPolicy")
         groups, total = _all_terminated(old, None, live, retained=retained)
         note = (
-            f"cluster removed from the stack and kept running (DeletionPolicy Retain): its "
-            f"{_nodes(total)} keep billing outside any stack"
+            f"cluster removed from the stack and retained: it is left running outside the stack "
+            f"(DeletionPolicy Retain), its {_nodes(total)} billing until deleted by hand"
             if retained
             else f"cluster removed: every node terminated ({_nodes(total)})"
         )
+        nested = _nested_stacks(old_template, new_template)
+        if nested:
+            note += (
+                f"; the update adds the nested stack {', '.join(nested)}: a cluster moved into a "
+                "nested stack is a new cluster there, provisioned from zero, not this one"
+            )
         return ClusterPlan(
             logical_id,
             _name(old),
@@ -1067,6 +1163,18 @@ def _cluster_plan(
     )
 
 
+NESTED_STACK_TYPE = "AWS::CloudFormation::Stack"
+
+
+def _nested_stacks(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """Logical ids of the nested stacks ``new`` adds."""
+    return [
+        str(logical_id)
+        for logical_id, resource in _resources(new).items()
+        if _mapping(resource).get("Type") == NESTED_STACK_TYPE and logical_id not in _resources(old)
+    ]
+
+
 def _undecided(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
     """Why plan cannot tell what happens to a cluster in both templates: its ``Condition`` or
     its ``InstanceGroups`` is an expression that differs between them (None: it can tell)."""
@@ -1127,6 +1235,14 @@ def _replaced(
             f"cluster replaced ({forced}): a new cluster is created and every node of the old "
             f"one terminated ({_nodes(total)})"
         )
+    notes = [note]
+    if gate.waits and not retained:
+        notes.append(
+            "the new cluster is created and waited for while the old one still holds its "
+            "capacity: CloudFormation deletes the old cluster only in the update's cleanup, "
+            "after the gate's wait, so both run (and bill) meanwhile, and the new groups may "
+            "not get the instances the old ones hold"
+        )
     return ClusterPlan(
         logical_id,
         named,
@@ -1137,7 +1253,7 @@ def _replaced(
         others,
         tuple(groups),
         gate,
-        (note,),
+        tuple(notes),
     )
 
 
@@ -1169,6 +1285,7 @@ def plan_stack(
     notes: Sequence[str] = (),
     pseudo: Mapping[str, str] | None = None,
     parameters_from: str | None = None,
+    schema_of: Callable[[str], TypeSchema | None] = type_schema,
 ) -> StackPlan:
     """The plan of updating ``old_template`` (what runs) to ``new_template``.
 
@@ -1186,9 +1303,27 @@ def plan_stack(
         ``AWS::Region``, ``AWS::AccountId`` where known); others stay expressions.
     :param parameters_from: how the parameter values were chosen, shown (default: ``as
         deployed`` with ``old_parameters``, else ``defaults``).
+    :param schema_of: a resource type's schema, for which changes replace a resource the
+        cluster refers to (default: cfn-lint's, when installed; None: cannot tell).
     """
+    undecided = [
+        f"cannot tell what the update does: {what} has the AWS::LanguageExtensions loop "
+        f"{', '.join(found)}, which only CloudFormation expands, when it deploys"
+        for template, what in ((old_template, "the baseline"), (new_template, "the new template"))
+        if (found := loops(template))
+    ]
+    if undecided:
+        return StackPlan(
+            stack=stack,
+            baseline=baseline,
+            parameters=parameters_from or "defaults",
+            live_counts=live is not None,
+            clusters=(),
+            notes=tuple(notes),
+            undecided=tuple(undecided),
+        )
     old = evaluate(old_template, old_parameters, pseudo)
-    new = evaluate(new_template, new_parameters, pseudo)
+    new = follow(old, evaluate(new_template, new_parameters, pseudo), schema_of=schema_of)
     check_groups(old, "the baseline")
     check_groups(new, "the new template")
     summaries = (_summaries(old, stack, "the baseline"), _summaries(new, stack, "the new template"))
@@ -1206,19 +1341,38 @@ def plan_stack(
         parameters=parameters_from or ("as deployed" if old_parameters is not None else "defaults"),
         live_counts=live is not None,
         clusters=tuple(
-            _cluster_plan(
-                logical_id,
+            _with_refusals(
+                _cluster_plan(
+                    logical_id,
+                    old,
+                    new,
+                    summaries,
+                    (live or {}).get(logical_id, {}),
+                    removed_names,
+                    uploads,
+                ),
                 old,
                 new,
-                summaries,
-                (live or {}).get(logical_id, {}),
-                removed_names,
-                uploads,
             )
             for logical_id in order
         ),
         notes=tuple(notes),
     )
+
+
+def _with_refusals(
+    plan: ClusterPlan, old: Mapping[str, Any], new: Mapping[str, Any]
+) -> ClusterPlan:
+    """``plan`` with what UpdateCluster (or CreateCluster) refuses in the new cluster."""
+    after = _clusters(new).get(plan.logical_id)
+    if after is None or plan.change is ClusterChange.UNCHANGED:
+        return plan
+    in_place = plan.change in (ClusterChange.UPDATED, ClusterChange.UNKNOWN)
+    found = refusals(_clusters(old).get(plan.logical_id) if in_place else None, after)
+    if not found:
+        return plan
+    change = ClusterChange.REFUSED if plan.change is ClusterChange.UPDATED else plan.change
+    return replace(plan, change=change, refusals=found)
 
 
 def _summaries(template: Mapping[str, Any], stack: str, what: str) -> dict[str, ClusterSummary]:

@@ -6,10 +6,14 @@ Each row names a property by its JSON pointer in the CloudFormation resource sch
 source it comes from. ``tests/test_plan_semantics.py`` checks the table against the schema that
 cfn-lint ships: the rows that replace the cluster are exactly the schema's
 ``createOnlyProperties``, the read-only rows are among its ``readOnlyProperties`` and every row
-names a property the schema has. A property without a row (one added to the schema after this
-table, e.g. ``InstanceRequirements``) is reported as :attr:`Effect.UNKNOWN`: it is not
-create-only, so CloudFormation updates it in place, but this table does not know what HyperPod
-does with it.
+names a property the schema has.
+
+The table is an allow-list: a change is safe (exit 0) only where a row, sourced below, says
+HyperPod applies it in place, to new nodes only or by a software update (:data:`SAFE`). A
+property without a row, at any depth (one added to the schema after this table, e.g.
+``InstanceRequirements``, or ``RestrictedInstanceGroups``), is :attr:`Effect.UNKNOWN`: "cannot
+tell", counted as disruptive (exit 3) with its path and the reason, until someone writes its
+row from a source.
 
 Sources, cited per row:
 
@@ -64,7 +68,8 @@ class Effect(Enum):
     IN_PLACE = "in-place"
     """HyperPod applies it to the running cluster; no node is terminated."""
     UNKNOWN = "unknown"
-    """Not in this table: not create-only, so updated in place as far as the schema says."""
+    """Cannot tell: no row proves the change is applied in place (a property without a row, or
+    one AWS may refuse); counted as disruptive (exit 3)."""
     READ_ONLY = "read-only"
     """Set by the service (``CurrentCount``); never a change a template asks for."""
 
@@ -112,8 +117,9 @@ RULES: tuple[PropertyRule, ...] = (
     PropertyRule(
         f"{CLUSTER}/NodeProvisioningMode",
         Effect.UNKNOWN,
-        "UpdateCluster takes it, but AWS's guide said clusters of the previous scaling model "
-        "cannot be migrated to Continuous provisioning: the update may be refused",
+        "cannot tell: UpdateCluster takes it, but AWS's continuous-provisioning guide says "
+        "clusters of the previous scaling model cannot be migrated to Continuous provisioning, "
+        "so the update may be refused (counted as disruptive)",
         "api UpdateCluster.NodeProvisioningMode; continuous-guide",
     ),
     PropertyRule(
@@ -272,10 +278,17 @@ UNORDERED: frozenset[str] = frozenset(
 (``tests/test_plan_semantics.py`` derives this set from cfn-lint's schema and compares)."""
 
 UNKNOWN_WHAT = (
-    "not create-only in the resource schema, so CloudFormation updates it in place; this "
-    "library's table has no rule for what HyperPod does with it"
+    "cannot tell: no row of plan's table (from the resource schema, the UpdateCluster API "
+    "model or AWS's guides) says HyperPod applies this change in place, so it is counted as "
+    "disruptive (not create-only in the schema, which does not say whether UpdateCluster "
+    "accepts it)"
 )
 """What an :attr:`Effect.UNKNOWN` change says when the property has no row."""
+
+SAFE: frozenset[Effect] = frozenset({Effect.IN_PLACE, Effect.NEW_NODES, Effect.SOFTWARE_UPDATE})
+"""The effects whose rows allow a change (exit 0): applied in place, to new nodes only, or by a
+rolling software update. ``SCALE``, ``MINIMUM`` and ``IDENTITY`` are decided by their values
+(a scale-in or a rename terminates nodes); every other effect is disruptive."""
 
 
 _SEVERITY = (Effect.REPLACES_CLUSTER, Effect.REFUSED)

@@ -9,6 +9,7 @@ new template by name.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -206,3 +207,12 @@ def plan_pairs(tmp_path_factory: pytest.TempPathFactory) -> PlanPairs:
     """Every variant, synthesized once per test session."""
     outdir = str(tmp_path_factory.mktemp("plan-cdk.out"))
     return PlanPairs(outdir, synthesize(outdir))
+
+
+def with_cdk_paths(template: Mapping[str, Any], stack: str) -> dict[str, Any]:
+    """A copy of ``template`` whose resources carry the ``aws:cdk:path`` metadata the cdk CLI
+    writes (``App`` in the tests does not): ``<stack>/<logical id>/Resource``."""
+    copied = copy.deepcopy(dict(template))
+    for logical_id, resource in copied["Resources"].items():
+        resource.setdefault("Metadata", {})["aws:cdk:path"] = f"{stack}/{logical_id}/Resource"
+    return copied
