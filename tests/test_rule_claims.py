@@ -103,6 +103,7 @@ def test_library_sources_are_only_for_the_library_api() -> None:
         "HP-LIFECYCLE-FILES",
         "HP-SIZING",
         "HP-WARN-FLEX-MIXED",
+        "HP-WARN-ROLE-IMMUTABLE",
     ]
 
 
