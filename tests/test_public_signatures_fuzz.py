@@ -11,14 +11,25 @@ derived from each parameter's annotation. A new public function joins by itself;
 annotation the test cannot draw for fails ``test_every_public_parameter_can_be_drawn``.
 The constructors and factories whose findings go to the synth report are fuzzed by
 tests/test_fuzz_entry_points.py.
+
+The sweep below reaches every public callable of the package (the top level and every public
+sub-package, from their ``__all__``): every required parameter at once gets one wrong value of
+each kind, and the refusal must be clear (the library's error, or a ``TypeError``/``ValueError``
+naming a parameter or raised on purpose by the library), never a raw error from deep inside.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import math
+import pkgutil
 import re
+import traceback
 from collections.abc import Callable, Iterator
+from enum import Enum
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -26,6 +37,7 @@ from aws_cdk import App, CfnParameter, Stack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import hyperpod_constructs
 from hyperpod_constructs import HyperPodInstanceType, HyperPodValidationError, convert, sizing
 from tests.support.depth import examples
 from tests.test_convert import parameters_of, request_of
@@ -249,3 +261,167 @@ def test_any_value_is_a_result_or_the_librarys_error(case: Any, value: object) -
         assert type(value).__name__ == base, f"{label}({parameter}={value!r}) accepted"
     if isinstance(result, int):
         assert result >= 0
+
+
+# Every public callable of the package: the top level's ``__all__`` and each public
+# sub-package's (``hyperpod_constructs._SUBPACKAGES``), with every required parameter given the
+# same wrong value at once. No valid values are needed: whatever the callable checks first, its
+# refusal must be clear (the library's error, or a ``TypeError``/``ValueError`` naming one of
+# its parameters), never a raw error from deep inside.
+
+
+def _public_modules() -> list[ModuleType]:
+    """The top level and each public sub-package; one with no ``__all__`` of its own
+    (``watch``) by its public modules."""
+    found = [hyperpod_constructs]
+    for name in hyperpod_constructs._SUBPACKAGES:
+        package = importlib.import_module(name, hyperpod_constructs.__name__)
+        if hasattr(package, "__all__"):
+            found.append(package)
+            continue
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.name.startswith("_"):
+                found.append(importlib.import_module(f"{package.__name__}.{info.name}"))
+    return found
+
+
+def _public_names(module: ModuleType) -> list[str]:
+    """``__all__``, or else the public names the module defines itself."""
+    if hasattr(module, "__all__"):
+        return list(module.__all__)
+    return [
+        name
+        for name, obj in vars(module).items()
+        if not name.startswith("_") and getattr(obj, "__module__", None) == module.__name__
+    ]
+
+
+def _is_construct(obj: type) -> bool:
+    return any(base.__name__ == "Construct" for base in inspect.getmro(obj))
+
+
+def _sweep_targets() -> Iterator[tuple[str, Callable[..., object]]]:
+    seen: set[int] = set()
+    for module in _public_modules():
+        for name in _public_names(module):
+            obj = getattr(module, name)
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            label = f"{module.__name__.removeprefix('hyperpod_constructs')}.{name}".lstrip(".")
+            if inspect.isfunction(obj):
+                yield label, obj
+            elif inspect.isclass(obj) and not issubclass(obj, BaseException):
+                # A construct's constructor needs a scope: tests/test_fuzz_entry_points.py
+                # fuzzes those with a real one (its findings go to the synth report).
+                # An Enum's constructor is Python's lookup by value ("None is not a valid
+                # NodeType"); the library's ``.of()`` enum-likes are fuzzed as classmethods.
+                if not _is_construct(obj) and not _is_protocol(obj) and not issubclass(obj, Enum):
+                    yield f"{label}()", obj
+                for attr, member in vars(obj).items():
+                    if not attr.startswith("_") and isinstance(member, classmethod | staticmethod):
+                        yield f"{label}.{attr}", getattr(obj, attr)
+
+
+def _is_protocol(obj: type) -> bool:
+    return bool(getattr(obj, "_is_protocol", False))
+
+
+def _required(function: Callable[..., object]) -> list[inspect.Parameter]:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # a jsii enum-like or builtin with no Python signature
+        return []
+    return [
+        p
+        for p in parameters
+        if p.default is inspect.Parameter.empty
+        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    ]
+
+
+SWEEP = sorted(
+    ((label, function) for label, function in _sweep_targets() if _required(function)),
+    key=lambda target: target[0],
+)
+SWEEP_VALUES: list[object] = [None, 7, -1, 2.5, math.nan, "x", b"x", [object()], {"x": 1}]
+"""One wrong value of each kind for every required parameter at once: most parameters take
+none of these (a string is a folder name or a cluster name for some: their refusal or answer
+is fine, as long as it is not a raw error)."""
+
+
+def _clear(error: BaseException, parameters: list[inspect.Parameter]) -> bool:
+    """The library's own error, a ``TypeError``/``ValueError`` that names a parameter, or
+    one the library raises itself on purpose (a ``raise`` statement of the package, not an
+    operation on a value of the wrong type deep inside)."""
+    if type(error).__module__.startswith("hyperpod_constructs"):
+        return True
+    if not isinstance(error, TypeError | ValueError):
+        return False
+    if any(re.search(rf"\b{re.escape(p.name)}\b", str(error)) for p in parameters):
+        return True
+    last = traceback.extract_tb(error.__traceback__)[-1]
+    package = Path(hyperpod_constructs.__file__).parent
+    return Path(last.filename).is_relative_to(package) and (last.line or "").startswith("raise")
+
+
+def test_the_sweep_covers_every_public_module() -> None:
+    """The sweep's targets are derived, not listed: every public module gives some."""
+    modules = {label.split(".")[0] for label, _function in SWEEP if "." in label}
+    assert len(SWEEP) >= 40
+    assert {"summary", "validation", "sizing", "convert", "watch", "plan"} <= modules
+
+
+KNOWN_CRASHES = {
+    "gate.evaluate_gate",
+    "plan.plan_stack",
+    "plan.render_json",
+    "plan.render_text",
+    "plan.rule_for",
+    "plan.to_json",
+    "policy.ClusterFacts.of",
+    "policy.HyperPodPolicy.exempt",
+    "validation.Check()",
+    "watch.cli.add_watch_command",
+    "watch.cli.run_watch",
+    "watch.jsonl.json_line",
+    "watch.jsonl.to_json",
+    "watch.model.refresh",
+    "watch.model.stack_failing",
+    "watch.screen.bar",
+    "watch.screen.clock",
+    "watch.screen.counts",
+    "watch.screen.gate_text",
+    "watch.screen.header",
+    "watch.screen.render",
+    "watch.screen.status_line",
+    "watch.screen.types_text",
+    "watch.target.select_target",
+    "watch.target.wait_condition_of",
+}
+"""Raw errors the sweep found that are not fixed yet (issue 40 follow-up): each is expected
+to fail (strict), so that a fix shows as an unexpected pass and is struck from this set."""
+
+
+def _sweep_param(label: str, function: Callable[..., object]) -> Any:
+    marks = [pytest.mark.xfail(strict=True, reason="issue 40: raw error, not fixed yet")]
+    return pytest.param(label, function, id=label, marks=marks if label in KNOWN_CRASHES else ())
+
+
+def test_the_known_crashes_are_sweep_targets() -> None:
+    assert {label for label, _function in SWEEP} >= KNOWN_CRASHES
+
+
+@pytest.mark.parametrize(("label", "function"), [_sweep_param(*target) for target in SWEEP])
+def test_a_wrong_value_anywhere_is_refused_clearly(
+    label: str, function: Callable[..., object], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a folder or file name among the values stays in here
+    parameters = _required(function)
+    for value in [*SWEEP_VALUES, _token("String"), _token("Number")]:
+        arguments = {p.name: value for p in parameters if p.kind != p.POSITIONAL_ONLY}
+        positional = [value for p in parameters if p.kind == p.POSITIONAL_ONLY]
+        try:
+            function(*positional, **arguments)
+        except Exception as error:
+            assert _clear(error, parameters), f"{label}(all={value!r}): {error!r}"

@@ -9,6 +9,7 @@ every ``*.template.json`` of the folder is read.
 
 from __future__ import annotations
 
+import os
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -57,6 +58,28 @@ class AssemblySummary:
     """How many stack templates were read."""
     clusters: tuple[ClusterSummary, ...]
     """Every cluster found, in stack order."""
+
+
+def require(function: str, parameter: str, value: object, kind: type | tuple[type, ...]) -> None:
+    """Raise ``TypeError`` naming ``parameter`` of ``function`` unless ``value`` is a ``kind``
+    (the summary's public functions check what they are given before they read it)."""
+    if not isinstance(value, kind):
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        expected = " or ".join(k.__name__ for k in kinds)
+        raise TypeError(
+            f"{function}() argument {parameter!r} must be a {expected}, not {type(value).__name__}"
+        )
+
+
+def _folder(function: str, directory: object) -> Path:
+    """``directory`` as a path: a ``str`` or an ``os.PathLike`` of a ``str`` with no NUL."""
+    require(function, "directory", directory, (str, os.PathLike))
+    assert isinstance(directory, str | os.PathLike)
+    path = os.fspath(directory)
+    require(function, "directory", path, str)
+    if "\0" in str(path):
+        raise AssemblyError(f"not a folder name (it holds a NUL character): {path!r}")
+    return Path(path)
 
 
 def _resolved(path: Path) -> Path:
@@ -171,9 +194,10 @@ def find_templates(directory: str | Path) -> list[StackTemplate]:
     file name without a manifest). Raises :class:`AssemblyError` when the folder is missing or
     a manifest cannot be read.
 
-    :param directory: a cloud assembly folder (``cdk.out``).
+    :param directory: a cloud assembly folder (``cdk.out``); anything but a ``str`` or an
+        ``os.PathLike`` is a ``TypeError`` naming it.
     """
-    root = Path(directory)
+    root = _folder("find_templates", directory)
     if not root.exists():
         raise AssemblyError(f"folder not found: {root}")
     if not root.is_dir():
@@ -192,12 +216,14 @@ def summarize(directory: str | Path) -> AssemblySummary:
     Raises :class:`AssemblyError` (one-line message naming the file) when the folder is missing
     or a manifest or template is unreadable, not JSON, or not a template.
 
-    :param directory: a cloud assembly folder (``cdk.out``).
+    :param directory: a cloud assembly folder (``cdk.out``); anything but a ``str`` or an
+        ``os.PathLike`` is a ``TypeError`` naming it.
     """
     clusters: list[ClusterSummary] = []
-    templates = find_templates(directory)
+    folder = _folder("summarize", directory)
+    templates = find_templates(folder)
     for stack in templates:
-        document = read_assembly_json(stack.path, "template", Path(directory))
+        document = read_assembly_json(stack.path, "template", folder)
         try:
             clusters.extend(
                 summarize_template(document, stack=stack.stack, template_file=stack.relative_path)

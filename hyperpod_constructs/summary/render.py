@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 
 from .._core.sanitize import printable
-from .assembly import AssemblySummary
+from .assembly import AssemblySummary, require
 from .model import ClusterSummary, Count, GateRequirement, GateSummary, GroupSummary
 
 JSON_SCHEMA_VERSION = 1
@@ -123,6 +123,7 @@ def render_text(summary: AssemblySummary) -> str:
 
     :param summary: what :func:`~hyperpod_constructs.summary.summarize` returned.
     """
+    require("render_text", "summary", summary, AssemblySummary)
     stacks = _plural(summary.stacks_read, "stack")
     if not summary.clusters:
         return (
@@ -179,6 +180,7 @@ def to_json(summary: AssemblySummary) -> dict[str, object]:
 
     :param summary: what :func:`~hyperpod_constructs.summary.summarize` returned.
     """
+    require("to_json", "summary", summary, AssemblySummary)
     return {
         "schema_version": JSON_SCHEMA_VERSION,
         "directory": summary.directory,
@@ -204,4 +206,5 @@ def render_json(summary: AssemblySummary) -> str:
 
     :param summary: what :func:`~hyperpod_constructs.summary.summarize` returned.
     """
+    require("render_json", "summary", summary, AssemblySummary)
     return json.dumps(to_json(summary), indent=2) + "\n"
