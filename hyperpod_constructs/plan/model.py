@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from .._core.expect import require
 from .._core.layout import layout_of
 from .._runtime.hyperpod_gate.contract import Prop, starts_new_wait
 from ..summary.model import (
@@ -1187,6 +1188,10 @@ def plan_stack(
     :param parameters_from: how the parameter values were chosen, shown (default: ``as
         deployed`` with ``old_parameters``, else ``defaults``).
     """
+    require("plan_stack", "old_template", old_template, Mapping)
+    require("plan_stack", "new_template", new_template, Mapping)
+    require("plan_stack", "stack", stack, str)
+    require("plan_stack", "baseline", baseline, str)
     old = evaluate(old_template, old_parameters, pseudo)
     new = evaluate(new_template, new_parameters, pseudo)
     check_groups(old, "the baseline")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .._core.expect import require
 from .._core.sanitize import printable
 from .model import EXIT_DISRUPTIVE, Change, ClusterPlan, GatePlan, GroupChange, GroupPlan, StackPlan
 
@@ -45,6 +46,7 @@ def render_text(plan: StackPlan) -> str:
 
     :param plan: the plan to print (from :func:`~hyperpod_constructs.plan.plan_stack`).
     """
+    require("render_text", "plan", plan, StackPlan)
     lines = [
         f"plan for stack {plan.stack}: baseline {plan.baseline}, parameters {plan.parameters}, "
         + (
@@ -126,6 +128,7 @@ def to_json(plan: StackPlan) -> dict[str, Any]:
 
     :param plan: the plan to convert.
     """
+    require("to_json", "plan", plan, StackPlan)
     return {
         "schema_version": JSON_SCHEMA_VERSION,
         "stack": plan.stack,
@@ -159,4 +162,5 @@ def render_json(plan: StackPlan) -> str:
 
     :param plan: the plan to print.
     """
+    require("render_json", "plan", plan, StackPlan)
     return json.dumps(to_json(plan), indent=2) + "\n"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._aws.input import InputError, read_json
+from .._core.expect import require
 from .._core.sanitize import printable
 from .model import ClusterSummary, TemplateError, summarize_template
 
@@ -58,17 +59,6 @@ class AssemblySummary:
     """How many stack templates were read."""
     clusters: tuple[ClusterSummary, ...]
     """Every cluster found, in stack order."""
-
-
-def require(function: str, parameter: str, value: object, kind: type | tuple[type, ...]) -> None:
-    """Raise ``TypeError`` naming ``parameter`` of ``function`` unless ``value`` is a ``kind``
-    (the summary's public functions check what they are given before they read it)."""
-    if not isinstance(value, kind):
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        expected = " or ".join(k.__name__ for k in kinds)
-        raise TypeError(
-            f"{function}() argument {parameter!r} must be a {expected}, not {type(value).__name__}"
-        )
 
 
 def _folder(function: str, directory: object) -> Path:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from .._core.expect import require
 from .._core.sanitize import printable
-from .assembly import AssemblySummary, require
+from .assembly import AssemblySummary
 from .model import ClusterSummary, Count, GateRequirement, GateSummary, GroupSummary
 
 JSON_SCHEMA_VERSION = 1
