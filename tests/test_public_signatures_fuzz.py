@@ -20,10 +20,12 @@ naming a parameter or raised on purpose by the library), never a raw error from 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import math
 import re
+import tempfile
 import traceback
 from collections.abc import Callable, Iterator
 from enum import Enum
@@ -368,3 +370,54 @@ def test_a_wrong_value_anywhere_is_refused_clearly(
             function(*positional, **arguments)
         except Exception as error:
             assert _clear(error, parameters), f"{label}(all={value!r}): {error!r}"
+
+
+def _keyword_parameters(function: Callable[..., object]) -> list[inspect.Parameter]:
+    """Every parameter that can be passed by name (required and optional)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return [p for p in parameters if p.kind in kinds]
+
+
+_EMPTY_FOLDER = tempfile.mkdtemp(prefix="hyperpod-fuzz-")
+"""Where the callables run: a file or folder name among the values stays in here."""
+
+_ANY_VALUE = st.one_of(
+    st.sampled_from([*SWEEP_VALUES, True, 0, 10**30, -math.inf, (), "", "x" * 300]),
+    st.integers(min_value=-(10**6), max_value=10**6),
+    st.text(max_size=12),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+)
+"""Values of every kind, for any parameter: a few may be right for some parameter; the
+others are wrong in type or bounds."""
+
+
+@pytest.mark.deep
+@settings(
+    max_examples=examples(600, 40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(case=st.sampled_from(SWEEP), data=st.data())
+def test_any_mix_of_values_anywhere_is_a_result_or_a_clear_refusal(
+    case: tuple[str, Callable[..., object]], data: st.DataObject
+) -> None:
+    """Each parameter (required, and optional ones at random) draws its own value: a mix of
+    right and wrong values reaches deeper than the sweep above, and the refusal must still be
+    clear. Runs in an empty folder (a drawn string may be taken as a file or folder name)."""
+    label, function = case
+    parameters = _keyword_parameters(function)
+    arguments = {
+        p.name: data.draw(_ANY_VALUE, label=p.name)
+        for p in parameters
+        if p.default is inspect.Parameter.empty or data.draw(st.booleans(), label=f"{p.name}?")
+    }
+    try:
+        with contextlib.chdir(_EMPTY_FOLDER):
+            function(**arguments)
+    except Exception as error:
+        assert _clear(error, parameters), f"{label}(**{arguments!r}): {error!r}"
