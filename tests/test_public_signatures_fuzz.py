@@ -13,9 +13,11 @@ The constructors and factories whose findings go to the synth report are fuzzed 
 tests/test_fuzz_entry_points.py.
 
 The sweep below reaches every public callable of the package (the top level and every public
-sub-package, from their ``__all__``): every required parameter at once gets one wrong value of
-each kind, and the refusal must be clear (the library's error, or a ``TypeError``/``ValueError``
-naming a parameter or raised on purpose by the library), never a raw error from deep inside.
+sub-package, from their ``__all__``; a construct is built in a real scope): every required
+parameter at once gets one wrong value of each kind, then (hypothesis, sampled in ``make
+test``) each parameter, optional ones too, draws its own value of any kind. The refusal must be
+clear (the library's error, or a ``TypeError``/``ValueError`` naming a parameter or raised on
+purpose by the library), never a raw error from deep inside.
 """
 
 from __future__ import annotations
