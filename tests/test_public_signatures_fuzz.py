@@ -11,14 +11,28 @@ derived from each parameter's annotation. A new public function joins by itself;
 annotation the test cannot draw for fails ``test_every_public_parameter_can_be_drawn``.
 The constructors and factories whose findings go to the synth report are fuzzed by
 tests/test_fuzz_entry_points.py.
+
+The sweep below reaches every public callable of the package (the top level and every public
+sub-package, from their ``__all__``; a construct is built in a real scope): every required
+parameter at once gets one wrong value of each kind, then (hypothesis, sampled in ``make
+test``) each parameter, optional ones too, draws its own value of any kind. The refusal must be
+clear (the library's error, or a ``TypeError``/``ValueError`` naming a parameter or raised on
+purpose by the library), never a raw error from deep inside.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import inspect
 import math
 import re
+import tempfile
+import traceback
 from collections.abc import Callable, Iterator
+from enum import Enum
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -26,6 +40,7 @@ from aws_cdk import App, CfnParameter, Stack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import hyperpod_constructs
 from hyperpod_constructs import HyperPodInstanceType, HyperPodValidationError, convert, sizing
 from tests.support.depth import examples
 from tests.test_convert import parameters_of, request_of
@@ -249,3 +264,182 @@ def test_any_value_is_a_result_or_the_librarys_error(case: Any, value: object) -
         assert type(value).__name__ == base, f"{label}({parameter}={value!r}) accepted"
     if isinstance(result, int):
         assert result >= 0
+
+
+# Every public callable of the package: the top level's ``__all__`` and each public
+# sub-package's (``hyperpod_constructs._SUBPACKAGES``), with every required parameter given the
+# same wrong value at once. No valid values are needed: whatever the callable checks first, its
+# refusal must be clear (the library's error, or a ``TypeError``/``ValueError`` naming one of
+# its parameters), never a raw error from deep inside.
+
+
+def _public_modules() -> list[ModuleType]:
+    """The top level and each public sub-package: docs/versioning.md, the public API is every
+    name in their ``__all__`` (one with no ``__all__``, such as ``watch``, exports none)."""
+    subpackages = [
+        importlib.import_module(name, hyperpod_constructs.__name__)
+        for name in hyperpod_constructs._SUBPACKAGES
+    ]
+    return [hyperpod_constructs, *subpackages]
+
+
+def _is_construct(obj: type) -> bool:
+    return any(base.__name__ == "Construct" for base in inspect.getmro(obj))
+
+
+def _sweep_targets() -> Iterator[tuple[str, Callable[..., object]]]:
+    seen: set[int] = set()
+    for module in _public_modules():
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            label = f"{module.__name__.removeprefix('hyperpod_constructs')}.{name}".lstrip(".")
+            if inspect.isfunction(obj):
+                yield label, obj
+            elif inspect.isclass(obj) and not issubclass(obj, BaseException):
+                # An Enum's constructor is Python's lookup by value ("None is not a valid
+                # NodeType"); the library's ``.of()`` enum-likes are fuzzed as classmethods.
+                if _is_construct(obj) and not inspect.isabstract(obj):
+                    yield f"{label}()", _in_a_scope(obj)
+                elif not _is_protocol(obj) and not issubclass(obj, Enum):
+                    yield f"{label}()", obj
+                for attr, member in vars(obj).items():
+                    if not attr.startswith("_") and isinstance(member, classmethod | staticmethod):
+                        yield f"{label}.{attr}", getattr(obj, attr)
+
+
+def _in_a_scope(cls: type) -> Callable[..., object]:
+    """A construct's constructor with a real scope and id: its other parameters are drawn
+    (what it cannot hold raises at once or is a finding in the synth report)."""
+
+    def construct(**kwargs: Any) -> object:
+        return cls(Stack(App(), "Sweep"), "Target", **kwargs)
+
+    signature = inspect.signature(cls.__init__)  # jsii's metaclass hides the class's own
+    rest = [p for name, p in signature.parameters.items() if name not in ("self", "scope", "id")]
+    construct.__signature__ = signature.replace(parameters=rest)  # type: ignore[attr-defined]
+    return construct
+
+
+def _is_protocol(obj: type) -> bool:
+    return bool(getattr(obj, "_is_protocol", False))
+
+
+def _required(function: Callable[..., object]) -> list[inspect.Parameter]:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # a jsii enum-like or builtin with no Python signature
+        return []
+    return [
+        p
+        for p in parameters
+        if p.default is inspect.Parameter.empty
+        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    ]
+
+
+SWEEP = sorted(
+    ((label, function) for label, function in _sweep_targets() if _required(function)),
+    key=lambda target: target[0],
+)
+SWEEP_VALUES: list[object] = [None, 7, -1, 2.5, math.nan, "x", b"x", [object()], {"x": 1}]
+"""One wrong value of each kind for every required parameter at once: most parameters take
+none of these (a string is a folder name or a cluster name for some: their refusal or answer
+is fine, as long as it is not a raw error)."""
+
+
+def _clear(error: BaseException, parameters: list[inspect.Parameter]) -> bool:
+    """The library's own error, a ``TypeError``/``ValueError`` that names a parameter, or
+    one the library raises itself on purpose (a ``raise`` statement of the package, not an
+    operation on a value of the wrong type deep inside)."""
+    if type(error).__module__.startswith("hyperpod_constructs"):
+        return True
+    if not isinstance(error, TypeError | ValueError):
+        return False
+    if any(re.search(rf"\b{re.escape(p.name)}\b", str(error)) for p in parameters):
+        return True
+    last = traceback.extract_tb(error.__traceback__)[-1]
+    package = Path(hyperpod_constructs.__file__).parent
+    return Path(last.filename).is_relative_to(package) and (last.line or "").startswith("raise")
+
+
+def test_the_sweep_covers_every_public_module() -> None:
+    """The sweep's targets are derived, not listed: every public module gives some."""
+    modules = {label.split(".")[0] for label, _function in SWEEP if "." in label}
+    assert len(SWEEP) >= 40
+    assert {"summary", "validation", "sizing", "convert", "gate", "plan", "policy"} <= modules
+
+
+@pytest.mark.parametrize(("label", "function"), SWEEP, ids=[label for label, _f in SWEEP])
+def test_a_wrong_value_anywhere_is_refused_clearly(
+    label: str, function: Callable[..., object], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a folder or file name among the values stays in here
+    parameters = _required(function)
+    for value in [*SWEEP_VALUES, _token("String"), _token("Number")]:
+        arguments = {p.name: value for p in parameters if p.kind != p.POSITIONAL_ONLY}
+        positional = [value for p in parameters if p.kind == p.POSITIONAL_ONLY]
+        try:
+            function(*positional, **arguments)
+        except Exception as error:
+            assert _clear(error, parameters), f"{label}(all={value!r}): {error!r}"
+
+
+def _keyword_parameters(function: Callable[..., object]) -> list[inspect.Parameter]:
+    """Every parameter that can be passed by name (required and optional)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return [p for p in parameters if p.kind in kinds]
+
+
+MIXED = sorted(
+    ((label, function) for label, function in _sweep_targets() if _keyword_parameters(function)),
+    key=lambda target: target[0],
+)
+"""Every public callable with a parameter to draw (optional ones too: a construct whose props
+are all optional is built in a real scope with random props)."""
+
+_EMPTY_FOLDER = tempfile.mkdtemp(prefix="hyperpod-fuzz-")
+"""Where the callables run: a file or folder name among the values stays in here."""
+
+_ANY_VALUE = st.one_of(
+    st.sampled_from([*SWEEP_VALUES, True, 0, 10**30, -math.inf, (), "", "x" * 300]),
+    st.integers(min_value=-(10**6), max_value=10**6),
+    st.text(max_size=12),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+)
+"""Values of every kind, for any parameter: a few may be right for some parameter; the
+others are wrong in type or bounds."""
+
+
+@pytest.mark.deep
+@settings(
+    max_examples=examples(600, 40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(case=st.sampled_from(MIXED), data=st.data())
+def test_any_mix_of_values_anywhere_is_a_result_or_a_clear_refusal(
+    case: tuple[str, Callable[..., object]], data: st.DataObject
+) -> None:
+    """Each parameter (required, and optional ones at random) draws its own value: a mix of
+    right and wrong values reaches deeper than the sweep above, and the refusal must still be
+    clear. Runs in an empty folder (a drawn string may be taken as a file or folder name)."""
+    label, function = case
+    parameters = _keyword_parameters(function)
+    arguments = {
+        p.name: data.draw(_ANY_VALUE, label=p.name)
+        for p in parameters
+        if p.default is inspect.Parameter.empty or data.draw(st.booleans(), label=f"{p.name}?")
+    }
+    try:
+        with contextlib.chdir(_EMPTY_FOLDER):
+            function(**arguments)
+    except Exception as error:
+        assert _clear(error, parameters), f"{label}(**{arguments!r}): {error!r}"

@@ -8,6 +8,7 @@ import jsii
 from aws_cdk import CfnResource, IAspect, Stack
 from constructs import Construct, Dependable, IConstruct
 
+from .._core.expect import require
 from .lazy import lazy_any
 
 
@@ -94,6 +95,13 @@ class DropImpliedDependsOn:
         ``["AWS::Lambda::Function"]``, where aws-cdk-lib's functions repeat their role),
         which saves the look at every other resource. Default: every resource."""
         self._done: set[str] = set()
+        if resource_types is not None:
+            require(
+                "DropImpliedDependsOn",
+                "resource_types",
+                resource_types,
+                (list, tuple, set, frozenset),
+            )
         self._types = None if resource_types is None else frozenset(resource_types)
 
     def visit(self, node: IConstruct) -> None:

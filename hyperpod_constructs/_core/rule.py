@@ -216,6 +216,10 @@ class Check(Generic[P]):
         rules: tuple[Rule, ...],
         group_order: int | None = None,
     ) -> None:
+        if not callable(function):
+            raise TypeError(f"Check() argument 'function' must be callable, not {function!r}")
+        if not isinstance(rules, tuple) or not all(isinstance(rule, Rule) for rule in rules):
+            raise TypeError(f"Check() argument 'rules' must be a tuple of Rule, not {rules!r}")
         self.function = function
         """The wrapped check."""
         self.rules = rules

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from aws_cdk import Size
 
+from .._core.expect import require
 from ..enums import DeepHealthCheck
 from ..gate.options import MinCountGateOptions
 from ..instance_type import HyperPodInstanceType
@@ -82,6 +83,14 @@ class BlueprintDefaults:
     """Readiness gate options. Default: the gate's own defaults (on)."""
 
     def __post_init__(self) -> None:
+        require("BlueprintDefaults", "tags", self.tags, Mapping)
+        require("BlueprintDefaults", "required_tags", self.required_tags, (tuple, list))
+        require(
+            "BlueprintDefaults",
+            "compute_instance_types",
+            self.compute_instance_types,
+            (tuple, list),
+        )
         if not self.compute_instance_types:
             raise ValueError("BlueprintDefaults.compute_instance_types must not be empty")
         overlap = sorted(set(self.required_tags) & set(self.tags))

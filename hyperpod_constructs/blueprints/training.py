@@ -43,6 +43,13 @@ def _path(scope: Construct, id: str) -> str:
     return f"{scope.node.path}/{id}" if scope.node.path else id
 
 
+def _require_props(scope: Construct, id: str, props: object, kind: type) -> None:
+    """Raise ``HP-ARG-TYPE`` naming ``props`` unless it is a ``kind``."""
+    if not isinstance(props, kind):
+        expected = f"a {kind.__name__}"
+        raise HyperPodArgumentError(_path(scope, id), [argument_finding("props", props, expected)])
+
+
 def _sizing_findings(
     error: SizingError, *, context: str, field: str = "instance_type", value: object = None
 ) -> list[Finding]:
@@ -108,6 +115,7 @@ class TrainingClusterBlueprint(HyperPodSlurmCluster):
         :param id: its id, unique within ``scope``.
         :param props: the team's arguments, a :class:`TrainingClusterProps`.
         """
+        _require_props(scope, id, props, TrainingClusterProps)
         layout = props.layout
         instance_type, spare_instances, tags = (
             props.instance_type,
@@ -299,6 +307,7 @@ class FsdpTrainingCluster(TrainingClusterBlueprint):
         :param id: its id, unique within ``scope``.
         :param props: the team's arguments, a :class:`FsdpTrainingClusterProps`.
         """
+        _require_props(scope, id, props, FsdpTrainingClusterProps)
         try:
             layout = FsdpLayout(props.data_parallel, props.shard_group_size)
         except SizingError as error:
@@ -326,6 +335,7 @@ class MegatronTrainingCluster(TrainingClusterBlueprint):
         :param id: its id, unique within ``scope``.
         :param props: the team's arguments, a :class:`MegatronTrainingClusterProps`.
         """
+        _require_props(scope, id, props, MegatronTrainingClusterProps)
         tp, pp, dp, cp = (
             props.tensor_parallel,
             props.pipeline_parallel,

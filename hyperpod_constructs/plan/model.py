@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
+from .._core.expect import require
 from .._core.layout import layout_of
 from .._runtime.hyperpod_gate.contract import Prop, Requirement, starts_new_wait, update_scope
 from ..summary.model import (
@@ -1306,6 +1307,10 @@ def plan_stack(
     :param schema_of: a resource type's schema, for which changes replace a resource the
         cluster refers to (default: cfn-lint's, when installed; None: cannot tell).
     """
+    require("plan_stack", "old_template", old_template, Mapping)
+    require("plan_stack", "new_template", new_template, Mapping)
+    require("plan_stack", "stack", stack, str)
+    require("plan_stack", "baseline", baseline, str)
     undecided = [
         f"cannot tell what the update does: {what} has the AWS::LanguageExtensions loop "
         f"{', '.join(found)}, which only CloudFormation expands, when it deploys"

@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any
 
+from .._core.expect import require
 from .._core.sanitize import printable
 from .model import (
     CANNOT_TELL,
@@ -57,6 +58,7 @@ def render_text(plan: StackPlan) -> str:
 
     :param plan: the plan to print (from :func:`~hyperpod_constructs.plan.plan_stack`).
     """
+    require("render_text", "plan", plan, StackPlan)
     lines = [
         f"plan for stack {plan.stack}: baseline {plan.baseline}, parameters {plan.parameters}, "
         + (
@@ -148,6 +150,7 @@ def to_json(plan: StackPlan) -> dict[str, Any]:
 
     :param plan: the plan to convert.
     """
+    require("to_json", "plan", plan, StackPlan)
     return {
         "schemaVersion": JSON_SCHEMA_VERSION,
         "schema_version": JSON_SCHEMA_VERSION,
@@ -184,6 +187,7 @@ def render_json(plan: StackPlan) -> str:
 
     :param plan: the plan to print.
     """
+    require("render_json", "plan", plan, StackPlan)
     return json.dumps(to_json(plan), indent=2) + "\n"
 
 

@@ -41,6 +41,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from .._core.expect import require
+
 CLUSTER = "/properties"
 GROUP = "/properties/InstanceGroups/*"
 """Prefix of an instance group's properties (``*``: any group, as the schema writes it)."""
@@ -315,6 +317,7 @@ def rule_for(pointer: str) -> PropertyRule:
     :param pointer: the property's JSON pointer in the resource schema, e.g.
         ``/properties/InstanceGroups/*/InstanceType``.
     """
+    require("rule_for", "pointer", pointer, str)
     base = GROUP if pointer.startswith(GROUP + "/") else CLUSTER
     path = pointer
     while path.startswith(base + "/"):

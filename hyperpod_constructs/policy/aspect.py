@@ -19,6 +19,7 @@ from .._core.arguments import (
     is_str,
     raise_if_any,
 )
+from .._core.expect import require
 from .._core.finding import Finding, Severity
 from ..cluster import HyperPodSlurmCluster
 from ..enums import DeepHealthCheck
@@ -366,8 +367,14 @@ class HyperPodPolicy:
         ``group``). The violation is still reported, as an info annotation with the reason,
         and the exemption is recorded in the construct metadata.
 
+        :raises TypeError: an argument of another type (``group``: a ``str`` or ``None``).
         :raises ValueError: ``reason`` is empty.
         """
+        where = "HyperPodPolicy.exempt"
+        require(where, "scope", scope, Construct)
+        require(where, "rule_id", rule_id, str)
+        require(where, "reason", reason, str)
+        require(where, "group", group, (str, type(None)))
         if not reason or not reason.strip():
             raise ValueError("HyperPodPolicy.exempt: give the reason for the exemption")
         data: dict[str, str] = {"rule": str(rule_id), "reason": reason}

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 from aws_cdk import TagManager, Token
 
+from .._core.expect import require
 from .._core.finding import Finding, Severity
 from ..enums import DeepHealthCheck, NodeProvisioningMode, NodeType
 from ..instance_group import InstanceGroup
@@ -71,7 +72,13 @@ class ClusterFacts:
     @classmethod
     def of(cls, cluster: HyperPodSlurmCluster) -> ClusterFacts:
         """Read a cluster construct. Call it after aspects ran (at validation) so that tags
-        applied with ``Tags.of(...)`` are included."""
+        applied with ``Tags.of(...)`` are included.
+
+        :param cluster: the cluster; anything else is a ``TypeError`` naming it.
+        """
+        from ..cluster import HyperPodSlurmCluster
+
+        require("ClusterFacts.of", "cluster", cluster, HyperPodSlurmCluster)
         resource = cluster.node.default_child
         tags: dict[str, str] = {}
         has_vpc = False

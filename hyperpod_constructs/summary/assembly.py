@@ -9,12 +9,14 @@ every ``*.template.json`` of the folder is read.
 
 from __future__ import annotations
 
+import os
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from .._aws.input import InputError, read_json
+from .._core.expect import require
 from .._core.sanitize import printable
 from .model import ClusterSummary, TemplateError, summarize_template
 
@@ -57,6 +59,17 @@ class AssemblySummary:
     """How many stack templates were read."""
     clusters: tuple[ClusterSummary, ...]
     """Every cluster found, in stack order."""
+
+
+def _folder(function: str, directory: object) -> Path:
+    """``directory`` as a path: a ``str`` or an ``os.PathLike`` of a ``str`` with no NUL."""
+    require(function, "directory", directory, (str, os.PathLike))
+    assert isinstance(directory, str | os.PathLike)
+    path = os.fspath(directory)
+    require(function, "directory", path, str)
+    if "\0" in str(path):
+        raise AssemblyError(f"not a folder name (it holds a NUL character): {path!r}")
+    return Path(path)
 
 
 def _resolved(path: Path) -> Path:
@@ -171,9 +184,10 @@ def find_templates(directory: str | Path) -> list[StackTemplate]:
     file name without a manifest). Raises :class:`AssemblyError` when the folder is missing or
     a manifest cannot be read.
 
-    :param directory: a cloud assembly folder (``cdk.out``).
+    :param directory: a cloud assembly folder (``cdk.out``); anything but a ``str`` or an
+        ``os.PathLike`` is a ``TypeError`` naming it.
     """
-    root = Path(directory)
+    root = _folder("find_templates", directory)
     if not root.exists():
         raise AssemblyError(f"folder not found: {root}")
     if not root.is_dir():
@@ -192,12 +206,14 @@ def summarize(directory: str | Path) -> AssemblySummary:
     Raises :class:`AssemblyError` (one-line message naming the file) when the folder is missing
     or a manifest or template is unreadable, not JSON, or not a template.
 
-    :param directory: a cloud assembly folder (``cdk.out``).
+    :param directory: a cloud assembly folder (``cdk.out``); anything but a ``str`` or an
+        ``os.PathLike`` is a ``TypeError`` naming it.
     """
     clusters: list[ClusterSummary] = []
-    templates = find_templates(directory)
+    folder = _folder("summarize", directory)
+    templates = find_templates(folder)
     for stack in templates:
-        document = read_assembly_json(stack.path, "template", Path(directory))
+        document = read_assembly_json(stack.path, "template", folder)
         try:
             clusters.extend(
                 summarize_template(document, stack=stack.stack, template_file=stack.relative_path)

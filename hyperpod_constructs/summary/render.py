@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from .._core.expect import require
 from .._core.sanitize import printable
 from .assembly import AssemblySummary
 from .model import ClusterSummary, Count, GateRequirement, GateSummary, GroupSummary
@@ -123,6 +124,7 @@ def render_text(summary: AssemblySummary) -> str:
 
     :param summary: what :func:`~hyperpod_constructs.summary.summarize` returned.
     """
+    require("render_text", "summary", summary, AssemblySummary)
     stacks = _plural(summary.stacks_read, "stack")
     if not summary.clusters:
         return (
@@ -179,6 +181,7 @@ def to_json(summary: AssemblySummary) -> dict[str, object]:
 
     :param summary: what :func:`~hyperpod_constructs.summary.summarize` returned.
     """
+    require("to_json", "summary", summary, AssemblySummary)
     return {
         "schema_version": JSON_SCHEMA_VERSION,
         "directory": summary.directory,
@@ -204,4 +207,5 @@ def render_json(summary: AssemblySummary) -> str:
 
     :param summary: what :func:`~hyperpod_constructs.summary.summarize` returned.
     """
+    require("render_json", "summary", summary, AssemblySummary)
     return json.dumps(to_json(summary), indent=2) + "\n"

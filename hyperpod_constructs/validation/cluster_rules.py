@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Protocol
 
 from .._cdk.tokens import is_unresolved
 from .._core import limits
-from .._core.arguments import TOKEN, Check, argument_finding, is_text_token
+from .._core.arguments import (
+    TOKEN,
+    Check,
+    argument_finding,
+    check,
+    instance_of,
+    is_text_token,
+    raise_if_any,
+)
 from .._core.finding import Finding, Severity
 from .._core.rule import E, Rule, Scope, Source, W, reports
 from ..enums import NodeRecovery
@@ -341,8 +349,10 @@ def immutable_role_findings(missing: Mapping[str, Sequence[str]]) -> list[Findin
 def validate_cluster(spec: ClusterSpec) -> list[Finding]:
     """Every finding that involves the cluster as a whole or several of its groups.
 
-    :param spec: what the rules need to know of the cluster.
+    :param spec: what the rules need to know of the cluster; anything but a
+        :class:`ClusterSpec` raises :class:`HyperPodArgumentError` naming it.
     """
+    raise_if_any("validate_cluster", check("spec", spec, instance_of(ClusterSpec), "a ClusterSpec"))
     return [
         *cluster_name(spec.name),
         *group_layout(spec),

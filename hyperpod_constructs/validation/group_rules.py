@@ -11,10 +11,10 @@ known at deploy time) and still checks the concrete values next to it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from .._core.arguments import TOKEN
+from .._core.arguments import TOKEN, check, instance_of, is_bool, raise_if_any
 from .._core.finding import Finding
+from ..instance_group import InstanceGroup
 from .count_rules import sizing
 from .flexible_rules import per_type_findings
 from .gate_rules import gate_findings
@@ -22,9 +22,6 @@ from .group_arguments import group_argument_findings, label
 from .lifecycle_rules import lifecycle_findings
 from .name_rules import check_name, group_name
 from .registry import GROUP_CHECKS
-
-if TYPE_CHECKING:
-    from ..instance_group import InstanceGroup
 
 __all__ = ["GROUP_RULES", "TOKEN", "check_name", "gate_findings", "validate_group"]
 """``TOKEN``, ``check_name`` and ``gate_findings`` live in their families; kept importable
@@ -51,6 +48,14 @@ def validate_group(
     :param role_owned: whether the group's execution role is defined in the app (see
         :func:`lifecycle_findings`). Default: True.
     """
+    raise_if_any(
+        "validate_group",
+        [
+            *check("group", group, instance_of(InstanceGroup), "an InstanceGroup"),
+            *check("gate", gate, is_bool, "a bool"),
+            *check("role_owned", role_owned, is_bool, "a bool"),
+        ],
+    )
     name = label(group)
     found = group_name(group)
     arguments = group_argument_findings(group)

@@ -10,7 +10,12 @@ from .._cdk.tokens import is_unresolved
 from .._core import limits
 from .._core.arguments import (
     TOKEN,
+    check,
+    instance_of,
+    is_int,
+    is_str,
     is_text_token,
+    raise_if_any,
 )
 from .._core.finding import Finding
 from .._core.rule import E, Rule, Scope, Source, reports
@@ -90,7 +95,18 @@ def check_name(
         (:attr:`Rule.finding_field`).
     :param group: the instance group it belongs to, or ``None``.
     :param max_length: the longest name allowed. Default: 63.
+    :raises HyperPodArgumentError: ``rule``, ``field``, ``group`` or ``max_length`` of another
+        type (the name itself is what is checked: any value gives findings).
     """
+    raise_if_any(
+        "check_name",
+        [
+            *check("rule", rule, instance_of(Rule, str), "a Rule or a rule id (str)"),
+            *check("field", field, is_str, "a str", optional=True),
+            *check("group", group, is_str, "a str", optional=True),
+            *check("max_length", max_length, is_int, "an int"),
+        ],
+    )
     if is_text_token(value):
         return []
     if is_unresolved(value):

@@ -450,6 +450,12 @@ def evaluate_gate(
     """
     if deadline is not None and now is None:
         raise ValueError("evaluate_gate needs now= when deadline= is given")
+    if not isinstance(describe_cluster_response, Mapping):
+        raise TypeError("describe_cluster_response must be a mapping (a DescribeCluster answer)")
+    if not isinstance(requirements, Mapping) or not all(
+        isinstance(r, GroupRequirement) for r in requirements.values()
+    ):
+        raise TypeError("requirements must map group names to GroupRequirement")
 
     cluster_status = str(describe_cluster_response.get("ClusterStatus") or "Unknown")
     cluster_name = str(describe_cluster_response.get("ClusterName") or "(unnamed)")
