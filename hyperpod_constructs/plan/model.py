@@ -113,7 +113,7 @@ class Change:
     """A side is an expression plan cannot evaluate offline ("cannot tell"). Default: no."""
     reason: str | None = None
     """Why plan cannot tell the value (a reference to a replaced resource, an SSM parameter...),
-    when ``uncertain``. Default: none (:data:`CANNOT_TELL`)."""
+    when ``uncertain``. Default: none (the marker that starts it is ``CANNOT_TELL``)."""
 
     @property
     def effect(self) -> Effect:
