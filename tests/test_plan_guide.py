@@ -63,7 +63,11 @@ def rules_table() -> str:
     """The property table of hyperpod_constructs/plan/semantics.py as Markdown."""
     lines = ["| Property | Effect | What HyperPod does | Source |", "|---|---|---|---|"]
     for rule in RULES:
-        name = rule.pointer.removeprefix("/properties/").replace("InstanceGroups/*/", "group ")
+        name = (
+            rule.pointer.removeprefix("/properties/")
+            .replace("RestrictedInstanceGroups/*/", "restricted group ")
+            .replace("InstanceGroups/*/", "group ")
+        )
         lines.append(
             f"| `{name.replace('/', '.')}` | {rule.effect.value} | {rule.what} | {rule.source} |"
         )

@@ -499,7 +499,7 @@ def stage_apps(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     from aws_cdk import Stack, Stage
 
     from tests.conftest import new_app
-    from tests.support.plan_pairs import BASE, _define
+    from tests.support.plan_pairs import BASE, define
 
     folders = []
     for prod_gpus in (4, 2):
@@ -509,7 +509,7 @@ def stage_apps(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         for stage, gpus in (("Prod", prod_gpus), ("Dev", 4)):
             from dataclasses import replace
 
-            _define(
+            define(
                 Stack(Stage(app, stage), "Training"),
                 replace(BASE, gpu_count=gpus, gpu_min=gpus, cluster_name=f"{stage.lower()}-train"),
             )

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -229,3 +230,70 @@ def test_a_live_count_outside_the_apis_shape_is_refused_not_read_as_a_count(coun
     reader.describe_cluster = lambda cluster: answer  # type: ignore[method-assign]
     with pytest.raises(FatalError, match=r"CurrentCount .* for group 'gpu': not a count"):
         reader.group_counts("plan-train")
+
+
+class _Short(str):
+    """A ``Ref`` or ``GetAtt`` written in CloudFormation's short form (``!Ref x``)."""
+
+    tag = "!Ref"
+
+
+class _ShortGetAtt(_Short):
+    tag = "!GetAtt"
+
+
+def _short_forms(value: object) -> object:
+    """``value`` with every ``Ref`` and two-part ``Fn::GetAtt`` in the short form."""
+    if isinstance(value, dict):
+        if list(value) == ["Ref"] and isinstance(value["Ref"], str):
+            return _Short(value["Ref"])
+        attribute = value.get("Fn::GetAtt")
+        if len(value) == 1 and isinstance(attribute, list) and len(attribute) == 2:
+            return _ShortGetAtt(".".join(attribute))
+        return {k: _short_forms(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_short_forms(v) for v in value]
+    return value
+
+
+def as_yaml(template: Mapping[str, object]) -> str:
+    """``template`` as the YAML a stack deployed from YAML has, short forms included."""
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    for kind in (_Short, _ShortGetAtt):
+        Dumper.add_representer(kind, lambda d, v: d.represent_scalar(v.tag, str(v)))
+    return yaml.dump(_short_forms(template), Dumper=Dumper, sort_keys=False)
+
+
+def serve_template_as(deployed: Deployed, text: str) -> None:
+    """GetTemplate of ``deployed`` answers ``text`` as the body (the rest as deployed)."""
+    served = deployed.stack.fake.handler
+
+    def handler(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        answer = served(operation, params)
+        return {**answer, "TemplateBody": text} if operation == "GetTemplate" else answer
+
+    deployed.stack.fake.handler = handler
+
+
+def test_a_stack_deployed_from_yaml_is_read_as_its_json_would_be(
+    monkeypatch: pytest.MonkeyPatch, plan_pairs: PlanPairs
+) -> None:
+    # GetTemplate returns the body as text for a stack deployed from YAML: the same template
+    # in YAML (with !Ref and !GetAtt) gives the same plan as in JSON.
+    text = as_yaml(plan_pairs.templates["base"])
+    assert "!Ref " in text and "!GetAtt " in text
+    plans = []
+    for body in ("json", "yaml"):
+        for deployed in deploy(plan_pairs, "base", as_stack="scale-in"):
+            if body == "yaml":
+                serve_template_as(deployed, text)
+            code, out, err = deployed.plan(monkeypatch, "--region", REGION, "--json")
+            assert (code, err) == (3, ""), err
+            plans.append(json.loads(out))
+    assert plans[0] == plans[1]
+    groups = {g["name"]: g for g in plans[1]["clusters"][0]["groups"]}
+    assert (groups["gpu"]["change"], groups["gpu"]["nodes_terminated"]) == ("scale-in", 1)

@@ -5,7 +5,8 @@ CloudFormation ``GetTemplate`` (the deployed template) and ``DescribeStacks`` (i
 values); SageMaker ``DescribeCluster`` for each cluster of the deployed template (the live
 ``CurrentCount`` of each group, so the plan counts the nodes a change terminates from what
 runs). A cluster whose template name is not a plain string is found by
-``DescribeStackResource`` (its physical id).
+``DescribeStackResource`` (its physical id), and so is a nested stack (its stack id), whose
+template, parameters and clusters are then read as the parent's.
 """
 
 from __future__ import annotations
@@ -99,6 +100,12 @@ class DeployedReader(Reader):
                 )
             counts[name] = count
         return counts
+
+    def nested_baseline(self, stack_name: str, logical_id: str) -> Baseline | None:
+        """The baseline of the nested stack ``logical_id`` of the deployed stack ``stack_name``
+        (its id by ``DescribeStackResource``; None: not created)."""
+        physical_id = self._physical_id(stack_name, logical_id)
+        return self.baseline(physical_id) if physical_id else None
 
     def baseline(self, stack_name: str) -> Baseline:
         """Template, parameters and live counts of the deployed stack ``stack_name``."""

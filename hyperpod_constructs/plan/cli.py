@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -31,7 +31,10 @@ from .model import (
     plan_stack,
     shares_cluster,
 )
+from .nested import Passed, has_cluster, nested_stacks, passed_parameters, template_file
+from .references import follow
 from .render import render_json, render_markdown, render_text
+from .resolve import evaluate
 from .templates import parse_template
 
 DEFAULT_APP = "cdk.out"
@@ -186,14 +189,16 @@ def _matching(stacks: Sequence[_NewStack], baseline: Mapping[str, Any], app: str
     return best
 
 
-def _read_baseline(path: str, stacks: Sequence[_NewStack], stack: str | None, app: str) -> object:
+def _read_baseline(
+    path: str, stacks: Sequence[_NewStack], stack: str | None, app: str
+) -> tuple[object, Path]:
     """The baseline file through the one input reader (a regular file, bounded), strict JSON
     or a YAML template (:func:`~.templates.parse_template`); a cloud assembly folder (e.g. the
     main branch's ``cdk.out``): the template of the stack of the same path (``--stack``, else
-    the only stack both assemblies have)."""
+    the only stack both assemblies have). With the folder its nested templates are in."""
     if not Path(path).is_dir():
         text = read_text(path, "baseline", max_bytes=MAX_FILE_BYTES)
-        return parse_template(text, f"baseline {path!r}")
+        return parse_template(text, f"baseline {path!r}"), Path(path).parent
     old_stacks = _new_stacks(path)
     if stack is not None:
         wanted = _named(stacks, stack, app).stack.stack
@@ -207,7 +212,7 @@ def _read_baseline(path: str, stacks: Sequence[_NewStack], stack: str | None, ap
         (wanted,) = shared
     for candidate in old_stacks:
         if candidate.stack.stack == wanted:
-            return candidate.template
+            return candidate.template, candidate.stack.path.parent
     raise PlanInputError(f"the baseline assembly {path} has no stack {wanted}")
 
 
@@ -228,24 +233,138 @@ def _not_another_stacks(
         )
 
 
+@dataclass(frozen=True)
+class _Nested:
+    """A nested stack whose baseline template holds a cluster, and its new template."""
+
+    logical_id: str
+    old: Mapping[str, Any]
+    new: Mapping[str, Any]
+    passed: Passed
+
+
+def _nested_template(resource: Mapping[str, Any], folder: Path) -> Mapping[str, Any] | None:
+    """The template of a parent's nested stack resource, from the parent's folder."""
+    assets = [read_assembly_json(f, "asset manifest", folder) for f in folder.glob("*.assets.json")]
+    name = template_file(resource, [a for a in assets if isinstance(a, Mapping)])
+    if name is None or not (folder / name).is_file():
+        return None
+    document = read_assembly_json(folder / name, "template", folder)
+    return document if isinstance(document, Mapping) else None
+
+
+def _nested(
+    old: Mapping[str, Any],
+    new: _NewStack,
+    old_template_of: Callable[[str, Mapping[str, Any]], object],
+    parameters: tuple[Mapping[str, str] | None, Mapping[str, str] | None],
+    pseudo: Mapping[str, str],
+) -> list[_Nested]:
+    """Each nested stack of the baseline parent ``old`` whose template (``old_template_of``)
+    holds a cluster, with its new template (none: the update removes it) and the values the
+    parents pass it."""
+    old_parent = evaluate(old, parameters[0], pseudo)
+    new_parent = follow(old_parent, evaluate(new.template, parameters[1], pseudo))
+    found = []
+    for logical_id, resource in nested_stacks(old).items():
+        before = old_template_of(logical_id, resource)
+        if not isinstance(before, Mapping) or not has_cluster(before):
+            continue
+        after: Mapping[str, Any] | None = {"Resources": {}}
+        if logical_id in (now := nested_stacks(new.template)):
+            after = _nested_template(now[logical_id], new.stack.path.parent)
+        if after is None:
+            raise PlanInputError(
+                f"the template of nested stack {logical_id} of {new.stack.stack} is not in "
+                f"{new.stack.path.parent}: run cdk synth again"
+            )
+        found.append(
+            _Nested(
+                logical_id, before, after, passed_parameters(old_parent, new_parent, logical_id)
+            )
+        )
+    return found
+
+
+def _nested_plan(
+    nested: _Nested, stack: _NewStack, deployed: Any | None, **options: Any
+) -> StackPlan:
+    """The plan of one nested stack: offline (``deployed`` None) with the literal values the
+    parents pass (an expression both pass alike as one opaque value); for the deployed stack
+    with its parameter values, the new ones where the new parent passes a literal."""
+    passed = nested.passed
+    check_baseline(nested.old, nested.new, same_stack=True)
+    if deployed is None:
+        old_values, new_values = {**passed.old, **passed.same}, {**passed.new, **passed.same}
+    else:
+        old_values = deployed.parameters
+        kept = {k: v for k, v in old_values.items() if k in passed.same}
+        new_values = {**kept, **passed.new}
+    plan = plan_stack(
+        nested.old,
+        nested.new,
+        stack=f"{stack.stack.stack}/{nested.logical_id}",
+        old_parameters=old_values,
+        new_parameters=new_values,
+        live=deployed.live if deployed is not None else None,
+        notes=deployed.notes if deployed is not None else (),
+        **options,
+    )
+    return replace(plan, undecided=plan.undecided + passed.undecided)
+
+
+def _merged(parent: StackPlan | None, nested: Sequence[StackPlan], stack: str) -> StackPlan:
+    """The parent's plan (None: no cluster of its own) with its nested stacks' clusters."""
+    plans = ([parent] if parent is not None else []) + list(nested)
+    first = plans[0]
+    return replace(
+        first,
+        stack=stack,
+        live_counts=any(p.live_counts for p in plans),
+        clusters=tuple(c for p in plans for c in p.clusters),
+        notes=tuple(n for p in plans for n in p.notes)
+        + tuple(
+            f"planned with nested stack {p.stack}: the parameters its parent passes" for p in nested
+        ),
+        undecided=tuple(u for p in plans for u in p.undecided),
+    )
+
+
 def _offline(args: argparse.Namespace, stacks: Sequence[_NewStack]) -> StackPlan:
-    old = _read_baseline(args.baseline, stacks, args.stack, args.app)
-    check_baseline(old, old)  # a template with a cluster, before looking for its stack
+    old, folder = _read_baseline(args.baseline, stacks, args.stack, args.app)
+    if not isinstance(old, Mapping) or not nested_stacks(old):
+        check_baseline(old, old)  # a template with a cluster, before looking for its stack
     assert isinstance(old, Mapping)
     new = _named(stacks, args.stack, args.app) if args.stack else _matching(stacks, old, args.app)
-    check_baseline(old, new.template, stack_path=new.stack.stack)
-    _not_another_stacks(old, new, stacks)
     given = _parameters(args.parameter)
-    return plan_stack(
+    pseudo = _pseudo(new, args.region or new.region)
+    region = {k: v for k, v in pseudo.items() if k != "AWS::StackName"}  # a nested stack's
+    nested = _nested(
         old,
-        new.template,
-        stack=new.stack.stack,
-        baseline=args.baseline,
-        old_parameters=given or None,
-        new_parameters=given or None,
-        pseudo=_pseudo(new, args.region or new.region),
-        parameters_from="defaults and --parameter" if given else "defaults",
+        new,
+        lambda _, resource: _nested_template(resource, folder),
+        (given or None, given or None),
+        region,
     )
+    options: dict[str, Any] = {
+        "baseline": args.baseline,
+        "parameters_from": "defaults and --parameter" if given else "defaults",
+    }
+    parent = None
+    if not nested or has_cluster(old):
+        check_baseline(old, new.template, stack_path=new.stack.stack)
+        _not_another_stacks(old, new, stacks)
+        parent = plan_stack(
+            old,
+            new.template,
+            stack=new.stack.stack,
+            old_parameters=given or None,
+            new_parameters=given or None,
+            pseudo=pseudo,
+            **options,
+        )
+    plans = [_nested_plan(n, new, None, pseudo=region, **options) for n in nested]
+    return _merged(parent, plans, new.stack.stack)
 
 
 def _deployed(
@@ -256,26 +375,46 @@ def _deployed(
     region = args.region or new.region
     aws = reader(region)
     deployed = aws.baseline(new.name)
-    check_baseline(deployed.template, new.template, same_stack=True)
-    plan = plan_stack(
-        deployed.template,
-        new.template,
-        stack=new.stack.stack,
-        baseline=f"the deployed stack {new.name}",
-        old_parameters=deployed.parameters,
-        # cdk deploy keeps the deployed value of a parameter the new template still declares.
-        new_parameters={**deployed.parameters, **given},
-        live=deployed.live,
-        notes=deployed.notes,
-        pseudo=_pseudo(new, region),
+    # cdk deploy keeps the deployed value of a parameter the new template still declares.
+    parameters = {**deployed.parameters, **given}
+    pseudo = _pseudo(new, region)
+    nested_pseudo = {k: v for k, v in pseudo.items() if k != "AWS::StackName"}
+    baselines: dict[str, Any] = {}
+
+    def nested_baseline(logical_id: str, _: Mapping[str, Any]) -> object:
+        baselines[logical_id] = aws.nested_baseline(new.name, logical_id)
+        return baselines[logical_id].template if baselines[logical_id] else None
+
+    template = deployed.template
+    nested = (
+        _nested(template, new, nested_baseline, (deployed.parameters, parameters), nested_pseudo)
+        if isinstance(template, Mapping)
+        else []
     )
+    options: dict[str, Any] = {"baseline": f"the deployed stack {new.name}"}
+    parent = None
+    if not nested or has_cluster(template):
+        check_baseline(template, new.template, same_stack=True)
+        parent = plan_stack(
+            template,
+            new.template,
+            stack=new.stack.stack,
+            old_parameters=deployed.parameters,
+            new_parameters=parameters,
+            live=deployed.live,
+            notes=deployed.notes,
+            pseudo=pseudo,
+            **options,
+        )
+    plans = [
+        _nested_plan(n, new, baselines[n.logical_id], pseudo=nested_pseudo, **options)
+        for n in nested
+    ]
+    plan = _merged(parent, plans, new.stack.stack)
     if not args.change_set:
         return plan
-    assert isinstance(deployed.template, Mapping)
-    parameters = {**deployed.parameters, **given}
-    return with_change_set(
-        plan, aws.cloudformation(), new.name, deployed.template, new.template, parameters
-    )
+    assert isinstance(template, Mapping)
+    return with_change_set(plan, aws.cloudformation(), new.name, template, new.template, parameters)
 
 
 def _default_reader(region: str | None, options: AwsOptions | None = None) -> Any:

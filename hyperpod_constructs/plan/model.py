@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
+from .._aws.model import SHAPES
 from .._core.expect import require
 from .._core.layout import layout_of
 from .._runtime.hyperpod_gate.contract import Prop, Requirement, starts_new_wait, update_scope
@@ -32,7 +33,16 @@ from .references import MARKER, follow
 from .refusals import refusals
 from .resolve import as_count, canonical, evaluate, unresolved
 from .schemas import TypeSchema, type_schema
-from .semantics import CLUSTER, GROUP, UNORDERED, Effect, PropertyRule, rule_for, rules_below
+from .semantics import (
+    CLUSTER,
+    GROUP,
+    RESTRICTED,
+    UNORDERED,
+    Effect,
+    PropertyRule,
+    rule_for,
+    rules_below,
+)
 
 EXIT_OK = 0
 EXIT_ERROR = 2
@@ -557,15 +567,17 @@ def changed_uploads(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str,
 # -- one instance group ---------------------------------------------------------------------------
 
 
-def _group_list(cluster: Mapping[str, Any] | None) -> Any:
-    return _mapping(_mapping(cluster).get("Properties")).get("InstanceGroups", [])
+def _group_list(cluster: Mapping[str, Any] | None, key: str = "InstanceGroups") -> Any:
+    return _mapping(_mapping(cluster).get("Properties")).get(key, [])
 
 
-def _groups(cluster: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+def _groups(
+    cluster: Mapping[str, Any], key: str = "InstanceGroups"
+) -> dict[str, Mapping[str, Any]]:
     """The cluster's groups by name (:func:`check_groups` refused malformed ones; a group that
     is an expression is left to :func:`_groups_open`)."""
     groups: dict[str, Mapping[str, Any]] = {}
-    listed = _group_list(cluster)
+    listed = _group_list(cluster, key)
     for group in listed if isinstance(listed, list) else []:
         if _object(group):
             groups.setdefault(render_value(group.get("InstanceGroupName")), group)
@@ -576,6 +588,20 @@ def _a_name(value: Any) -> bool:
     if isinstance(value, Mapping):
         return _intrinsic(value)
     return isinstance(value, str | int) and not isinstance(value, bool) and value != ""
+
+
+def _restricted_plain(cluster: Mapping[str, Any]) -> bool:
+    """The cluster's ``RestrictedInstanceGroups`` is a list of objects with distinct literal
+    names and the members ``UpdateCluster`` requires (botocore's model): planned group by
+    group (else compared as a whole, "cannot tell" where it differs)."""
+    listed = _group_list(cluster, RESTRICTED_KEY)
+    required = SHAPES["sagemaker.ClusterRestrictedInstanceGroupSpecification"]["required"]
+    if not isinstance(listed, list) or not all(
+        _object(g) and all(k in g for k in required) for g in listed
+    ):
+        return False
+    names = [g.get("InstanceGroupName") for g in listed]
+    return all(isinstance(n, str) and n for n in names) and len(set(names)) == len(names)
 
 
 def _groups_open(cluster: Mapping[str, Any]) -> bool:
@@ -793,10 +819,11 @@ def _updated(
     gated: bool,
     gate_waits: bool,
     uploads: Mapping[str, Change],
+    pointer: str = GROUP,
 ) -> GroupPlan:
     changes = [
         change
-        for change in _diff(old, new, GROUP, "")
+        for change in _diff(old, new, pointer, "")
         if change.effect not in (Effect.IDENTITY, Effect.SCALE, Effect.MINIMUM)
     ]
     scripts = _mapping(new.get("LifeCycleConfig")).get("SourceS3Uri")
@@ -838,6 +865,40 @@ def _updated(
         notes=tuple(notes) or ("no change",),
         gated=gated,
     )
+
+
+def _planned_groups(
+    groups: tuple[dict[str, Mapping[str, Any]], dict[str, Mapping[str, Any]]],
+    live: Mapping[str, int],
+    gated: set[str],
+    gate_waits: bool,
+    uploads: Mapping[str, Change],
+    pointer: str,
+) -> list[GroupPlan]:
+    """The plan of each group of one list (``InstanceGroups``, ``RestrictedInstanceGroups``,
+    under ``pointer`` in the schema): updated, removed, added, renames paired."""
+    old_groups, new_groups = groups
+    planned = [
+        _updated(
+            name,
+            group,
+            new_groups[name],
+            live.get(name),
+            name in gated,
+            gate_waits,
+            uploads,
+            pointer,
+        )
+        if name in new_groups
+        else _removed(name, group, live.get(name))
+        for name, group in old_groups.items()
+    ]
+    planned += [
+        _added(name, group, name in gated, gate_waits)
+        for name, group in new_groups.items()
+        if name not in old_groups
+    ]
+    return _pair_renames(planned)
 
 
 def _pair_renames(groups: list[GroupPlan]) -> list[GroupPlan]:
@@ -1116,9 +1177,12 @@ def _cluster_plan(
             logical_id, _name(new), ClusterChange.UNKNOWN, (), False, None, (), (), gate, (unknown,)
         )
     old_props, new_props = _mapping(old.get("Properties")), _mapping(new.get("Properties"))
+    lists = {"InstanceGroups": GROUP}
+    if _restricted_plain(old) and _restricted_plain(new):
+        lists[RESTRICTED_KEY] = RESTRICTED
     changes = _diff(
-        {k: v for k, v in old_props.items() if k != "InstanceGroups"},
-        {k: v for k, v in new_props.items() if k != "InstanceGroups"},
+        {k: v for k, v in old_props.items() if k not in lists},
+        {k: v for k, v in new_props.items() if k not in lists},
         CLUSTER,
         "",
     )
@@ -1127,29 +1191,11 @@ def _cluster_plan(
     if replacing:
         return _replaced(logical_id, old, new, replacing, others, gate, live)
     gated = {w.group for w in gate.waits_for}
-    old_groups, new_groups = _groups(old), _groups(new)
     groups = []
-    for name, group in old_groups.items():
-        if name in new_groups:
-            groups.append(
-                _updated(
-                    name,
-                    group,
-                    new_groups[name],
-                    live.get(name),
-                    name in gated,
-                    gate.waits,
-                    uploads,
-                )
-            )
-        else:
-            groups.append(_removed(name, group, live.get(name)))
-    groups += [
-        _added(name, group, name in gated, gate.waits)
-        for name, group in new_groups.items()
-        if name not in old_groups
-    ]
-    groups = _pair_renames(groups)
+    for key, pointer in lists.items():
+        groups += _planned_groups(
+            (_groups(old, key), _groups(new, key)), live, gated, gate.waits, uploads, pointer
+        )
     touched = others or any(g.change is not GroupChange.UNCHANGED for g in groups)
     return ClusterPlan(
         logical_id,
@@ -1165,6 +1211,7 @@ def _cluster_plan(
 
 
 NESTED_STACK_TYPE = "AWS::CloudFormation::Stack"
+RESTRICTED_KEY = "RestrictedInstanceGroups"
 
 
 def _nested_stacks(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:

@@ -11,9 +11,11 @@ names a property the schema has.
 The table is an allow-list: a change is safe (exit 0) only where a row, sourced below, says
 HyperPod applies it in place, to new nodes only or by a software update (:data:`SAFE`). A
 property without a row, at any depth (one added to the schema after this table, e.g.
-``InstanceRequirements``, or ``RestrictedInstanceGroups``), is :attr:`Effect.UNKNOWN`: "cannot
-tell", counted as disruptive (exit 3) with its path and the reason, until someone writes its
-row from a source.
+``InstanceRequirements``), is :attr:`Effect.UNKNOWN`: "cannot tell", counted as disruptive
+(exit 3) with its path and the reason, until someone writes its row from a source. A
+restricted instance group (``RestrictedInstanceGroups``) is planned group by group with the
+rows written for it (its name and count, as an instance group's); its other properties have
+no row yet.
 
 Sources, cited per row:
 
@@ -46,6 +48,8 @@ from .._core.expect import require
 CLUSTER = "/properties"
 GROUP = "/properties/InstanceGroups/*"
 """Prefix of an instance group's properties (``*``: any group, as the schema writes it)."""
+RESTRICTED = "/properties/RestrictedInstanceGroups/*"
+"""Prefix of a restricted instance group's properties."""
 
 
 class Effect(Enum):
@@ -243,6 +247,29 @@ RULES: tuple[PropertyRule, ...] = (
         Effect.IN_PLACE,
         "changes when and in which batches future image updates roll; nothing runs now",
         "api ScheduledUpdateConfig",
+    ),
+    # -- a restricted instance group: by the instance groups' rows where the API says alike ----
+    PropertyRule(
+        f"{RESTRICTED}/InstanceGroupName",
+        Effect.IDENTITY,
+        "a new name is a new restricted group: the old one is removed (its nodes terminated) "
+        "and the new one provisioned from zero",
+        "api UpdateCluster.RestrictedInstanceGroups (the groups by name, as InstanceGroups)",
+    ),
+    PropertyRule(
+        f"{RESTRICTED}/InstanceCount",
+        Effect.SCALE,
+        "HyperPod launches the added nodes, or terminates nodes on scale-in",
+        "api UpdateCluster.RestrictedInstanceGroups; "
+        "ClusterRestrictedInstanceGroupSpecification.InstanceCount",
+    ),
+    PropertyRule(
+        f"{RESTRICTED}/InstanceType",
+        Effect.UNKNOWN,
+        "cannot tell: the update guide says an existing instance group keeps its instance type, "
+        "but no AWS guide says so of a restricted group (counted as disruptive)",
+        "api ClusterRestrictedInstanceGroupSpecification.InstanceType; the update guide "
+        "covers InstanceGroups only",
     ),
     PropertyRule(
         f"{GROUP}/CurrentCount",

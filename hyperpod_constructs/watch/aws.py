@@ -36,7 +36,7 @@ from botocore.exceptions import (
     ConnectionError as BotoConnectionError,
 )
 
-from .._aws.input import InputError, parse_json
+from .._aws.input import InputError
 from .._aws.session import AwsOptions, DeadlineError, SessionError, open_session
 from .._aws.shapes import ShapeError, check
 from .._core.sanitize import printable
@@ -182,7 +182,8 @@ class Reader:
     # -- the deployed template -------------------------------------------------------------
     def deployed_template(self, stack_name: str, *, where: str = "", hint: str = "") -> object:
         """The deployed stack's template (``GetTemplate``), parsed; raises :class:`FatalError`
-        when the stack is not deployed, AWS cannot be read or the template is not JSON."""
+        when the stack is not deployed, AWS cannot be read or the template is neither JSON nor
+        YAML."""
         what = f"cloudformation:GetTemplate of stack {stack_name}"
         try:
             response = self._call(
@@ -199,15 +200,15 @@ class Reader:
                 ) from None
             raise self._fatal(what, error) from None
         body = response.get("TemplateBody")
-        if not isinstance(body, str) or not body.lstrip().startswith("{"):
-            raise FatalError(
-                f"the deployed template of stack {stack_name} is not JSON (YAML templates are "
-                f"not supported){hint}"
-            )
+        if not isinstance(body, str):
+            raise FatalError(f"the deployed template of stack {stack_name} has no body{hint}")
+        # JSON, or YAML (a stack deployed from YAML) through plan's cfn-lint-backed reader.
+        from ..plan.templates import parse_template
+
         try:
-            return parse_json(body, f"the deployed template of stack {stack_name}")
+            return parse_template(body, f"the deployed template of stack {stack_name}")
         except InputError as error:
-            raise FatalError(str(error)) from None
+            raise FatalError(f"{error}{hint}") from None
 
     def deployed_targets(self, stack_name: str) -> list[WatchTarget]:
         """The gated clusters of the deployed stack's template (``GetTemplate``)."""

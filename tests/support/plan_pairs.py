@@ -104,13 +104,16 @@ VARIANTS: Mapping[str, Shape] = {
 """Variant name -> shape; ``base`` is the usual baseline."""
 
 
-def _define(stack: Stack, shape: Shape) -> None:
+def define(stack: Stack, shape: Shape, *, count: Any = None) -> None:
+    """The test cluster of ``shape`` in ``stack`` (a nested stack too); ``count``: the GPU
+    group's count and minimum (e.g. a parent stack's parameter), instead of the shape's."""
     # A resource every variant has (as a real stack has more than its cluster).
     ssm.StringParameter(stack, "Marker", string_value="plan-tests")
     if not shape.cluster:
         return
-    count: Any = shape.gpu_count
-    minimum: Any = shape.gpu_min
+    minimum: Any = shape.gpu_min if count is None else count
+    if count is None:
+        count = shape.gpu_count
     if shape.gpu_count_parameter:
         parameter = CfnParameter(stack, "GpuCount", type="Number", default=shape.gpu_count)
         count = minimum = parameter.value_as_number
@@ -183,7 +186,7 @@ def synthesize(outdir: str) -> dict[str, dict[str, Any]]:
     name -> template."""
     app = new_app(outdir=outdir)
     for variant, shape in VARIANTS.items():
-        _define(Stack(app, stack_name(variant)), shape)
+        define(Stack(app, stack_name(variant)), shape)
     assembly = app.synth()
     return {
         variant: assembly.get_stack_by_name(stack_name(variant)).template for variant in VARIANTS
