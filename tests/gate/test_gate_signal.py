@@ -104,3 +104,20 @@ def test_a_lost_answer_is_not_a_refusal(monkeypatch: pytest.MonkeyPatch) -> None
     assert result["status"] == "READY"
     assert [code for code, _ in w.cfn.refusals] == ["ValidationError"]
     assert len(w.signals()) == 1 and len(w.sns.messages) == 1
+
+
+def test_a_check_after_the_stack_is_deleted_stops_the_loop_during_a_sagemaker_outage(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Delete that could not stop the loop (StopExecution throttled past its retries) leaves
+    the loop to stop by itself: once the stack itself is gone ("Stack with id ... does not
+    exist"), the next check ends it (ABANDONED) before it reads SageMaker, so an outage there
+    cannot keep it polling. A wait condition not created yet still waits."""
+    w = world(monkeypatch)
+    event = w.poll_event(GPU)
+    w.sim.inject("unavailable", start=w.clock.time(), end=w.clock.time() + 2 * HOUR)
+    assert cfnsignal.condition_state(w.cfn.stack_id, "NotCreatedYet") == "MISSING"
+    w.cfn.delete_stack()
+    assert cfnsignal.condition_state(w.cfn.stack_id, "GateWait") == "DELETED"
+    result = w.poll_once(event)
+    assert result["status"] == "ABANDONED", result

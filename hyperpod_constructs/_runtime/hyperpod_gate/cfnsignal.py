@@ -77,8 +77,12 @@ def condition_state(stack_id: str, logical_id: str) -> ConditionState:
     except Exception as exc:
         if aws.is_transient(exc):
             return "UNKNOWN"
-        if aws.error_code(exc) == "ValidationError" and "does not exist" in aws.error_message(exc):
-            return "MISSING"
+        message = aws.error_message(exc)
+        if aws.error_code(exc) == "ValidationError" and "does not exist" in message:
+            # "Stack with id ... does not exist": the stack itself is gone (deleted), so its
+            # wait condition is too; "Resource ... does not exist for stack ...": not created
+            # yet (it follows the arm resource).
+            return "DELETED" if message.startswith("Stack with id") else "MISSING"
         return "UNREADABLE"
     status = str(detail.get("ResourceStatus") or "")
     if status == "CREATE_COMPLETE":
