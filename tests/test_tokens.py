@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from aws_cdk import App, CfnParameter, Duration, Fn, Size, Stack
-from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_s3 as s3
 from aws_cdk.assertions import Match, Template
 
@@ -27,6 +26,7 @@ from hyperpod_constructs import (
     NodeProvisioningMode,
 )
 from hyperpod_constructs.validation import ClusterSpec, validate_cluster, validate_group
+from tests.support.estate import imported_vpc as vpc
 from tests.support.findings import errors_in, report_of
 from tests.support.groups import Groups
 
@@ -59,17 +59,6 @@ def cluster(stack: Stack, *groups: InstanceGroup, **props: Any) -> HyperPodSlurm
 def group(make: Callable[[Stack], dict[str, Any]]) -> Build:
     """A cluster whose compute group ``gpu`` gets the props ``make(stack)`` returns."""
     return lambda stack: cluster(stack, controller(), compute(**make(stack)))
-
-
-def vpc(stack: Stack) -> ec2.IVpc:
-    return ec2.Vpc.from_vpc_attributes(
-        stack,
-        "Vpc",
-        vpc_id="vpc-0123456789abcdef0",
-        availability_zones=["us-east-1a"],
-        private_subnet_ids=["subnet-0123456789abcdef0"],
-        private_subnet_route_table_ids=["rtb-0123456789abcdef0"],
-    )
 
 
 def fsx_with_tokens(stack: Stack) -> object:
