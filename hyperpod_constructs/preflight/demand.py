@@ -12,9 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..summary import AssemblyError, find_templates
-from ..summary.assembly import read_assembly_json
-from ..watch.target import Count, WatchTarget, _stack_identity, targets_from_template
+from ..summary import find_templates
+from ..watch.target import (
+    Count,
+    WatchTarget,
+    _stack_identity,
+    from_assembly,
+    targets_from_template,
+)
 
 
 @dataclass(frozen=True)
@@ -154,17 +159,12 @@ def load_demands(directory: str | Path) -> list[ClusterDemand]:
 
     Raises :class:`~hyperpod_constructs.summary.AssemblyError` when the folder, a manifest or a
     template cannot be read."""
-    demands: list[ClusterDemand] = []
-    for stack in find_templates(directory):
-        template = read_assembly_json(stack.path, "template", Path(directory))
-        stack_name, region = _stack_identity(stack, Path(directory))
-        try:
-            demands += demands_from_template(
-                template, stack_name=stack_name, display_name=stack.stack, region=region
-            )
-        except ValueError as error:  # TemplateError
-            raise AssemblyError(f"cannot read template {stack.path}: {error}") from None
-    return demands
+    return from_assembly(
+        directory,
+        lambda stack, template, stack_name, region: demands_from_template(
+            template, stack_name=stack_name, display_name=stack.stack, region=region
+        ),
+    )
 
 
 def stack_names(directory: str | Path) -> set[str]:

@@ -7,14 +7,17 @@ one target named by ``--stack`` / ``--cluster``. Standard library only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 from .._runtime.hyperpod_gate.contract import Prop
 from ..summary import AssemblyError, StackTemplate, find_templates, summarize_template
 from ..summary.assembly import read_assembly_json
 from ..summary.model import WAIT_CONDITION_TYPE, ClusterSummary
+
+T = TypeVar("T")
 
 
 class TargetError(Exception):
@@ -216,26 +219,43 @@ def _stack_identity(stack: StackTemplate, root: Path) -> tuple[str, str | None]:
     return stack.stack, None
 
 
+def from_assembly(
+    directory: str | Path,
+    read: Callable[[StackTemplate, object, str, str | None], list[T]],
+) -> list[T]:
+    """``read(stack, template, stack_name, region)`` of every template of the cloud assembly
+    in ``directory`` (manifest order), concatenated: the one walk of an assembly that ``watch``
+    and ``preflight`` share.
+
+    Raises :class:`~hyperpod_constructs.summary.AssemblyError` (one line naming the file) when
+    the folder, a manifest or a template cannot be read, or ``read`` finds no template in it
+    (a ``ValueError``: ``TemplateError``)."""
+    found: list[T] = []
+    for stack in find_templates(directory):
+        template = read_assembly_json(stack.path, "template", Path(directory))
+        stack_name, region = _stack_identity(stack, Path(directory))
+        try:
+            found += read(stack, template, stack_name, region)
+        except ValueError as error:  # TemplateError
+            raise AssemblyError(f"cannot read template {stack.path}: {error}") from None
+    return found
+
+
 def load_targets(directory: str | Path) -> list[WatchTarget]:
     """Every gated cluster of the cloud assembly in ``directory`` (manifest order).
 
     Raises :class:`~hyperpod_constructs.summary.AssemblyError` (one line naming the file) when
     the folder, a manifest or a template cannot be read."""
-    targets: list[WatchTarget] = []
-    for stack in find_templates(directory):
-        template = read_assembly_json(stack.path, "template", Path(directory))
-        stack_name, region = _stack_identity(stack, Path(directory))
-        try:
-            targets += targets_from_template(
-                template,
-                stack_name=stack_name,
-                display_name=stack.stack,
-                region=region,
-                template_file=stack.relative_path,
-            )
-        except ValueError as error:  # TemplateError
-            raise AssemblyError(f"cannot read template {stack.path}: {error}") from None
-    return targets
+    return from_assembly(
+        directory,
+        lambda stack, template, stack_name, region: targets_from_template(
+            template,
+            stack_name=stack_name,
+            display_name=stack.stack,
+            region=region,
+            template_file=stack.relative_path,
+        ),
+    )
 
 
 def _choices(targets: Sequence[WatchTarget]) -> str:
