@@ -16,7 +16,12 @@ from typing import Any, Literal, TypeVar
 
 from .._cli.verdict import EXIT_OK, withheld
 from .._core.sanitize import printable
-from ._decision import GateDecision, GroupProgress, GroupRequirement, evaluate_gate
+from .._runtime.hyperpod_gate.decision import (
+    GateDecision,
+    GroupProgress,
+    GroupRequirement,
+    evaluate_gate,
+)
 from .target import Count, WatchTarget
 
 WINDOW = timedelta(hours=3)

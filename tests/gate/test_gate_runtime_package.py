@@ -75,3 +75,22 @@ def test_package_root_import_is_pure() -> None:
     tree = ast.parse(source)
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert imported == {"decision"}  # no boto3 at CDK synth time
+
+
+def test_watch_decides_with_the_gates_module_imported_plainly() -> None:
+    """``watch`` imports the gate's decision module by its package path (no copy loaded from
+    its file under another name), and that import pulls in neither aws_cdk nor boto3."""
+    script = (
+        "import sys, json\n"
+        "import hyperpod_constructs.watch.model as watch\n"
+        "import hyperpod_constructs._runtime.hyperpod_gate.decision as decision\n"
+        "print(json.dumps({'same': watch.evaluate_gate is decision.evaluate_gate"
+        " and watch.GroupRequirement is decision.GroupRequirement,"
+        " 'heavy': sorted(m for m in sys.modules if m.split('.')[0] in"
+        " ('aws_cdk', 'jsii', 'constructs', 'boto3', 'botocore'))}))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == '{"same": true, "heavy": []}'
