@@ -50,9 +50,6 @@ NETWORK_INTERFACE_ACTIONS = (
 )
 """Every EC2 action [HP-IAM] lists for an execution role in a VPC (besides CreateTags)."""
 
-VOLUME_KEY_GRANT_ACTIONS = ("kms:CreateGrant", "kms:DescribeKey")
-"""[HP-CMK]: what an execution role needs on a customer managed EBS volume key."""
-
 
 def _distinct(values: Sequence[str]) -> object:
     """``values`` without repeats, read when the template is written."""

@@ -10,9 +10,6 @@ SLURM_SCALING = f"{GUIDE}/sagemaker-hyperpod-scaling-slurm.html"
 SLURM_REFERENCE = f"{GUIDE}/sagemaker-hyperpod-ref.html"
 """The HyperPod references page, section "SageMaker HyperPod Slurm configuration" (``SlurmConfig``
 node types and partitions, ``Orchestrator.Slurm``, FSx through ``InstanceStorageConfigs``)."""
-SLURM_API_MIGRATION = f"{GUIDE}/sagemaker-hyperpod-slurm-api-config-migration.html"
-"""Migrating to API-driven Slurm configuration (multi-head clusters, removing
-``provisioning_parameters.json`` from every lifecycle folder)."""
 SLURM_DEEP_HEALTH_CHECKS = f"{GUIDE}/sagemaker-hyperpod-resiliency-slurm-deep-health-checks.html"
 """Deep health checks on Slurm clusters: the two types and each utility's instance types."""
 INSTANCE_ROLE_POLICY = (

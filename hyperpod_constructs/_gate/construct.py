@@ -75,15 +75,10 @@ if TYPE_CHECKING:
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "_runtime")
 RUNTIME = "python3.14"
 """The Lambda runtime of the gate's functions (``lambda.Runtime.PYTHON_3_14``)."""
-LOOP_BACKSTOP_MARGIN = Duration.seconds(LOOP_BACKSTOP_MARGIN_SECONDS)
-"""The poll loop's own Step Functions timeout exceeds the gate deadline by one poll interval
-plus this much (30 min), so the deadline check always runs before the backstop."""
 _ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
 FUNCTION_TIMEOUT_SECONDS = 150
 """Below the state machine's 170-second task timeout, above the worst case of one check
 (``hyperpod_gate.poll.CHECK_WORST_CASE`` plus its safety margin)."""
-FUNCTION_TIMEOUT = Duration.seconds(FUNCTION_TIMEOUT_SECONDS)
-"""The gate functions' timeout (:data:`FUNCTION_TIMEOUT_SECONDS`)."""
 CHECK_ACTIONS = (
     "sagemaker:DescribeCluster",
     "sagemaker:ListClusterNodes",

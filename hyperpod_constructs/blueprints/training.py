@@ -16,7 +16,6 @@ from ..cluster import HyperPodSlurmCluster
 from ..instance_group import InstanceGroup
 from ..instance_type import HyperPodInstanceType
 from ..permissions import (
-    VOLUME_KEY_GRANT_ACTIONS,
     grants_only_for_aws_resources,
     volume_key_statements,
 )
@@ -34,9 +33,6 @@ LAYOUT_TAG = "hyperpod:layout"
 """Tag holding the layout's description, e.g. ``FSDP dp=128``."""
 BLUEPRINT_TAG = "hyperpod:blueprint"
 """Tag holding the blueprint class name, e.g. ``AcmeFsdpCluster``."""
-KMS_GRANT_ACTIONS = VOLUME_KEY_GRANT_ACTIONS
-"""What the execution role needs on the volume key (kept for compatibility; see
-:func:`~hyperpod_constructs.permissions.volume_key_statements`)."""
 
 
 def _path(scope: Construct, id: str) -> str:

@@ -18,10 +18,6 @@ function, then waited out for as long as they last."""
 RETRY_ATTEMPTS = 2
 RETRY_INTERVAL_SECONDS = 2
 RETRY_BACKOFF = 2.0
-RETRY_SECONDS = sum(
-    RETRY_INTERVAL_SECONDS * RETRY_BACKOFF**attempt for attempt in range(RETRY_ATTEMPTS)
-)
-"""Seconds the Retry of one Task waits at least before its Catch runs (2 + 4 = 6)."""
 
 FAILED_ERROR = "MinCountGateFailed"
 """Error name of the execution when the gate fails."""

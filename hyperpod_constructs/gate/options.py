@@ -19,7 +19,6 @@ if TYPE_CHECKING:  # annotations only: a gate without a topic does not load the 
 HYPERPOD_MIN_COUNT_WINDOW = Duration.hours(3)
 """HyperPod rolls a group back if its minimum is not met within this window (fixed)."""
 MAX_GATE_TIMEOUT_HOURS = 12
-MAX_GATE_TIMEOUT = Duration.hours(MAX_GATE_TIMEOUT_HOURS)
 """The longest a CloudFormation wait condition can wait."""
 MIN_POLL_SECONDS, MAX_POLL_MINUTES = 10, 15
 MIN_POLL, MAX_POLL = Duration.seconds(MIN_POLL_SECONDS), Duration.minutes(MAX_POLL_MINUTES)
