@@ -882,8 +882,8 @@ def test_gate_timeout_under_3_hours_warns(timeout: Duration, shown: str) -> None
     Annotations.from_stack(stack).has_warning(
         f"/{PATH}/MinCountGate",
         Match.string_like_regexp(
-            rf"^readiness_gate\.timeout = {shown} is shorter than HyperPod's 3-hour MinCount "
-            r"window.*\[HP-WARN-GATE-TIMEOUT\]"
+            rf"^readiness_gate\.timeout = '{shown}': recommended: at least 3 hours, HyperPod's "
+            r"MinCount window: .*Fix: use at least Duration\.hours\(3\).* \[HP-WARN-GATE-TIMEOUT\]"
         ),
     )
 
@@ -1092,6 +1092,38 @@ def test_every_library_finding_is_built_by_its_rule() -> None:
     each finding with ``RULE.finding(...)``. Only ``Rule.finding`` itself builds a
     ``Finding``, and ``check_name`` for a rule id of the caller's own (a ``str``)."""
     assert _direct_findings() == {"_core/rule.py": 1, "validation/name_rules.py": 1}
+
+
+def _hand_written_annotations() -> dict[str, int]:
+    """How many annotations each module of the library writes with a message of its own,
+    not a finding's ``message()``."""
+    root = REPO / "hyperpod_constructs"
+    found: dict[str, int] = {}
+    for path in sorted(root.rglob("*.py")):
+        module = path.relative_to(root).as_posix()
+        if module.startswith(("policy/", "_runtime/")):
+            continue  # a policy's messages are its author's; the gate's Lambda code
+        calls = [
+            node
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in {"add_warning_v2", "add_warning", "add_error", "add_info"}
+            and not (
+                isinstance(message := node.args[-1], ast.Call)
+                and isinstance(message.func, ast.Attribute)
+                and message.func.attr == "message"
+            )
+        ]
+        if calls:
+            found[module] = len(calls)
+    return found
+
+
+def test_every_annotation_is_a_findings_message() -> None:
+    """The warnings the constructs annotate are built by their rule as well (the gate's
+    timeout advice, ``gate_timeout_advice``); only the subscription aspect writes its own."""
+    assert _hand_written_annotations() == {"_gate/subscriptions.py": 1}
 
 
 def test_a_rules_finding_carries_its_id_severity_and_field() -> None:

@@ -58,12 +58,11 @@ from .._runtime.hyperpod_gate.contract import (
 from .._runtime.hyperpod_gate.fastpath import FAST_PATH_DETAIL_TYPES, fast_path_input
 from ..gate.definition import build_definition
 from ..gate.options import (
-    HYPERPOD_MIN_COUNT_WINDOW,
     LOOP_BACKSTOP_MARGIN_SECONDS,
     MAX_GATE_TIMEOUT_HOURS,
     MinCountGateOptions,
 )
-from ..validation.gate_rules import WARN_GATE_TIMEOUT, gate_option_findings
+from ..validation.gate_rules import gate_option_findings, gate_timeout_advice
 from .metrics import GateMetrics, MetricOptions, WatchedMetrics, gate_metric
 from .resources import LambdaCode, function_vpc_config, log_group_properties
 
@@ -309,14 +308,8 @@ class MinCountGate(Construct, GateMetrics):
         timeout_seconds = int(options.timeout.to_seconds())
         self._poll_seconds = int(options.poll_interval.to_seconds())
         margin_seconds = LOOP_BACKSTOP_MARGIN_SECONDS
-        if timeout_seconds < HYPERPOD_MIN_COUNT_WINDOW.to_seconds():
-            Annotations.of(self).add_warning_v2(
-                f"hyperpod:{WARN_GATE_TIMEOUT.id}",
-                f"readiness_gate.timeout = {options.timeout.to_human_string()} is shorter than "
-                "HyperPod's 3-hour MinCount window: the deployment may fail while HyperPod "
-                "would still meet the minimum. Fix: use at least Duration.hours(3) "
-                f"(the default is 3 h 30 min) [{WARN_GATE_TIMEOUT.id}]",
-            )
+        for advice in gate_timeout_advice(options.timeout):
+            Annotations.of(self).add_warning_v2(f"hyperpod:{advice.rule}", advice.message())
         self._cluster = cluster
         self._options = options
         self._requirements: dict[str, Requirement] = {}

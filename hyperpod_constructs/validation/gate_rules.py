@@ -16,6 +16,7 @@ from .._core.rule import E, Rule, Scope, Source, W, reports
 from .._core.sources import PUT_METRIC_DATA, SLURM_SCALING, STEP_FUNCTIONS_QUOTAS, WAIT_CONDITION
 from ..gate.definition import HISTORY_QUOTA, history_events, max_timeout_for_history
 from ..gate.options import (
+    HYPERPOD_MIN_COUNT_WINDOW,
     MAX_POLL_MINUTES,
     MIN_POLL_SECONDS,
     MinCountGateOptions,
@@ -99,7 +100,6 @@ WARN_GATE_TIMEOUT = Rule(
     Scope.GATE,
     "`readiness_gate.timeout`",
     "at least 3 h (HyperPod's MinCount window)",
-    checked_by="hyperpod_constructs._gate.construct (MinCountGate)",
     source=Source(SLURM_SCALING, "a group whose minimum is not met within 3 hours rolls back"),
 )
 
@@ -233,6 +233,24 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
             )
         )
     return found
+
+
+@reports(WARN_GATE_TIMEOUT)
+def gate_timeout_advice(timeout: Duration) -> list[Finding]:
+    """Advice on a gate's valid, concrete ``timeout`` (``readiness_gate.timeout``) shorter than
+    HyperPod's MinCount window (:class:`~hyperpod_constructs.MinCountGate` reports it on
+    itself)."""
+    if timeout.to_seconds() >= HYPERPOD_MIN_COUNT_WINDOW.to_seconds():
+        return []
+    return [
+        WARN_GATE_TIMEOUT.finding(
+            field="readiness_gate.timeout",
+            value=timeout.to_human_string(),
+            allowed="at least 3 hours, HyperPod's MinCount window: with a shorter gate the "
+            "deployment may fail while HyperPod would still meet the minimum",
+            fix="use at least Duration.hours(3) (the default is 3 h 30 min)",
+        )
+    ]
 
 
 def _human(seconds: int) -> str:
