@@ -1,7 +1,7 @@
 """The gate's progress metrics as ``cloudwatch.Metric`` objects (the CDK ``metric*()`` way).
 
 The check function writes them (CloudWatch Embedded Metric Format, see
-``runtime/hyperpod_gate/poll.py``) once per check and gated group, in the namespace of
+``_runtime/hyperpod_gate/poll.py``) once per check and gated group, in the namespace of
 ``MinCountGateOptions.metrics_namespace``, with the dimensions ``ClusterName`` and
 ``InstanceGroup``.
 

@@ -59,7 +59,7 @@ CLUSTER_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/abcd12345678"
 EVENT_DELAY = 5.0
 """Seconds from a HyperPod event to its delivery to the check function (EventBridge)."""
 LIVE: list[GateWorld] = []
-"""Worlds of the running test; tests/gate/conftest.py closes them."""
+"""Worlds of the running test; tests/conftest.py closes them."""
 _HEAP_FROZEN: list[bool] = []
 """Set once the long-lived heap was frozen (:meth:`GateWorld.close`)."""
 
