@@ -62,7 +62,6 @@ from hyperpod_constructs.validation.registry import (
     MODE_TABLE_END,
     TABLE_BEGIN,
     TABLE_END,
-    _group_checks,
     with_rule_table,
 )
 from tests.support.groups import Groups
@@ -1031,30 +1030,23 @@ def test_validate_group_runs_a_check_of_every_group_rule(monkeypatch: pytest.Mon
     assert [check for check in called if check in GROUP_RULES] == list(GROUP_RULES)
 
 
-def test_the_group_checks_are_each_familys_checks_in_group_order() -> None:
-    bound = [
-        value
-        for family in FAMILIES
-        for value in vars(family).values()
-        if isinstance(value, Check) and value.group_order is not None
-    ]
-    assert set(GROUP_RULES) == set(bound)
-    orders = [check.group_order or 0 for check in GROUP_RULES]
-    assert orders == sorted(orders)
-    assert len(set(orders)) == len(orders)
+def test_the_group_checks_are_family_checks_declared_once() -> None:
+    """The registry declares the group's checks and their order in one place: each is a check
+    of a family, listed once, and no family check says where it runs."""
+    assert len(set(GROUP_RULES)) == len(GROUP_RULES)
+    assert set(GROUP_RULES) <= set(_checks())
+    for family in FAMILIES:
+        source = Path(inspect.getfile(family)).read_text(encoding="utf-8")
+        assert "group_order" not in source, family.__name__
 
 
-def test_two_group_checks_in_one_place_are_refused() -> None:
-    family = types.ModuleType("family")
-
+def test_a_group_order_is_deprecated_and_ignored() -> None:
     def one(group: InstanceGroup) -> list[Any]:
         return []
 
-    one.__module__ = family.__name__
-    family.first = reports(group_order=1)(one)  # type: ignore[attr-defined]
-    family.second = reports(group_order=1)(one)  # type: ignore[attr-defined]
-    with pytest.raises(ValueError, match="the same group_order"):
-        _group_checks((family,))
+    with pytest.warns(DeprecationWarning, match="GROUP_CHECKS"):
+        check = reports(group_order=1)(one)
+    assert check(compute()) == [] and check not in GROUP_RULES
 
 
 def test_a_family_declares_its_rules_once() -> None:

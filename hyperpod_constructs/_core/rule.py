@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, ParamSpec
@@ -205,9 +206,9 @@ class Check(Generic[P]):
 
     :param function: the check: a pure function that returns findings.
     :param rules: the rules it reports.
-    :param group_order: where ``validate_group`` runs it among the checks of one instance
-        group (lower first), for a check that takes the group alone. Default: None (not one
-        of them).
+    :param group_order: deprecated and ignored: the registry declares the checks of one
+        instance group and their order once (``validation.registry.GROUP_CHECKS``). Default:
+        None.
     """
 
     def __init__(
@@ -224,8 +225,13 @@ class Check(Generic[P]):
         """The wrapped check."""
         self.rules = rules
         """The rules it reports."""
-        self.group_order = group_order
-        """Where ``validate_group`` runs it (lower first); None when it does not."""
+        if group_order is not None:
+            warnings.warn(
+                "group_order is deprecated and ignored: the registry lists the checks of one "
+                "instance group in their order (validation.registry.GROUP_CHECKS)",
+                DeprecationWarning,
+                stacklevel=3,
+            )
         self.__doc__ = function.__doc__
         self.__name__ = function.__name__
         self.__wrapped__ = function
@@ -245,14 +251,13 @@ def reports(
     ```python
     THREADS = Rule("HP-THREADS", Severity.ERROR, Scope.GROUP, "`threads_per_core`", "1 or 2")
 
-    @reports(THREADS, group_order=140)
+    @reports(THREADS)
     def threads(group: InstanceGroup) -> list[Finding]: ...
     ```
 
     :param rules: the rules the function reports (and no other but ``HP-ARG-TYPE``; none for
         a check of types only).
-    :param group_order: for a check of one instance group: where ``validate_group`` runs it
-        (lower first; the registry collects these checks, ``GROUP_CHECKS``). Default: None.
+    :param group_order: deprecated and ignored (see :class:`Check`). Default: None.
     """
 
     def bind(function: Callable[P, list[Finding]]) -> Check[P]:

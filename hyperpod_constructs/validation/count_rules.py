@@ -126,7 +126,7 @@ def _text_token_count(value: object, field: str, group: str) -> list[Finding]:
     ]
 
 
-@reports(COUNT_INT, COUNT_RANGE, MIN_RANGE, MIN_ABOVE_COUNT, group_order=110)
+@reports(COUNT_INT, COUNT_RANGE, MIN_RANGE, MIN_ABOVE_COUNT)
 def counts(group: InstanceGroup) -> list[Finding]:
     """``instance_count`` and ``min_instance_count``: whole numbers in range, the minimum at
     most the count."""
@@ -183,13 +183,13 @@ def counts(group: InstanceGroup) -> list[Finding]:
     return found
 
 
-@reports(SIZING, group_order=120)
+@reports(SIZING)
 def sizing(group: InstanceGroup) -> list[Finding]:
     """Problems the factory met while sizing the group from ``min_accelerators``."""
     return list(group.problems)
 
 
-@reports(CONTROLLER_COUNT, group_order=220)
+@reports(CONTROLLER_COUNT)
 def controller_count(group: InstanceGroup) -> list[Finding]:
     """The controller group has at least one instance."""
     if group.node_type is not NodeType.CONTROLLER or group.instance_count != 0:

@@ -80,7 +80,7 @@ def _finding(rule: Rule, group: InstanceGroup, value: object, allowed: str, fix:
     return rule.finding(field=TYPES_FIELD, value=value, allowed=allowed, fix=fix, group=group.name)
 
 
-@reports(FLEX_TYPES, WARN_FLEX_REPEAT, WARN_FLEX_MIXED, group_order=270)
+@reports(FLEX_TYPES, WARN_FLEX_REPEAT, WARN_FLEX_MIXED)
 def flexible_types(group: InstanceGroup) -> list[Finding]:
     """A flexible group's types: 1..20, each a :class:`HyperPodInstanceType`, the first one
     also its ``instance_type`` (the factories set it so), each listed once, with the same
@@ -154,7 +154,7 @@ def _accelerators(itype: HyperPodInstanceType) -> int | None:
     return None if itype.is_accelerated or itype.name not in known_names() else 0
 
 
-@reports(group_order=280)
+@reports()
 def auto_patch(group: InstanceGroup) -> list[Finding]:
     """``auto_patch`` is an :class:`AutoPatchStrategy` member (or ``None``): ``HP-ARG-TYPE``."""
     return check(

@@ -2,8 +2,8 @@
 
 The rules live in their families (``name_rules``, ``count_rules``, ``partition_rules``,
 ``node_rules``, ``health_check_rules``, ``storage_rules``, ``update_rules``, ``network_rules``,
-``lifecycle_rules``, ``gate_rules``); this module runs them: the name, the checks each family
-binds with a ``group_order`` (collected by the registry), the lifecycle scripts and the gate.
+``lifecycle_rules``, ``gate_rules``); this module runs them: the name, the group checks in
+the order the registry declares (``GROUP_CHECKS``), the lifecycle scripts and the gate.
 Every rule skips a value that is an unresolved CDK token of the documented kind (it is only
 known at deploy time) and still checks the concrete values next to it.
 """
@@ -29,8 +29,8 @@ from here for code written against the former single module."""
 
 GROUP_RULES: tuple[Callable[[InstanceGroup], list[Finding]], ...] = GROUP_CHECKS
 """The group's checks in reporting order (errors first, then what real configurations taught:
-settings HyperPod accepts that do not do what the user meant): derived by the registry from
-each family's checks bound with ``group_order`` (:data:`~.registry.GROUP_CHECKS`)."""
+settings HyperPod accepts that do not do what the user meant), as the registry declares them
+(:data:`~.registry.GROUP_CHECKS`)."""
 
 
 def validate_group(

@@ -101,7 +101,7 @@ RULES = (
 """This family's rules, in documentation order."""
 
 
-@reports(DHC_UNKNOWN, DHC_DISTINCT, group_order=150)
+@reports(DHC_UNKNOWN, DHC_DISTINCT)
 def health_checks(group: InstanceGroup) -> list[Finding]:
     """Deep health checks are ``DeepHealthCheck`` members, each at most once."""
     checks: list[object] = list(group.deep_health_checks)
@@ -147,7 +147,7 @@ def _connectivity_gap(itype: HyperPodInstanceType) -> str:
     return ""
 
 
-@reports(DHC_CONNECTIVITY, WARN_DHC_CONNECTIVITY, group_order=230)
+@reports(DHC_CONNECTIVITY, WARN_DHC_CONNECTIVITY)
 def connectivity(group: InstanceGroup) -> list[Finding]:
     """``InstanceConnectivity`` runs cluster-level collective tests (NCCL on GPUs, NCCOM on
     Trainium) across the group's nodes over EFA: it needs an accelerator type with multi-node
@@ -185,7 +185,7 @@ def connectivity(group: InstanceGroup) -> list[Finding]:
     return []
 
 
-@reports(WARN_DHC, group_order=210)
+@reports(WARN_DHC)
 def missing_health_checks(group: InstanceGroup) -> list[Finding]:
     """Accelerator compute groups should run deep health checks (a warning)."""
     found: list[Finding] = []
@@ -204,7 +204,7 @@ def missing_health_checks(group: InstanceGroup) -> list[Finding]:
     return found
 
 
-@reports(WARN_DHC_CPU, group_order=240)
+@reports(WARN_DHC_CPU)
 def cpu_health_checks(group: InstanceGroup) -> list[Finding]:
     """Deep health checks on a CPU-only type of the catalogue (a warning): AWS documents them
     for GPU and Trainium types only, so they would test little and delay the nodes."""

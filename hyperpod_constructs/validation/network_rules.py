@@ -79,7 +79,7 @@ RULES = (
 """This family's rules, in documentation order."""
 
 
-@reports(OVERRIDE_VPC, group_order=190)
+@reports(OVERRIDE_VPC)
 def override_network(group: InstanceGroup) -> list[Finding]:
     """``OverrideVpcConfig``: 1..5 security groups; explicit subnets 1..16."""
     found: list[Finding] = []

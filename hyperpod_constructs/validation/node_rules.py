@@ -90,7 +90,7 @@ RULES = (
 """This family's rules, in documentation order."""
 
 
-@reports(THREADS, group_order=140)
+@reports(THREADS)
 def threads_per_core(group: InstanceGroup) -> list[Finding]:
     """``threads_per_core`` is 1 or 2."""
     value = group.threads_per_core
@@ -135,7 +135,7 @@ def _training_plan_arn_problem(plan: object, shortest: int, longest: int) -> str
     return f"it has {len(plan)} characters; allowed: {shortest}..{longest}"
 
 
-@reports(IMAGE_ID, TRAINING_PLAN, INSTANCE_TYPE, group_order=170)
+@reports(IMAGE_ID, TRAINING_PLAN, INSTANCE_TYPE)
 def identifiers(group: InstanceGroup) -> list[Finding]:
     """The AMI id, the training plan ARN and the instance type's shape."""
     found = pattern_findings(
@@ -177,7 +177,7 @@ def identifiers(group: InstanceGroup) -> list[Finding]:
     return found
 
 
-@reports(WARN_INSTANCE_TYPE, group_order=260)
+@reports(WARN_INSTANCE_TYPE)
 def unknown_instance_type(group: InstanceGroup) -> list[Finding]:
     """An instance type close to a known one is probably a typo (a warning with a "did you
     mean"); a type far from every known one is taken as newer than the library."""

@@ -84,7 +84,7 @@ LAYOUT_RULES = frozenset({WARN_PARTITION_MISSING.id, PARTITION_NAME.id, PARTITIO
 ``provisioning_parameters.json``."""
 
 
-@reports(WARN_PARTITION_MISSING, PARTITION_NAME, PARTITION_HEAD_NODE, group_order=130)
+@reports(WARN_PARTITION_MISSING, PARTITION_NAME, PARTITION_HEAD_NODE)
 def partition_name(group: InstanceGroup) -> list[Finding]:
     """A partition name is valid; only node types that take one name one (controller and login
     groups none), and a compute group without one gets a warning (the layout of
@@ -124,7 +124,7 @@ def partition_name(group: InstanceGroup) -> list[Finding]:
     return found
 
 
-@reports(WARN_PARTITION_DEV, group_order=250)
+@reports(WARN_PARTITION_DEV)
 def dev_partition(group: InstanceGroup) -> list[Finding]:
     """A compute group's partition is not ``dev``, which every node joins anyway."""
     if group.node_type is not NodeType.COMPUTE or group.partition != layout.DEV_PARTITION:

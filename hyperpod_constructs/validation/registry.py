@@ -4,8 +4,8 @@ A rule is one :class:`~hyperpod_constructs.validation.Rule` (id, severity, scope
 one-line summary) bound to the pure check that reports it
 (:func:`~hyperpod_constructs.validation.reports`), both in the ``*_rules.py`` module of its
 family; each family lists its rules in ``RULES``, and :data:`FAMILIES` lists the families once.
-The lists the families imply are derived here: :data:`RULES`, and :data:`GROUP_CHECKS` (the
-checks ``validate_group`` runs, from each check's ``group_order``). Adding a rule is its
+The list the families imply is derived here (:data:`RULES`); the order of the checks of one
+instance group is declared here once (:data:`GROUP_CHECKS`). Adding a rule is its
 declaration, its check and its findings (``RULE.finding(...)``) in its family, plus its test
 case; the rule table in
 docs/validation.md is generated from this registry (``python -m
@@ -15,7 +15,6 @@ users acknowledge warnings by id (``hyperpod:<rule id>``).
 
 from __future__ import annotations
 
-import itertools
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -88,27 +87,31 @@ RULES: dict[str, Rule] = _collect(FAMILIES)
 """Every rule of the library, by id, in documentation order."""
 
 
-def _group_checks(families: tuple[ModuleType, ...]) -> tuple[Check[...], ...]:
-    found = [
-        value
-        for family in families
-        for value in vars(family).values()
-        if isinstance(value, Check)
-        and value.group_order is not None
-        and value.function.__module__ == family.__name__
-    ]
-    ordered = sorted(found, key=lambda check: check.group_order or 0)
-    for first, second in itertools.pairwise(ordered):
-        if first.group_order == second.group_order:
-            raise ValueError(f"{first} and {second} have the same group_order")
-    return tuple(ordered)
-
-
-GROUP_CHECKS: tuple[Check[...], ...] = _group_checks(FAMILIES)
-"""The checks of one instance group (those bound with ``@reports(..., group_order=n)`` in
-their family), in the order ``validate_group`` runs and reports them: the errors of one group
-(``group_order`` 100 and up) before what real configurations taught (200 and up), settings
-HyperPod accepts that do not do what the user meant."""
+GROUP_CHECKS: tuple[Check[...], ...] = (
+    # the errors of one group
+    count_rules.counts,
+    count_rules.sizing,
+    partition_rules.partition_name,
+    node_rules.threads_per_core,
+    health_check_rules.health_checks,
+    storage_rules.storage_configs,
+    node_rules.identifiers,
+    update_rules.scheduled_update,
+    network_rules.override_network,
+    # what real configurations taught: settings HyperPod accepts that do not do what the
+    # user meant
+    health_check_rules.missing_health_checks,
+    count_rules.controller_count,
+    health_check_rules.connectivity,
+    health_check_rules.cpu_health_checks,
+    partition_rules.dev_partition,
+    node_rules.unknown_instance_type,
+    flexible_rules.flexible_types,
+    flexible_rules.auto_patch,
+)
+"""The checks of one instance group, declared once, in the order ``validate_group`` runs and
+reports them: the errors of one group before what real configurations taught. A check of a
+group rule that is not listed here never runs (a test fails)."""
 
 TABLE_BEGIN = "<!-- rule-table:begin (generated from validation/registry.py) -->"
 TABLE_END = "<!-- rule-table:end -->"

@@ -291,10 +291,7 @@ def _fsx(storage: InstanceStorage, group: str) -> list[Finding]:
     return found
 
 
-@reports(
-    *RULES,
-    group_order=160,
-)
+@reports(*RULES)
 def storage_configs(group: InstanceGroup) -> list[Finding]:
     """At most four storage configs, each with valid EBS or FSx values."""
     found: list[Finding] = []

@@ -52,7 +52,7 @@ def _alarm_name_ok(name: str) -> bool:
     return len(name) <= limits.MAX_ALARM_NAME_LENGTH and bool(name.strip())
 
 
-@reports(SCHEDULED_UPDATE, group_order=180)
+@reports(SCHEDULED_UPDATE)
 def scheduled_update(group: InstanceGroup) -> list[Finding]:
     """``ScheduledUpdateConfig`` against the API model and the resource schema (cron pattern,
     ranges, alarm names). Its fields have the right types (``group_arguments``)."""
