@@ -1,9 +1,9 @@
 """Lambda code of the HyperPod MinCount gate.
 
-This folder's parent (``runtime/``) is the Lambda asset root: the handlers are
+This folder's parent (``_runtime/``) is the Lambda asset root: the handlers are
 ``hyperpod_gate.poll.handler`` and ``hyperpod_gate.arm.handler``.  The package
 uses relative imports only, so it also imports as
-``hyperpod_constructs.gate.runtime.hyperpod_gate``.  Importing the package
+``hyperpod_constructs._runtime.hyperpod_gate``.  Importing the package
 itself pulls in only the pure decision code (no boto3).
 """
 

@@ -39,7 +39,6 @@ MAX_ERROR_EVENTS = 3
 EVENT_TEXT_LIMIT = 200
 FAILURE_MESSAGE_LIMIT = 300
 
-_WAITING_GROUP_STATUSES = frozenset({"Creating", "Updating", "SystemUpdating", "Degraded"})
 COUNTED_GROUP_STATUSES = frozenset({"InService", "Degraded"})
 """Group statuses whose ``CurrentCount`` counts toward the minimum: ``InService``, and
 ``Degraded`` ("some instances have failed to provision or are no longer healthy", the API

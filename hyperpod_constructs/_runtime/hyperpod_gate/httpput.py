@@ -23,8 +23,6 @@ _URL = re.compile(r"(?i)\bhttps?://\S+")
 PUT_TIMEOUT = 5.0
 PUT_ATTEMPTS = 2
 PUT_BACKOFF = 1.0
-PUT_WORST_CASE = PUT_ATTEMPTS * PUT_TIMEOUT + PUT_BACKOFF
-"""Seconds one :func:`put_json` with the defaults may take at worst (11 s)."""
 
 
 class DeliveryError(Exception):
