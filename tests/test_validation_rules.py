@@ -1010,8 +1010,8 @@ def test_every_rule_is_bound_to_the_check_that_reports_it() -> None:
 
 
 def test_validate_group_runs_a_check_of_every_group_rule(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The group's checks are derived (``GROUP_RULES``: each family's checks bound with a
-    ``group_order``); a check of a GROUP-scope rule left out of them would never run."""
+    """The group's checks are declared once (``GROUP_RULES``, the registry's
+    ``GROUP_CHECKS``); a check of a GROUP-scope rule left out of them would never run."""
     called: list[Check[...]] = []
     run = Check.__call__
 
