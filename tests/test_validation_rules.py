@@ -1102,7 +1102,7 @@ def _hand_written_annotations() -> dict[str, int]:
             and isinstance(node.func, ast.Attribute)
             and node.func.attr in {"add_warning_v2", "add_warning", "add_error", "add_info"}
             and not (
-                isinstance(message := node.args[-1], ast.Call)
+                isinstance(message := [*node.args, *(k.value for k in node.keywords)][-1], ast.Call)
                 and isinstance(message.func, ast.Attribute)
                 and message.func.attr == "message"
             )
