@@ -37,6 +37,7 @@ from tests.support.depth import (  # noqa: E402
     DEPTH_VARIABLE,
     SEED_VARIABLE,
     load_hypothesis_profile,
+    skip_unsampled,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,6 +95,14 @@ def pytest_terminal_summary(
     """And again next to the failures, to replay them."""
     if exitstatus == pytest.ExitCode.TESTS_FAILED:
         terminalreporter.write_line(_depth_line(config))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Sampled: of each test marked ``deep(sample=k)``, ``k`` cases drawn from the run's seed
+    (tests/support/depth.py). ``trylast``: drawn from the cases ``-k`` or ``-m`` left."""
+    if not DEEP:
+        skip_unsampled(items, str(config.getoption("hypothesis_seed")))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
