@@ -36,8 +36,8 @@ from tests.support.depth import (  # noqa: E402
     DEEP_MARK,
     DEPTH_VARIABLE,
     SEED_VARIABLE,
+    apply_depth,
     load_hypothesis_profile,
-    skip_unsampled,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,10 +99,11 @@ def pytest_terminal_summary(
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Sampled: of each test marked ``deep(sample=k)``, ``k`` cases drawn from the run's seed
-    (tests/support/depth.py). ``trylast``: drawn from the cases ``-k`` or ``-m`` left."""
+    """Sampled: a test marked ``deep(why=...)`` skipped, of each test marked ``deep(sample=k)``
+    ``k`` cases drawn from the run's seed (tests/support/depth.py). ``trylast``: drawn from the
+    cases ``-k`` or ``-m`` left."""
     if not DEEP:
-        skip_unsampled(items, str(config.getoption("hypothesis_seed")))
+        apply_depth(items, str(config.getoption("hypothesis_seed")))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

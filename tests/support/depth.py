@@ -20,7 +20,8 @@ run's seed (another draw in every run, the same in every pytest-xdist worker), a
 others, saying so; ``make test-deep`` tries every case (:func:`skip_unsampled`).
 
 A long fixed check (one scenario or install costing many seconds) whose assurance the
-sampled run gets from other tests is marked with :func:`deep_only`: ``make test`` skips it,
+sampled run gets from other tests is marked ``@pytest.mark.deep(why="...")`` (or with
+:func:`deep_only`, the same mark): ``make test`` skips it,
 saying why and which tests cover it there, and ``make test-deep`` runs it as it is
 (docs/performance.md lists each).
 
@@ -50,6 +51,9 @@ DEEP_MARK = "deep"
 SAMPLE_ARGUMENT = "sample"
 """The argument of :data:`DEEP_MARK` on a parametrized test: how many of its cases a sampled
 run tries (``@pytest.mark.deep(sample=2)``)."""
+WHY_ARGUMENT = "why"
+"""The argument of :data:`DEEP_MARK` on a check only ``make test-deep`` runs: why ``make test``
+may skip it, naming the tests that cover it there (``@pytest.mark.deep(why="...")``)."""
 SKIPPED_FOR_DEPTH = "make test-deep runs it: "
 """How the reason of a test a sampled run skips for its depth begins."""
 
@@ -66,12 +70,11 @@ def examples(deep: int, sampled: int) -> int:
 
 def deep_only_marks(why: str) -> list[pytest.MarkDecorator]:
     """The marks of a check only ``make test-deep`` runs (for ``pytest.param(marks=...)``):
-    :data:`DEEP_MARK`, so that ``-m deep`` selects it, and skipped in a sampled run with
-    ``why`` as the reason."""
+    ``@pytest.mark.deep(why=why)``, which ``-m deep`` selects and a sampled run skips with
+    ``why`` in the reason (:func:`apply_depth`)."""
     if not why:
         raise ValueError("say why the sampled run may skip it")
-    reason = f"{SKIPPED_FOR_DEPTH}{why}"
-    return [getattr(pytest.mark, DEEP_MARK), pytest.mark.skipif(not DEEP, reason=reason)]
+    return [getattr(pytest.mark, DEEP_MARK)(**{WHY_ARGUMENT: why})]
 
 
 def deep_only(why: str) -> Callable[[_Test], _Test]:
@@ -94,13 +97,16 @@ def sampled_cases(test: str, cases: Sequence[str], keep: int, seed: str) -> set[
     return set(draw.sample(sorted(cases), min(keep, len(cases))))
 
 
-def skip_unsampled(items: Sequence[pytest.Item], seed: str) -> None:
-    """In a sampled run: of every test marked ``deep(sample=k)``, the cases outside its sample
-    (:func:`sampled_cases`) are skipped, with the size of the sample as the reason."""
+def apply_depth(items: Sequence[pytest.Item], seed: str) -> None:
+    """In a sampled run: a test marked ``deep(why=...)`` is skipped with its reason; of every
+    test marked ``deep(sample=k)``, the cases outside its sample (:func:`sampled_cases`) are
+    skipped, with the size of the sample as the reason."""
     tests: dict[str, list[pytest.Item]] = {}
     for item in items:
         mark = item.get_closest_marker(DEEP_MARK)
-        if mark is not None and SAMPLE_ARGUMENT in mark.kwargs:
+        if mark is not None and WHY_ARGUMENT in mark.kwargs:
+            item.add_marker(pytest.mark.skip(reason=SKIPPED_FOR_DEPTH + mark.kwargs[WHY_ARGUMENT]))
+        elif mark is not None and SAMPLE_ARGUMENT in mark.kwargs:
             tests.setdefault(item.nodeid.split("[", 1)[0], []).append(item)
     for test, cases in tests.items():
         mark = cases[0].get_closest_marker(DEEP_MARK)
