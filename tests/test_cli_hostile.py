@@ -165,8 +165,8 @@ def _cases(tmp: Path) -> Iterator[tuple[str, list[str]]]:
 
 
 @pytest.mark.deep(
-    why="over 30 python -m hyperpod_constructs processes; in make test the same commands "
-    "refuse hostile input in-process: test_summary_and_watch_read_any_document, "
+    why="over 30 python -m hyperpod_constructs processes; in make test summary, watch and "
+    "convert refuse hostile input in-process: test_summary_and_watch_read_any_document, "
     "test_convert_options_and_documents, test_a_bad_interval_is_an_argparse_usage_error"
 )
 def test_every_subcommand_refuses_hostile_files_in_one_line(tmp_path: Path) -> None:
