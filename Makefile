@@ -71,19 +71,20 @@ synth: setup
 
 ## The test suite: lint, types, and pytest (snapshots, cfn-lint, cdk-nag, gate simulation,
 ## packaging: the wheel installed in a fresh venv with the latest aws-cdk-lib and used).
-## The long property tests (marked `deep`) try a sample of their examples, drawn from a seed
-## printed on the first line: HYPERPOD_TEST_SEED=<seed> make test replays it; the long fixed
-## checks marked `deep_only` are skipped (make test-deep runs them; docs/performance.md).
+## The long tests are marked `deep` (tests/support/depth.py, docs/performance.md): the property
+## tests try a sample of their examples and the parametrized ones marked deep(sample=k) k of
+## their cases, drawn from a seed printed on the first line (HYPERPOD_TEST_SEED=<seed> make test
+## replays it); the long fixed checks marked deep(why=...) are skipped, saying why.
 test: setup
 	ruff check .
 	ruff format --check .
 	mypy
 	pytest $(PYTEST_PARALLEL)
 
-## The long property tests with every example, derandomized (the same examples on every
-## machine), and the long fixed checks make test skips (the clone installed with the lowest
-## aws-cdk-lib, the longest gate wait): HYPERPOD_TEST_DEPTH=deep and only the tests marked
-## `deep` (tests/support/depth.py;
+## Every test marked `deep`, in full: the long property tests with every example, derandomized
+## (the same examples on every machine), every case of the sampled parametrized tests, and the
+## long fixed checks make test skips (the wheel in fresh venvs, the real cdk CLI runs, the
+## browser): HYPERPOD_TEST_DEPTH=deep and only the tests marked `deep` (tests/support/depth.py;
 ## `HYPERPOD_TEST_DEPTH=deep pytest tests/x.py` runs one file so). CI runs it after `make test`.
 test-deep: setup
 	HYPERPOD_TEST_DEPTH=deep pytest $(PYTEST_PARALLEL) -m deep
@@ -114,7 +115,7 @@ MIN_TESTS := tests/test_validation_rules.py tests/test_tokens.py tests/test_sizi
   tests/test_app_shapes.py tests/test_nag.py \
   tests/test_policy.py tests/test_readme.py tests/test_templates.py tests/gate
 # The gate's fault schedules depend on the synthesized definition, not on which aws-cdk-lib
-# wrote it: `make test-deep` tries 200, `make test` 16 and the lowest aws-cdk-lib job 25, both
+# wrote it: `make test-deep` tries 200, `make test` 6 and the lowest aws-cdk-lib job 25, both
 # drawn from the run's printed seed.
 MIN_GATE_SCHEDULES := 25
 test-min: $(VENV_MIN)/.installed node_modules/.installed

@@ -36,6 +36,7 @@ from tests.support.depth import (  # noqa: E402
     DEEP_MARK,
     DEPTH_VARIABLE,
     SEED_VARIABLE,
+    apply_depth,
     load_hypothesis_profile,
 )
 
@@ -94,6 +95,15 @@ def pytest_terminal_summary(
     """And again next to the failures, to replay them."""
     if exitstatus == pytest.ExitCode.TESTS_FAILED:
         terminalreporter.write_line(_depth_line(config))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Sampled: a test marked ``deep(why=...)`` skipped, of each test marked ``deep(sample=k)``
+    ``k`` cases drawn from the run's seed (tests/support/depth.py). ``trylast``: drawn from the
+    cases ``-k`` or ``-m`` left."""
+    if not DEEP:
+        apply_depth(items, str(config.getoption("hypothesis_seed")))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -708,6 +708,7 @@ def recommended_flags() -> dict[str, Any]:
     return flags
 
 
+@pytest.mark.deep(sample=1)
 @pytest.mark.parametrize("flags", ["none", "recommended"])
 def test_feature_flags(flags: str, tmp_path: Path) -> None:
     context = {} if flags == "none" else recommended_flags()
@@ -818,6 +819,11 @@ def strict_synth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int
     yield result.returncode, result.stdout + result.stderr, folder / "cdk.out"
 
 
+@pytest.mark.deep(
+    why="the real cdk CLI over the 20-stack matrix; in make test the matrix is synthesized "
+    "in-process (this module) and the real cdk synth runs in tests/test_one_synth.py "
+    "and tests/test_convert.py"
+)
 def test_cdk_synth_strict(strict_synth: tuple[int, str, Path]) -> None:
     """``cdk synth --strict`` (warnings fail) through the pinned CLI, which also asks for the
     assets' metadata (``aws:asset:*``, for SAM) on the gate's functions."""

@@ -91,6 +91,10 @@ def _run_app(script: str, *args: str, outdir: Path) -> dict[str, float]:
     return report
 
 
+@pytest.mark.deep(
+    why="three benchmark apps synthesized and written back; make test runs the "
+    "benchmark's other checks (this module)"
+)
 def test_the_floor_writes_the_apps_own_resources_without_the_library(tmp_path: Path) -> None:
     """The floor the library is judged against is the library's own template, resource for
     resource (logical ids, types, properties, attributes), built without importing it."""

@@ -72,6 +72,10 @@ def synths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Finished]:
     return run_all(folders, SYNTH, cdk_env(), merged=True)
 
 
+@pytest.mark.deep(
+    why="a real cdk synth per case; in make test the real cdk synth of a failing app "
+    "prints each finding once in tests/test_one_synth.py"
+)
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_invalid_app_fails_with_each_message_once(case: str, synths: dict[str, Finished]) -> None:
     synth = synths[case]

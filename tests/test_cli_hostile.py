@@ -164,6 +164,11 @@ def _cases(tmp: Path) -> Iterator[tuple[str, list[str]]]:
     yield "watch-bad-region", ["watch", "--stack", "S", "--region", "a b"]
 
 
+@pytest.mark.deep(
+    why="over 30 python -m hyperpod_constructs processes; in make test summary, watch and "
+    "convert refuse hostile input in-process: test_summary_and_watch_read_any_document, "
+    "test_convert_options_and_documents, test_a_bad_interval_is_an_argparse_usage_error"
+)
 def test_every_subcommand_refuses_hostile_files_in_one_line(tmp_path: Path) -> None:
     """Each case in its own ``python -m hyperpod_constructs`` process, four at a time."""
     cases = list(_cases(tmp_path))

@@ -106,6 +106,7 @@ def test_every_command_has_a_case() -> None:
     assert set(NORMAL_EXIT) == set(subcommands())
 
 
+@pytest.mark.deep(sample=5)
 @pytest.mark.parametrize("failure", ["closed", "full"])
 @pytest.mark.parametrize("command", sorted(subcommands()))
 def test_an_output_that_cannot_be_written_is_one_line_and_exit_2(
@@ -130,6 +131,7 @@ def test_an_output_that_cannot_be_written_is_one_line_and_exit_2(
     assert "Traceback" not in err and "unexpected" not in err and "Exception" not in err
 
 
+@pytest.mark.deep(sample=5)
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 @pytest.mark.parametrize("command", sorted(subcommands()))
 def test_a_narrow_encoding_gets_the_whole_output_escaped(

@@ -28,6 +28,11 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.deep(
+    why="the site built again and measured in Chromium (about 12 s of CPU and two minutes); "
+    "in make test tests/test_docs_site.py checks the built site's pages, tables and links"
+)
+
 WIDTHS = (1366, 1920)
 HEIGHT = 900
 RULE_ANCHOR = "hp-min-above-count"

@@ -520,6 +520,7 @@ def _names(text: str, parameter: str) -> bool:
     return re.search(rf"\b{re.escape(parameter)}\b", text) is not None
 
 
+@pytest.mark.deep(sample=60)
 @pytest.mark.parametrize(("entry", "parameter", "build", "value"), CASES)
 def test_bad_input_is_reported_clearly(
     entry: str, parameter: str, build: Build, value: Any

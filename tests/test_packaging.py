@@ -39,7 +39,6 @@ from packaging.version import Version
 
 import hyperpod_constructs
 from hyperpod_constructs._version import UNKNOWN, installed_version
-from tests.support.depth import deep_only_marks
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT_TOML = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -320,15 +319,12 @@ def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[
     return install
 
 
-LOWEST_IN_DEEP = (
-    "a second fresh install of aws-cdk-lib and its synth; make test installs the wheel and "
-    "synthesizes with it ([latest]), make test-min runs the lowest aws-cdk-lib"
+@pytest.mark.deep(
+    why="a fresh venv with aws-cdk-lib installed and a real cdk synth in it; make test "
+    "builds the wheel and checks its files and metadata (this module), make test-min runs "
+    "the lowest aws-cdk-lib"
 )
-
-
-@pytest.mark.parametrize(
-    "tested", ["latest", pytest.param("lowest", marks=deep_only_marks(LOWEST_IN_DEEP))]
-)
+@pytest.mark.parametrize("tested", ["latest", "lowest"])
 def test_the_wheel_synthesizes_the_readme_example_in_a_fresh_venv(
     tested: str, installed: Callable[[str], Path], tmp_path: Path
 ) -> None:

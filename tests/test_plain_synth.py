@@ -21,6 +21,12 @@ import pytest
 
 from tests.support.cdk_cli import Finished, cdk_env, run_all
 
+pytestmark = pytest.mark.deep(
+    why="eleven app processes at once; in make test a plain app's failing synth prints its "
+    "report (tests/test_one_synth.py, python app.py and cdk synth; tests/test_readme.py's "
+    "error message)"
+)
+
 HEAD = """\
 import os
 

@@ -96,6 +96,7 @@ def test_the_walk_reaches_deep_paths_and_every_row() -> None:
     assert len(PATHS) > 100
 
 
+@pytest.mark.deep(sample=40)
 @pytest.mark.parametrize("pointer", PATHS)
 @pytest.mark.parametrize("how", ["changed", "added"])
 def test_a_change_at_any_schema_path_exits_3_unless_its_row_allows_it(

@@ -605,6 +605,7 @@ def _line(message: str, rule: str) -> str:
     return lines[0]
 
 
+@pytest.mark.deep(sample=20)
 @pytest.mark.parametrize("case", BAD)
 def test_bad_input_fails_with_a_precise_message(case: Bad, tmp_path: Path) -> None:
     """Construction succeeds; the synth reports the finding (once) and writes no template."""
@@ -701,6 +702,7 @@ GOOD = [
 # fmt: on
 
 
+@pytest.mark.deep(sample=8)
 @pytest.mark.parametrize("build", GOOD)
 def test_boundary_input_passes(build: Build, tmp_path: Path) -> None:
     outdir = tmp_path / "cdk.out"

@@ -108,6 +108,7 @@ def _watch(
     return run
 
 
+@pytest.mark.deep(sample=3)
 @pytest.mark.parametrize(
     ("operation", "corrupt"),
     [

@@ -519,7 +519,7 @@ def _apply(w: GateWorld, schedule: list[tuple[str, str, float, float]]) -> bool:
 DEFAULT_SCHEDULES = 200
 """Fault schedules the property test tries in ``make test-deep`` (docs/gate.md states the
 figure)."""
-SAMPLED_SCHEDULES = 16
+SAMPLED_SCHEDULES = 6
 """Fault schedules ``make test`` tries: a sample drawn from the run's seed
 (tests/support/depth.py)."""
 SCHEDULES = int(

@@ -342,6 +342,7 @@ def start(w: GateWorld) -> Execution:
     return w.execution(response)
 
 
+@pytest.mark.deep(sample=1)
 @pytest.mark.parametrize("event_bridge", [False, True])
 def test_the_gate_opens_only_once_the_minimum_is_running(
     monkeypatch: pytest.MonkeyPatch, event_bridge: bool

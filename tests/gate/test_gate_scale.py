@@ -151,6 +151,11 @@ def dhc_world(monkeypatch: pytest.MonkeyPatch) -> GateWorld:
     )
 
 
+@pytest.mark.deep(
+    why="a 250-node deep-health-check wait on moto; in make test a crafted invocation is "
+    "refused by tests/gate/test_gate_faults.py::"
+    "test_a_crafted_invocation_can_neither_open_nor_fail_the_gate"
+)
 def test_a_crafted_payload_cannot_supply_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     """An invocation of the check function naming the running execution, with a payload that
     claims every node confirmed Running, while DescribeCluster counts the minimum and no node

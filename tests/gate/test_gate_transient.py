@@ -161,6 +161,7 @@ MIN = 60
 HOUR = 3600
 
 
+@pytest.mark.deep(sample=3)
 @pytest.mark.parametrize("operation", ["*", *handler_operations()])
 def test_a_transient_fault_at_any_operation_is_never_a_verdict(
     monkeypatch: pytest.MonkeyPatch, operation: str

@@ -14,16 +14,27 @@ deployment) is marked ``@pytest.mark.deep`` and takes its example count from
 
 Only the number of examples differs between the two; what each example asserts does not.
 
+A long parametrized check (one real ``cdk`` run, browser page or Python process per case) is
+marked ``@pytest.mark.deep(sample=k)``: ``make test`` tries ``k`` of its cases, drawn from the
+run's seed (another draw in every run, the same in every pytest-xdist worker), and skips the
+others, saying so; ``make test-deep`` tries every case (:func:`skip_unsampled`).
+
 A long fixed check (one scenario or install costing many seconds) whose assurance the
-sampled run gets from other tests is marked with :func:`deep_only`: ``make test`` skips it,
+sampled run gets from other tests is marked ``@pytest.mark.deep(why="...")`` (or with
+:func:`deep_only`, the same mark): ``make test`` skips it,
 saying why and which tests cover it there, and ``make test-deep`` runs it as it is
 (docs/performance.md lists each).
+
+So every test runs in ``make test``, in ``make test-deep`` (``-m deep``), or in both: a test
+``make test`` skips for its depth carries the mark ``make test-deep`` selects
+(tests/test_depth.py checks it on the collected suite).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import pytest
@@ -36,6 +47,15 @@ SEED_VARIABLE = "HYPERPOD_TEST_SEED"
 """The seed of a sampled run (printed at its start); set it to replay that run."""
 DEEP_MARK = "deep"
 """The pytest mark of a test whose example count depends on the depth."""
+
+SAMPLE_ARGUMENT = "sample"
+"""The argument of :data:`DEEP_MARK` on a parametrized test: how many of its cases a sampled
+run tries (``@pytest.mark.deep(sample=2)``)."""
+WHY_ARGUMENT = "why"
+"""The argument of :data:`DEEP_MARK` on a check only ``make test-deep`` runs: why ``make test``
+may skip it, naming the tests that cover it there (``@pytest.mark.deep(why="...")``)."""
+SKIPPED_FOR_DEPTH = "make test-deep runs it: "
+"""How the reason of a test a sampled run skips for its depth begins."""
 
 DEEP = os.environ.get(DEPTH_VARIABLE, "") == "deep"
 """Whether this run tries every example."""
@@ -50,12 +70,11 @@ def examples(deep: int, sampled: int) -> int:
 
 def deep_only_marks(why: str) -> list[pytest.MarkDecorator]:
     """The marks of a check only ``make test-deep`` runs (for ``pytest.param(marks=...)``):
-    :data:`DEEP_MARK`, so that ``-m deep`` selects it, and skipped in a sampled run with
-    ``why`` as the reason."""
+    ``@pytest.mark.deep(why=why)``, which ``-m deep`` selects and a sampled run skips with
+    ``why`` in the reason (:func:`apply_depth`)."""
     if not why:
         raise ValueError("say why the sampled run may skip it")
-    reason = f"make test-deep runs it: {why}"
-    return [getattr(pytest.mark, DEEP_MARK), pytest.mark.skipif(not DEEP, reason=reason)]
+    return [getattr(pytest.mark, DEEP_MARK)(**{WHY_ARGUMENT: why})]
 
 
 def deep_only(why: str) -> Callable[[_Test], _Test]:
@@ -67,6 +86,40 @@ def deep_only(why: str) -> Callable[[_Test], _Test]:
         return test
 
     return mark
+
+
+def sampled_cases(test: str, cases: Sequence[str], keep: int, seed: str) -> set[str]:
+    """The ``keep`` of a test's ``cases`` (their ids) that a sampled run tries, drawn from the
+    run's ``seed`` and the test's id: the same draw in every process of the run."""
+    if keep < 1:
+        raise ValueError(f"{test}: a sample of {keep} cases tries none")
+    draw = random.Random(f"{seed}/{test}")
+    return set(draw.sample(sorted(cases), min(keep, len(cases))))
+
+
+def apply_depth(items: Sequence[pytest.Item], seed: str) -> None:
+    """In a sampled run: a test marked ``deep(why=...)`` is skipped with its reason; of every
+    test marked ``deep(sample=k)``, the cases outside its sample (:func:`sampled_cases`) are
+    skipped, with the size of the sample as the reason."""
+    tests: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        mark = item.get_closest_marker(DEEP_MARK)
+        if mark is not None and WHY_ARGUMENT in mark.kwargs:
+            item.add_marker(pytest.mark.skip(reason=SKIPPED_FOR_DEPTH + mark.kwargs[WHY_ARGUMENT]))
+        elif mark is not None and SAMPLE_ARGUMENT in mark.kwargs:
+            tests.setdefault(item.nodeid.split("[", 1)[0], []).append(item)
+    for test, cases in tests.items():
+        mark = cases[0].get_closest_marker(DEEP_MARK)
+        assert mark is not None
+        keep = mark.kwargs[SAMPLE_ARGUMENT]
+        chosen = sampled_cases(test, [case.nodeid for case in cases], keep, seed)
+        reason = (
+            f"{SKIPPED_FOR_DEPTH}make test tries {len(chosen)} of the {len(cases)} cases of "
+            "this test, drawn from the run's seed"
+        )
+        for case in cases:
+            if case.nodeid not in chosen:
+                case.add_marker(pytest.mark.skip(reason=reason))
 
 
 def load_hypothesis_profile() -> None:
