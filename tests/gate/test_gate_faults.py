@@ -388,7 +388,8 @@ def test_the_docs_state_the_backstop_margin_the_code_uses() -> None:
 def test_a_requested_12_hours_is_refused_not_shortened() -> None:
     from aws_cdk import Duration
 
-    options = MinCountGateOptions(timeout=Duration.hours(12))
+    # 1 minute, not the default: the longest timeout named depends on the poll interval.
+    options = MinCountGateOptions(timeout=Duration.hours(12), poll_interval=Duration.minutes(1))
     (finding,) = gate_option_findings(options, parameter="readiness_gate")
     assert finding.rule == "HP-GATE-TIMEOUT" and finding.value == "12 hours"
     assert "at most 11 h 29 min with poll_interval 1 minute" in finding.allowed
