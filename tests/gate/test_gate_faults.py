@@ -133,7 +133,13 @@ def _events_per_iteration(monkeypatch: pytest.MonkeyPatch, *, faulted: bool) -> 
     minutes of a wait (the check throttled through its retries in that span when
     ``faulted``, so the arm function checks each time)."""
     faults_ = [InvokeFault("check", 20 * MIN, 50 * MIN, THROTTLED)] if faulted else []
-    w = GateWorld(monkeypatch, groups(steps((0, 0), (2 * HOUR, 16))), invoke_faults=faults_)
+    # 1 min, not the default: the iterations counted below fit the 2 hours at this interval.
+    w = GateWorld(
+        monkeypatch,
+        groups(steps((0, 0), (2 * HOUR, 16))),
+        poll_interval=MIN,
+        invoke_faults=faults_,
+    )
     execution = start(w)
     w.run(until_elapsed=20 * MIN - 1)
     before = _events(w, execution)
