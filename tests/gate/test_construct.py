@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from types import SimpleNamespace
@@ -609,6 +610,10 @@ def test_notification_topic_is_created_on_request_and_may_be_published_to(
 def test_invalid_gate_options_are_rejected(options: MinCountGateOptions, rule: str) -> None:
     _, cluster = build([controller(), compute("gpu", 4, 2)], options)
     assert [f.rule for f in cluster.findings()] == [rule]
+    (finding,) = cluster.findings()
+    if rule == "HP-GATE-POLL":  # the fix names the default poll interval, as the model has it
+        (unit, number) = re.findall(r"Duration\.(\w+)\((\d+)\) \(the default\)", finding.fix)[0]
+        assert getattr(Duration, unit)(int(number)).to_seconds() == DEFAULT_POLL, finding.fix
     # The gate an app may depend on still exists; the synth fails on the finding.
     assert cluster.min_count_gate is not None
 
@@ -621,6 +626,9 @@ def test_a_timeout_below_hyperpods_window_warns() -> None:
         "/Gate/Cluster/MinCountGate", Match.string_like_regexp(r"\[HP-WARN-GATE-TIMEOUT\]")
     )
     assert len(warnings) == 1
+    # the default it names is the model's
+    message = str(warnings[0].entry.data)
+    assert f"(the default is {gate_defaults.human(DEFAULT_TIMEOUT)})" in message, message
     default_stack, _ = build([controller(), compute("gpu", 4, 2)])
     assert not Annotations.from_stack(default_stack).find_warning(
         "*", Match.string_like_regexp("HP-WARN-GATE-TIMEOUT")
