@@ -12,7 +12,6 @@ compared with the real ``summary`` of the example app.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections.abc import Iterator
@@ -32,6 +31,7 @@ from hyperpod_constructs.gate.options import (
     max_gate_timeout_seconds,
 )
 from tests.support.gate_defaults import default_values, defaults, human
+from tests.support.prose import prose
 
 ROOT = Path(__file__).resolve().parent.parent
 OPTIONS_MODULE = "hyperpod_constructs/gate/options.py"
@@ -68,7 +68,11 @@ def claims() -> list[Claim]:
         "docs/cli.md",
         ("docs/safe-updates.md"),
     )
-    measured = "measured by python bench/gate_cost.py at this poll interval: run it again"
+    cost = "cost table, measured by python bench/gate_cost.py at this interval: run it again"
+    latency = "latency table, measured by python bench/gate_latency.py: run it again"
+    topics = "| `notification_topic` / `create_notification_topic` | none /"
+    worst = "| worst-case detection latency, loop only |"
+    loop_input = f'"armedAt": {ARMED_AT}, "deadline": {ARMED_AT + timeout}, "pollIntervalSeconds"'
     gives_up = f"(HyperPod's window: 3 h; the gate gives up after {human(timeout)})"
     summary_gate = f"timeout {human(timeout)}; poll every {human(poll)};"
     return [
@@ -81,43 +85,21 @@ def claims() -> list[Claim]:
         Claim(
             gate,
             "create_notification_topic",
-            "| `notification_topic` / `create_notification_topic` | none / "
-            f"`{options.create_notification_topic}` |",
-            "options table",
+            f"{topics} `{options.create_notification_topic}`",
+            "table",
         ),
         Claim(gate, "dashboard", f"| `dashboard` | `{options.dashboard}` |", "options table"),
         Claim(gate, "metrics_namespace", f"| `metrics_namespace` | `{namespace}` |", "table"),
         Claim(gate, "timeout", f"deployed '{timeout}'", "an arm refusal's example"),
-        Claim(gate, "poll_interval", f"(default {poll} s poll;", f"cost table, {measured}"),
-        Claim(
-            gate,
-            "poll_interval",
-            f"| worst-case detection latency, loop only | {poll} s | {poll} s |",
-            f"cost table, {measured}",
-        ),
-        Claim(
-            gate,
-            "poll_interval",
-            f"| {poll} s (default) | lost (loop only) |",
-            "latency table, measured by python bench/gate_latency.py",
-        ),
-        Claim(
-            gate,
-            "poll_interval",
-            f"| {poll} s (default) | delivered |",
-            "latency table, measured by python bench/gate_latency.py",
-        ),
+        Claim(gate, "poll_interval", f"(default {poll} s poll;", cost),
+        Claim(gate, "poll_interval", f"{worst} {poll} s | {poll} s |", cost),
+        Claim(gate, "poll_interval", f"| {poll} s (default) | lost (loop only) |", latency),
+        Claim(gate, "poll_interval", f"| {poll} s (default) | delivered |", latency),
         Claim(gate, "poll_interval", f"The default stays {poll} s", "latency section"),
         Claim(runtime, "metrics_namespace", f"(default `{namespace}`)", "arm properties"),
         Claim(runtime, "metrics_namespace", f'"metricsNamespace": "{namespace}"', "input"),
         Claim(runtime, "timeout", f"deployed '{timeout}'", "an arm refusal's example"),
-        Claim(
-            runtime,
-            "timeout",
-            f'"armedAt": {ARMED_AT}, "deadline": {ARMED_AT + timeout}, '
-            f'"pollIntervalSeconds": {poll},',
-            "the loop's input (deadline = armedAt + timeout)",
-        ),
+        Claim(runtime, "timeout", f"{loop_input}: {poll},", "the loop's input"),
         Claim("docs/watch.md", "poll_interval", f"poll interval (default {poll} s)", "gate"),
         Claim(updates, "timeout", f"({human(timeout)} by default;", "the gate's wait"),
         Claim(updates, "timeout", gives_up, "plan's outputs"),
@@ -128,10 +110,7 @@ def claims() -> list[Claim]:
         Claim(OPTIONS_MODULE, "timeout", f"Default: {human(timeout)}.", "docstring"),
         Claim(OPTIONS_MODULE, "timeout", f"the {slack // 60} minutes are slack", "docstring"),
         Claim(
-            OPTIONS_MODULE,
-            "poll_interval",
-            f"({longest} with the default poll interval:",
-            "timeout's docstring",
+            OPTIONS_MODULE, "poll_interval", f"({longest} with the default poll interval:", "doc"
         ),
         Claim(
             OPTIONS_MODULE, "poll_interval", f"Default: {human(poll)} (allowed {allowed})", "doc"
@@ -147,17 +126,7 @@ def _flat(text: str) -> str:
 
 
 def _text(page: str) -> str:
-    """A page's text; of a module, its docstrings (the API pages are built from them)."""
-    source = (ROOT / page).read_text(encoding="utf-8")
-    if not page.endswith(".py"):
-        return source
-    return "\n\n".join(
-        node.value.value
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Constant)
-        and isinstance(node.value.value, str)
-    )
+    return prose(ROOT / page)
 
 
 def test_every_option_with_a_stated_default_is_a_field_of_the_model() -> None:
