@@ -24,6 +24,7 @@ from aws_cdk import Duration
 from aws_cdk.cx_api import CloudAssembly
 
 from hyperpod_constructs.__main__ import main
+from hyperpod_constructs._gate.resources import LOG_RETENTION_DAYS, RETENTION_DAYS
 from hyperpod_constructs.gate.options import (
     HYPERPOD_MIN_COUNT_WINDOW,
     MAX_POLL_MINUTES,
@@ -75,6 +76,9 @@ def claims() -> list[Claim]:
     loop_input = f'"armedAt": {ARMED_AT}, "deadline": {ARMED_AT + timeout}, "pollIntervalSeconds"'
     gives_up = f"(HyperPod's window: 3 h; the gate gives up after {human(timeout)})"
     summary_gate = f"timeout {human(timeout)}; poll every {human(poll)};"
+    # log_retention's default is None: the construct then keeps LOG_RETENTION_DAYS
+    (retention,) = [n for n, days in RETENTION_DAYS.items() if days == LOG_RETENTION_DAYS]
+    retention = retention.lower().replace("_", " ")  # ONE_MONTH -> one month
     return [
         Claim(gate, "poll_interval", f"loop every poll interval (default {poll} s)", "diagram"),
         Claim(gate, "enabled", f"| `enabled` | `{options.enabled}` |", "options table"),
@@ -100,6 +104,11 @@ def claims() -> list[Claim]:
         Claim(runtime, "metrics_namespace", f'"metricsNamespace": "{namespace}"', "input"),
         Claim(runtime, "timeout", f"deployed '{timeout}'", "an arm refusal's example"),
         Claim(runtime, "timeout", f"{loop_input}: {poll},", "the loop's input"),
+        Claim(gate, "log_retention", f"{retention} retention)", "cost of logs"),
+        Claim(
+            "docs/guardrails.md", "log_retention", f"(kept {retention.replace('one ', 'a ')})", ""
+        ),
+        Claim(OPTIONS_MODULE, "log_retention", f"Default: {retention}.", "docstring"),
         Claim("docs/watch.md", "poll_interval", f"poll interval (default {poll} s)", "gate"),
         Claim(updates, "timeout", f"({human(timeout)} by default;", "the gate's wait"),
         Claim(updates, "timeout", gives_up, "plan's outputs"),
