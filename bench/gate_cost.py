@@ -29,6 +29,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 import pytest
 
+from tests.support import gate_defaults
 from tests.support.hyperpod_sim import GroupSpec, constant, steps
 from tests.support.world import Execution, GateWorld, Requirement
 
@@ -75,8 +76,9 @@ def _groups(scenario: str) -> list[GroupSpec]:
     return [controller, gpu]
 
 
-def measure(poll_interval_seconds: int = 60, scenario: str = "met") -> dict[str, float]:
-    """Run one full gate wait in virtual time and return its figures.
+def measure(poll_interval_seconds: int | None = None, scenario: str = "met") -> dict[str, float]:
+    """Run one full gate wait in virtual time and return its figures, with the gate's default
+    timeout and (unless given) its default poll interval.
 
     ``scenario`` is ``"met"`` (minimum reached at 2 h 59 min) or ``"never"`` (HyperPod rolls
     the group back at 3 h and the gate fails).  Keys: ``describe_cluster``,
@@ -86,15 +88,11 @@ def measure(poll_interval_seconds: int = 60, scenario: str = "met") -> dict[str,
     ``worst_case_latency_seconds`` (bound: one interval), ``transitions_usd``, ``lambda_usd``,
     ``total_usd``, ``succeeded`` (1.0 or 0.0).
     """
+    poll = gate_defaults.poll_seconds() if poll_interval_seconds is None else poll_interval_seconds
     with pytest.MonkeyPatch.context() as mp:
-        world = GateWorld(
-            mp,
-            _groups(scenario),
-            poll_interval=poll_interval_seconds,
-            timeout_seconds=3 * 3600 + 1800,
-        )
+        world = GateWorld(mp, _groups(scenario), poll_interval=poll)
         try:
-            return _measure(world, execution_of(world), scenario, poll_interval_seconds)
+            return _measure(world, execution_of(world), scenario, poll)
         finally:
             world.close()
 
@@ -228,12 +226,13 @@ def format_table(columns: Mapping[str, Mapping[str, float]]) -> str:
 def main() -> None:
     """Print the comparison table."""
     columns = {
-        "gate, met 2:59": measure(60, "met"),
-        "gate, never met": measure(60, "never"),
+        "gate, met 2:59": measure(scenario="met"),
+        "gate, never met": measure(scenario="never"),
         "Provider 5 s, 1 h max": provider_framework(),
     }
     print(
-        "MinCount gate (Step Functions Wait loop, 60 s poll) vs CDK Provider framework "
+        f"MinCount gate (Step Functions Wait loop, {gate_defaults.poll_seconds()} s poll) vs CDK "
+        "Provider framework "
         "(5 s isComplete polling)"
     )
     print(format_table(columns))

@@ -576,7 +576,7 @@ def gate_section(report: Report) -> None:
         report.add("   gate: n/a (bench/gate_cost.py is missing)")
         report.add()
         return
-    costs: dict[str, float] = gate_cost.measure(poll_interval_seconds=60)
+    costs: dict[str, float] = gate_cost.measure()
     for name, value in costs.items():
         report.add(f"   gate: {name:<32} {_gate_value(name, value):>14}")
     report.add()

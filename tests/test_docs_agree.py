@@ -4,13 +4,13 @@ replacing nodes, on a docs page or in a public docstring (the API pages are buil
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
 import pytest
 
 from hyperpod_constructs.plan.semantics import GROUP, RULES, Effect
+from tests.support.prose import prose
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted([*ROOT.glob("docs/*.md"), ROOT / "README.md"])
@@ -43,24 +43,10 @@ def _sentences(text: str) -> list[str]:
     ]
 
 
-def _prose(path: Path) -> str:
-    """A page's text; a module's docstrings (of the module, classes, functions, attributes)."""
-    text = path.read_text(encoding="utf-8")
-    if path.suffix != ".py":
-        return text
-    return "\n".join(
-        node.value.value
-        for node in ast.walk(ast.parse(text))
-        if isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Constant)
-        and isinstance(node.value.value, str)
-    )
-
-
 def _claims(path: Path, words: tuple[str, ...]) -> list[str]:
     return [
         sentence.strip()
-        for sentence in _sentences(_prose(path))
+        for sentence in _sentences(prose(path))
         if any(
             re.search(rf"\bchang\w*\b.*{word}.*{_REPLACES}", sentence, re.IGNORECASE)
             for word in words

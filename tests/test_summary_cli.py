@@ -31,6 +31,7 @@ from hyperpod_constructs.summary import (
 )
 from hyperpod_constructs.summary.assembly import AssemblySummary
 from hyperpod_constructs.summary.render import format_duration
+from tests.support.gate_defaults import human, metrics_namespace, poll_seconds, timeout_seconds
 
 CLUSTER = "AWS::SageMaker::Cluster"
 GATE = "Custom::HyperPodMinCountGate"
@@ -131,9 +132,8 @@ def test_plain_text_summary_of_the_example_app(
     assert (
         row(fsdp, "controller") == "controller | Controller | ml.m5.2xlarge | 1 | - | - | ungated"
     )
-    assert fsdp[-1] == (
-        "  gate: waits for gpu; timeout 3 h 30 min; poll every 1 min; notifications off"
-    )
+    options = f"timeout {human(timeout_seconds())}; poll every {human(poll_seconds())}"
+    assert fsdp[-1] == f"  gate: waits for gpu; {options}; notifications off"
 
     hetero = section(out, "hetero")
     assert (
@@ -141,8 +141,7 @@ def test_plain_text_summary_of_the_example_app(
     )
     assert row(hetero, "cpu") == "cpu | Compute | ml.c5.4xlarge | 4 | - | cpu | ungated"
     assert hetero[-1].startswith(
-        "  gate: waits for gpu; timeout 3 h 30 min; poll every 1 min; "
-        "notifications on (<Ref ClusterMinCountGateTopic"
+        f"  gate: waits for gpu; {options}; notifications on (<Ref ClusterMinCountGateTopic"
     )
 
     minimal = next(b for b in out.split("\n\n") if "stack MinimalDev" in b).splitlines()
@@ -183,9 +182,10 @@ def test_json_summary_of_the_example_app(
     assert groups["controller"]["partitions"] == []
     gate = fsdp["gate"]
     assert gate["requirements"] == [{"group": "gpu", "min_count": 16, "target_count": 16}]
-    assert (gate["timeout_seconds"], gate["poll_interval_seconds"]) == (12600, 60)
+    assert gate["timeout_seconds"] == timeout_seconds()
+    assert gate["poll_interval_seconds"] == poll_seconds()
     assert (gate["notifications"], gate["topic"]) == (False, None)
-    assert gate["metrics_namespace"] == "HyperPod/MinCountGate"
+    assert gate["metrics_namespace"] == metrics_namespace()
     assert gate["wait_condition_timeout_seconds"] == 12 * 3600
 
     hetero = clusters["Heterogeneous"]

@@ -526,7 +526,8 @@ BAD = [
         rule="HP-TAGS", group=None, field="tags['project'] (Tags[].Value)",
         value="'a,b'", allowed="0..256 characters: Unicode letters, digits, whitespace"),
     # The readiness gate (checked when the first gated group is added)
-    bad("gate-timeout-13h", build=gated(timeout=Duration.hours(13)),
+    bad("gate-timeout-13h-poll-1min",
+        build=gated(timeout=Duration.hours(13), poll_interval=Duration.minutes(1)),
         rule="HP-GATE-TIMEOUT", group=None, field="readiness_gate.timeout",
         value="'13 hours'", allowed="more than 0 and at most 11 h 29 min with poll_interval"),
     bad("gate-timeout-0", build=gated(timeout=Duration.seconds(0)),
@@ -693,7 +694,8 @@ GOOD = [
         lambda stack, _tmp: LifecycleScripts.from_s3(bucket(stack, "my-scripts"),
                                                      on_create="on_create.sh",
                                                      prefix="lifecycle/v1"))),
-    good("gate-timeout-11h29m-poll-1min", gated(timeout=Duration.seconds(41340))),
+    good("gate-timeout-11h29m-poll-1min",
+         gated(timeout=Duration.seconds(41340), poll_interval=Duration.minutes(1))),
     # 5 h at 10 s no longer fits: the worst iteration (16 events in 10 s) would write 28,816
     good("gate-timeout-4h-poll-10s", gated(timeout=Duration.hours(4),
                                            poll_interval=Duration.seconds(10))),

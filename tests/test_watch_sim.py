@@ -83,7 +83,7 @@ def test_slow_ramp_ends_ready_and_agrees_with_the_gate(
     assert gpu(last)["status"] == "InService" and gpu(last)["window_left_seconds"] is None
     assert "all gated groups reached their minimum" in last["reason"]
 
-    # The gate (its own loop, polling every 60 s) opens within one poll of what watch saw.
+    # The gate (its own loop, polling at its interval) opens within one poll of what watch saw.
     ready_at = deployment.world.clock.time()
     deployment.world.run()
     ((handle, signals),) = deployment.world.cfn.signals.items()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from types import SimpleNamespace
@@ -23,6 +24,7 @@ from hyperpod_constructs._runtime.hyperpod_gate import arm, poll
 from hyperpod_constructs._runtime.hyperpod_gate.decision import GroupProgress
 from hyperpod_constructs.gate.definition import CHECK_TIMEOUT_SECONDS
 from tests.conftest import new_app
+from tests.support import gate_defaults
 from tests.support.groups import Groups
 from tests.template_utils import (
     actions,
@@ -52,7 +54,9 @@ SAGEMAKER_READ = {
 }
 MAX_WAIT = 43200
 MARGIN = 30 * 60
-DEFAULT_TIMEOUT = 210 * 60
+DEFAULT_TIMEOUT = gate_defaults.timeout_seconds()
+DEFAULT_POLL = gate_defaults.poll_seconds()
+NAMESPACE = gate_defaults.metrics_namespace()
 
 
 GROUPS = Groups(
@@ -166,8 +170,8 @@ def test_arm_properties_name_only_the_gated_groups(
     assert props["WaitConditionLogicalId"] == wait_condition_id
     handle_id, _ = only(template, "AWS::CloudFormation::WaitConditionHandle")
     assert props["WaitHandleLogicalId"] == handle_id  # the declaration the arm reads
-    assert props["TimeoutSeconds"] == str(DEFAULT_TIMEOUT) == "12600"
-    assert props["PollIntervalSeconds"] == "60"
+    assert props["TimeoutSeconds"] == str(DEFAULT_TIMEOUT)
+    assert props["PollIntervalSeconds"] == str(DEFAULT_POLL)
     assert props["ClusterName"] == "hetero"
     sm_id, _ = only(template, "AWS::StepFunctions::StateMachine")
     assert props["StateMachineArn"] == {"Ref": sm_id}
@@ -474,9 +478,9 @@ def test_poll_loop_waits_checks_and_decides_until_its_timeout(
     check_id, _ = function_by_handler(template, "hyperpod_gate.poll.handler")
     definition = _definition(template)
     states = definition["States"]
-    assert definition["TimeoutSeconds"] >= DEFAULT_TIMEOUT + 60 + worst_case_check_seconds(
-        definition
-    )
+    assert definition[
+        "TimeoutSeconds"
+    ] >= DEFAULT_TIMEOUT + DEFAULT_POLL + worst_case_check_seconds(definition)
     start = states[definition["StartAt"]]
     assert start["Type"] == "Task"
     assert start["Resource"] == "{" + check_id + ".Arn}"
@@ -509,7 +513,7 @@ def test_arm_properties_start_an_execution_the_poll_loop_understands(
     now = datetime(2026, 6, 1, tzinfo=UTC)
     document = arm.execution_input(parsed, stack_id="arn:aws:cloudformation:stack/x/y", now=now)
     seconds_path = _definition(template)["States"]["WaitForCapacity"]["SecondsPath"]
-    assert document[seconds_path.removeprefix("$.")] == 60
+    assert document[seconds_path.removeprefix("$.")] == DEFAULT_POLL
     request = poll.parse_event(document)
     assert request.wait_condition_logical_id == gate["Properties"]["WaitConditionLogicalId"]
     assert request.cluster_name == "hetero"
@@ -549,7 +553,7 @@ def test_dashboard_graphs_the_metrics_the_poll_function_emits(
     )
     emitted = set()
     for line in poll.metric_lines(
-        "HyperPod/MinCountGate",
+        NAMESPACE,
         "hetero",
         [progress],  # type: ignore[list-item]  # the fields metric_lines reads
         datetime(2026, 6, 1, tzinfo=UTC),
@@ -606,6 +610,10 @@ def test_notification_topic_is_created_on_request_and_may_be_published_to(
 def test_invalid_gate_options_are_rejected(options: MinCountGateOptions, rule: str) -> None:
     _, cluster = build([controller(), compute("gpu", 4, 2)], options)
     assert [f.rule for f in cluster.findings()] == [rule]
+    (finding,) = cluster.findings()
+    if rule == "HP-GATE-POLL":  # the fix names the default poll interval, as the model has it
+        (unit, number) = re.findall(r"Duration\.(\w+)\((\d+)\) \(the default\)", finding.fix)[0]
+        assert getattr(Duration, unit)(int(number)).to_seconds() == DEFAULT_POLL, finding.fix
     # The gate an app may depend on still exists; the synth fails on the finding.
     assert cluster.min_count_gate is not None
 
@@ -618,6 +626,9 @@ def test_a_timeout_below_hyperpods_window_warns() -> None:
         "/Gate/Cluster/MinCountGate", Match.string_like_regexp(r"\[HP-WARN-GATE-TIMEOUT\]")
     )
     assert len(warnings) == 1
+    # the default it names is the model's
+    message = str(warnings[0].entry.data)
+    assert f"(the default is {gate_defaults.human(DEFAULT_TIMEOUT)})" in message, message
     default_stack, _ = build([controller(), compute("gpu", 4, 2)])
     assert not Annotations.from_stack(default_stack).find_warning(
         "*", Match.string_like_regexp("HP-WARN-GATE-TIMEOUT")
@@ -737,13 +748,13 @@ def test_metrics_are_cloudwatch_metrics_of_what_the_check_writes() -> None:
     _, cluster = build([controller(), compute("gpu", 4, 2)])
     metric = cluster.metric_current_count("gpu")
     assert metric.metric_name == "CurrentCount" and metric.statistic == "Maximum"
-    assert metric.namespace == "HyperPod/MinCountGate"
+    assert metric.namespace == NAMESPACE
     assert metric.dimensions == {"ClusterName": "train", "InstanceGroup": "gpu"}
     assert cluster.metric_min_count("gpu").metric_name == "MinimumCount"
     assert cluster.metric_target_count("gpu").metric_name == "TargetCount"
     # the names and dimensions the check function really writes (Embedded Metric Format)
     group = GroupProgress("gpu", "Creating", 1, 2, 4, 4, 2)
-    (line,) = poll.metric_lines("HyperPod/MinCountGate", "train", [group], datetime.now(UTC))
+    (line,) = poll.metric_lines(NAMESPACE, "train", [group], datetime.now(UTC))
     (spec,) = json.loads(line)["_aws"]["CloudWatchMetrics"]
     written = {m["Name"] for m in spec["Metrics"]}
     methods = (cluster.metric_current_count, cluster.metric_min_count, cluster.metric_target_count)

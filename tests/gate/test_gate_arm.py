@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from hyperpod_constructs._runtime.hyperpod_gate import arm
+from tests.support import gate_defaults
 from tests.support.hyperpod_sim import GroupSpec
 from tests.support.wire import ApiError
 from tests.support.world import (
@@ -48,13 +49,13 @@ def test_create_starts_the_loop_with_the_contract_input(monkeypatch: pytest.Monk
         ],
         "armedAt": int(w.clock.time()),
         "deadline": int(w.clock.time()) + w.timeout_seconds,
-        "pollIntervalSeconds": 60,
+        "pollIntervalSeconds": w.poll_interval,
         "stackId": w.cfn.stack_id,
         "waitConditionLogicalId": w.gate(
             [Requirement("gpu", 16, 16), Requirement("trn", 2, 4)]
         ).condition_id,
         "topicArn": TOPIC_ARN,
-        "metricsNamespace": "HyperPod/MinCountGate",
+        "metricsNamespace": gate_defaults.metrics_namespace(),
         "operation": "create",
         "scope": [
             {"groupName": "gpu", "waited": True, "why": "creation"},

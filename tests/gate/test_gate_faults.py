@@ -133,7 +133,13 @@ def _events_per_iteration(monkeypatch: pytest.MonkeyPatch, *, faulted: bool) -> 
     minutes of a wait (the check throttled through its retries in that span when
     ``faulted``, so the arm function checks each time)."""
     faults_ = [InvokeFault("check", 20 * MIN, 50 * MIN, THROTTLED)] if faulted else []
-    w = GateWorld(monkeypatch, groups(steps((0, 0), (2 * HOUR, 16))), invoke_faults=faults_)
+    # 1 min, not the default: the iterations counted below fit the 2 hours at this interval.
+    w = GateWorld(
+        monkeypatch,
+        groups(steps((0, 0), (2 * HOUR, 16))),
+        poll_interval=MIN,
+        invoke_faults=faults_,
+    )
     execution = start(w)
     w.run(until_elapsed=20 * MIN - 1)
     before = _events(w, execution)
@@ -388,7 +394,8 @@ def test_the_docs_state_the_backstop_margin_the_code_uses() -> None:
 def test_a_requested_12_hours_is_refused_not_shortened() -> None:
     from aws_cdk import Duration
 
-    options = MinCountGateOptions(timeout=Duration.hours(12))
+    # 1 minute, not the default: the longest timeout named depends on the poll interval.
+    options = MinCountGateOptions(timeout=Duration.hours(12), poll_interval=Duration.minutes(1))
     (finding,) = gate_option_findings(options, parameter="readiness_gate")
     assert finding.rule == "HP-GATE-TIMEOUT" and finding.value == "12 hours"
     assert "at most 11 h 29 min with poll_interval 1 minute" in finding.allowed

@@ -44,7 +44,8 @@ def _worst_world(monkeypatch: pytest.MonkeyPatch) -> tuple[float, float, GateWor
     """Every invocation of both functions throttled until its last attempt, and every check
     of the check function handing over to the arm function (IGNORED): history events per
     iteration and virtual seconds per iteration, on moto's engine."""
-    w = GateWorld(monkeypatch, groups(steps((0, 0), (2 * HOUR, 16))))
+    # 1 min, not the default: the iterations counted below fit the 2 hours at this interval.
+    w = GateWorld(monkeypatch, groups(steps((0, 0), (2 * HOUR, 16))), poll_interval=MIN)
     attempts = {
         name: _retry_waits(w.gate().definition["States"][name])[0]
         for name in ("CheckCapacity", "CheckFromArm")

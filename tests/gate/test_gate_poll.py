@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from hyperpod_constructs._runtime.hyperpod_gate import aws, cfnsignal, poll
+from tests.support import gate_defaults
 from tests.support.groups import controller_spec
 from tests.support.hyperpod_sim import Fault, GroupSpec, constant, steps
 from tests.support.wire import ApiError
@@ -82,7 +83,7 @@ def test_waiting_poll_exact_calls_and_output(monkeypatch: pytest.MonkeyPatch) ->
     metric = json.loads(lines[0])
     assert metric["_aws"]["CloudWatchMetrics"] == [
         {
-            "Namespace": "HyperPod/MinCountGate",
+            "Namespace": gate_defaults.metrics_namespace(),
             "Dimensions": [["ClusterName", "InstanceGroup"]],
             "Metrics": [
                 {"Name": "CurrentCount", "Unit": "Count"},
@@ -409,7 +410,7 @@ def test_cluster_arn_and_previous_check_are_accepted(monkeypatch: pytest.MonkeyP
     assert w.poll_once(event)["status"] == "READY"
     metric = json.loads(w.invocations[-1].stdout.splitlines()[0])
     assert metric["ClusterName"] == "train"  # from DescribeCluster, not the ARN
-    assert metric["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "HyperPod/MinCountGate"
+    assert metric["_aws"]["CloudWatchMetrics"][0]["Namespace"] == gate_defaults.metrics_namespace()
 
 
 def test_clients_are_built_once_per_container(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,6 +22,7 @@ from hyperpod_constructs import (
 from hyperpod_constructs._runtime.hyperpod_gate.contract import RESOURCE_TYPE
 from hyperpod_constructs.gate import Requirement
 from tests.conftest import new_app
+from tests.support import gate_defaults
 from tests.support.world import gate_of_template
 
 CLUSTER_ARN = "arn:aws:sagemaker:us-east-1:123456789012:cluster/abcd12345678"
@@ -141,9 +142,9 @@ def test_the_wait_declares_what_it_waits_for_where_only_the_deployment_can_chang
         },
     }
     assert json.loads(synthesized.arm_env["HYPERPOD_GATE_WAIT_OPTIONS"]) == {
-        "TimeoutSeconds": "12600",
-        "PollIntervalSeconds": "60",
-        "MetricsNamespace": "HyperPod/MinCountGate",
+        "TimeoutSeconds": str(gate_defaults.timeout_seconds()),
+        "PollIntervalSeconds": str(gate_defaults.poll_seconds()),
+        "MetricsNamespace": gate_defaults.metrics_namespace(),
     }
     sent = {k: v for k, v in synthesized.properties.items() if not k.startswith("Service")}
     assert sent == {

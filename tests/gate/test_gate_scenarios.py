@@ -91,7 +91,8 @@ def detection_latency(
 
 
 def test_fast_minimum_in_20_minutes(monkeypatch: pytest.MonkeyPatch) -> None:
-    w = GateWorld(monkeypatch, cluster_groups(unlimited()))
+    # 1 min, not the default: the checks are counted below, one a minute.
+    w = GateWorld(monkeypatch, cluster_groups(unlimited()), poll_interval=MIN)
     execution = start(w)
     w.run(until_elapsed=5 * HOUR)
     assert execution.status == "SUCCEEDED"
@@ -261,7 +262,8 @@ def test_update_rollback_with_old_boto3_fails_at_the_deadline(
 
 
 def test_delete_during_wait_stops_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
-    w = GateWorld(monkeypatch, cluster_groups(constant(10)))
+    # 1 min, not the default: the checks are counted below, one a minute.
+    w = GateWorld(monkeypatch, cluster_groups(constant(10)), poll_interval=MIN)
     execution = start(w)
     responses: list[dict[str, Any]] = []
     props = w.properties(GPU)

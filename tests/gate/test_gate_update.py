@@ -70,6 +70,7 @@ def test_a_replaced_cluster_waits_for_everything() -> None:
 
 
 def test_property_differences_name_the_field_and_both_values() -> None:
+    # Any two values: a pure comparison, not the gate's default timeout.
     declared = {"TimeoutSeconds": "12600", "Requirements": [{"GroupName": "gpu"}]}
     sent = {"TimeoutSeconds": "1", "Requirements": [{"GroupName": "gpu"}], "ServiceToken": "x"}
     assert property_differences(sent, declared) == ["TimeoutSeconds (sent '1', deployed '12600')"]
@@ -281,7 +282,7 @@ def assert_untouched(w: GateWorld, execution: Execution, starts: int = 1) -> Non
             {"Requirements": [{"GroupName": "controller", "MinCount": "1", "TargetCount": "1"}]},
             "Requirements (sent",
         ),
-        ({"TimeoutSeconds": "1"}, "TimeoutSeconds (sent '1', deployed '12600')"),
+        ({"TimeoutSeconds": "1"}, "TimeoutSeconds (sent '1', deployed '{timeout}')"),
         ({"ClusterName": "other"}, "ClusterName (sent 'other', deployed 'train')"),
     ],
 )
@@ -293,7 +294,8 @@ def test_a_crafted_create_with_other_properties_starts_nothing(
     w, execution = waiting(monkeypatch)
     answer = crafted(w, "Create", {**w.properties(GPU), **change})
     assert answer["Status"] == "FAILED"
-    assert refusal in answer["Reason"] and "deployed" in answer["Reason"]
+    assert refusal.format(timeout=w.timeout_seconds) in answer["Reason"]
+    assert "deployed" in answer["Reason"]
     assert_untouched(w, execution)
 
 

@@ -42,6 +42,7 @@ from hyperpod_constructs._runtime.hyperpod_gate.contract import (
     RESOURCE_TYPE,
 )
 
+from . import gate_defaults
 from .aws_fakes import STACK_ID, FakeCloudFormation, FakeHttp, FakeSns, Signal
 from .clock import Scheduler, VirtualClock, forbid_real_sleep, patch_botocore_retry_sleep
 from .hyperpod_sim import CapacityCurve, GroupSpec, HyperPodSimulator, unlimited
@@ -477,8 +478,10 @@ class GateWorld:
 
     monkeypatch: Any
     groups: list[GroupSpec]
-    timeout_seconds: int = 3 * 3600 + 1800
-    poll_interval: int = 60
+    timeout_seconds: int = field(default_factory=gate_defaults.timeout_seconds)
+    """Default: the options model's default timeout."""
+    poll_interval: int = field(default_factory=gate_defaults.poll_seconds)
+    """Default: the options model's default poll interval."""
     topic: bool = True
     old_boto3: bool = False
     sim_options: Mapping[str, Any] = field(default_factory=dict)
