@@ -306,9 +306,9 @@ class InstanceGroup:
         """The group of a factory's keyword arguments (``fields``), given its checked instance
         types and the factory's findings: the same for every node type."""
         sequences: dict[str, Any] = {
-            key: _as_tuple(fields[key])
-            for key in ("storage", "security_groups", "deep_health_checks")
-            if key in fields
+            field.keyword: _as_tuple(fields[field.keyword])
+            for field in GROUP_FIELDS
+            if field.annotation.startswith("tuple[") and field.keyword in fields
         }
         checked: dict[str, Any] = {"instance_type": instance_type, "instance_types": instance_types}
         arguments = {**fields, **sequences, **checked}
