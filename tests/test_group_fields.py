@@ -25,33 +25,20 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from hyperpod_constructs import (
-    AutoPatchStrategy,
-    BatchSize,
-    CapacityType,
-    DeepHealthCheck,
-    HyperPodInstanceType,
-    HyperPodSlurmCluster,
-    InstanceGroup,
-    InstanceStorage,
-    LifecycleScripts,
-    NetworkInterfaceType,
-    NodeType,
-    ScheduledUpdate,
-)
+import hyperpod_constructs as hp
 from hyperpod_constructs.convert import Options, convert_request
 from hyperpod_constructs.instance_group import GROUP_FIELDS
 from tests.conftest import new_app
 from tests.template_utils import CLUSTER_TYPE, only
 from tests.test_convert import synth_app
 
-FACTORIES: dict[NodeType, Callable[..., InstanceGroup]] = {
-    NodeType.CONTROLLER: InstanceGroup.controller,
-    NodeType.LOGIN: InstanceGroup.login,
-    NodeType.COMPUTE: InstanceGroup.compute,
+FACTORIES: dict[hp.NodeType, Callable[..., hp.InstanceGroup]] = {
+    hp.NodeType.CONTROLLER: hp.InstanceGroup.controller,
+    hp.NodeType.LOGIN: hp.InstanceGroup.login,
+    hp.NodeType.COMPUTE: hp.InstanceGroup.compute,
 }
-CPU = HyperPodInstanceType.ML_M5_XLARGE
-GPU = HyperPodInstanceType.ML_P5_48XLARGE
+CPU = hp.HyperPodInstanceType.ML_M5_XLARGE
+GPU = hp.HyperPodInstanceType.ML_P5_48XLARGE
 ROLE_ARN = "arn:aws:iam::111122223333:role/HyperPodCluster"
 GROUP_ROLE_ARN = "arn:aws:iam::111122223333:role/HyperPodGroup"
 SUBNET, GROUP_SUBNET = "subnet-0123456789abcdef0", "subnet-0fedcba9876543210"
@@ -76,7 +63,7 @@ def _as_field(annotation: str) -> str:
 
 
 @pytest.mark.parametrize("node_type", list(FACTORIES), ids=lambda n: n.name.lower())
-def test_each_factory_takes_exactly_the_fields_of_its_node_type(node_type: NodeType) -> None:
+def test_each_factory_takes_exactly_the_fields_of_its_node_type(node_type: hp.NodeType) -> None:
     parameters = _parameters(FACTORIES[node_type])
     table = {field.keyword: field for field in GROUP_FIELDS if field.takes(node_type)}
     assert set(parameters) == set(table), (
@@ -90,65 +77,69 @@ def test_each_factory_takes_exactly_the_fields_of_its_node_type(node_type: NodeT
 
 def test_every_field_of_the_dataclass_is_a_row_of_the_table() -> None:
     """``problems`` (the factory's findings) is the one field of no API member."""
-    declared = [f.name for f in dataclasses.fields(InstanceGroup) if f.name != "problems"]
+    declared = [f.name for f in dataclasses.fields(hp.InstanceGroup) if f.name != "problems"]
     assert [field.keyword for field in GROUP_FIELDS] == declared
 
 
 # -- every field, rendered -------------------------------------------------------------------------
 
 
-def _scripts(name: str) -> LifecycleScripts:
-    return LifecycleScripts.from_s3_uri(f"s3://sagemaker-scripts/{name}", on_create="on_create.sh")
+def _scripts(name: str) -> hp.LifecycleScripts:
+    return hp.LifecycleScripts.from_s3_uri(
+        f"s3://sagemaker-scripts/{name}", on_create="on_create.sh"
+    )
 
 
-SAMPLES: dict[str, Callable[[Construct, NodeType], Any]] = {
-    "name": lambda _stack, node: node.name.lower(),
-    "instance_type": lambda _stack, node: GPU if node is NodeType.COMPUTE else CPU,
-    "instance_types": lambda _stack, _node: [GPU, HyperPodInstanceType.ML_P5E_48XLARGE],
-    "instance_count": lambda _stack, _node: 1,
-    "min_instance_count": lambda _stack, _node: 1,
-    "partition": lambda _stack, _node: "gpu",
-    "threads_per_core": lambda _stack, _node: 1,
-    "deep_health_checks": lambda _stack, _node: [DeepHealthCheck.INSTANCE_STRESS],
-    "storage": lambda _stack, _node: [InstanceStorage.ebs(volume_size=Size.gibibytes(500))],
-    "training_plan_arn": lambda _stack, node: (
+SAMPLES: dict[str, Callable[[Construct, hp.NodeType], Any]] = {
+    "name": lambda _scope, node: node.name.lower(),
+    "instance_type": lambda _scope, node: GPU if node is hp.NodeType.COMPUTE else CPU,
+    "instance_types": lambda _scope, _node: [GPU, hp.HyperPodInstanceType.ML_P5E_48XLARGE],
+    "instance_count": lambda _scope, _node: 1,
+    "min_instance_count": lambda _scope, _node: 1,
+    "partition": lambda _scope, _node: "gpu",
+    "threads_per_core": lambda _scope, _node: 1,
+    "deep_health_checks": lambda _scope, _node: [hp.DeepHealthCheck.INSTANCE_STRESS],
+    "storage": lambda _scope, _node: [hp.InstanceStorage.ebs(volume_size=Size.gibibytes(500))],
+    "training_plan_arn": lambda _scope, node: (
         f"arn:aws:sagemaker:us-east-1:111122223333:training-plan/{node.name.lower()}"
     ),
-    "image_id": lambda _stack, _node: "ami-0123456789abcdef0",
-    "execution_role": lambda stack, node: iam.Role.from_role_arn(
-        stack, f"Role{node.name}", GROUP_ROLE_ARN, mutable=False
+    "image_id": lambda _scope, _node: "ami-0123456789abcdef0",
+    "execution_role": lambda scope, _node: iam.Role.from_role_arn(
+        scope, "Role", GROUP_ROLE_ARN, mutable=False
     ),
-    "lifecycle_scripts": lambda _stack, node: _scripts(node.name.lower()),
-    "vpc_subnets": lambda stack, node: ec2.SubnetSelection(
-        subnets=[ec2.Subnet.from_subnet_id(stack, f"Subnet{node.name}", GROUP_SUBNET)]
+    "lifecycle_scripts": lambda _scope, node: _scripts(node.name.lower()),
+    "vpc_subnets": lambda scope, _node: ec2.SubnetSelection(
+        subnets=[ec2.Subnet.from_subnet_id(scope, "Subnet", GROUP_SUBNET)]
     ),
-    "security_groups": lambda stack, node: [
-        ec2.SecurityGroup.from_security_group_id(stack, f"Sg{node.name}", SG)
+    "security_groups": lambda scope, _node: [
+        ec2.SecurityGroup.from_security_group_id(scope, "Sg", SG)
     ],
-    "scheduled_update": lambda _stack, _node: ScheduledUpdate(
+    "scheduled_update": lambda _scope, _node: hp.ScheduledUpdate(
         schedule_expression="cron(0 3 ? * SUN *)",
-        maximum_batch_size=BatchSize.instances(1),
+        maximum_batch_size=hp.BatchSize.instances(1),
         wait_interval=Duration.minutes(5),
         rollback_alarms=["health"],
     ),
-    "network_interface": lambda _stack, _node: NetworkInterfaceType.EFA_ONLY,
-    "capacity_type": lambda _stack, _node: CapacityType.ON_DEMAND,
-    "auto_patch": lambda _stack, _node: AutoPatchStrategy.WHEN_IDLE,
-    "min_accelerators": lambda _stack, _node: 8,
+    "network_interface": lambda _scope, _node: hp.NetworkInterfaceType.EFA_ONLY,
+    "capacity_type": lambda _scope, _node: hp.CapacityType.ON_DEMAND,
+    "auto_patch": lambda _scope, _node: hp.AutoPatchStrategy.WHEN_IDLE,
+    "min_accelerators": lambda _scope, _node: 8,
 }
-"""A value of every keyword a factory takes, valid for each node type."""
+"""A value of every keyword a factory takes, valid for each node type (``scope``: the group's
+own, for the resources it imports)."""
 
 EXCLUSIVE = {"instance_types": "instance_type", "min_accelerators": "min_instance_count"}
-"""Keywords a factory takes one of (the one given second group of the node type instead)."""
+"""The pairs of keywords a factory takes one of: the first compute group sets the key, the
+second the value."""
 
 
-def _group(stack: Stack, node_type: NodeType, *, second: bool) -> InstanceGroup:
-    """A group of ``node_type`` that sets every field its factory takes; ``second``: the
-    other one of each pair in :data:`EXCLUSIVE` (a second compute group)."""
+def _group(stack: Stack, node_type: hp.NodeType, *, second: bool) -> hp.InstanceGroup:
+    """A group of ``node_type`` that sets every field its factory takes, of each pair in
+    :data:`EXCLUSIVE` the first (``second``: the other, for a second compute group)."""
     taken = {field.keyword for field in GROUP_FIELDS if field.takes(node_type)}
     left_out = set(EXCLUSIVE.values()) if second else set(EXCLUSIVE)
     name = SAMPLES["name"](stack, node_type) + ("-2" if second else "")
-    scope = Construct(stack, name)  # the scope of the group's imported resources
+    scope = Construct(stack, name)
     kwargs = {k: SAMPLES[k](scope, node_type) for k in sorted(taken - left_out - {"name"})}
     if second:
         kwargs["partition"] = "gpu-2"
@@ -156,9 +147,9 @@ def _group(stack: Stack, node_type: NodeType, *, second: bool) -> InstanceGroup:
     return FACTORIES[node_type](name, **kwargs)
 
 
-def define(stack: Stack) -> HyperPodSlurmCluster:
+def define(stack: Stack) -> hp.HyperPodSlurmCluster:
     """A cluster whose groups set every field of the table."""
-    return HyperPodSlurmCluster(
+    return hp.HyperPodSlurmCluster(
         stack,
         "Cluster",
         cluster_name="every-field",
@@ -167,10 +158,10 @@ def define(stack: Stack) -> HyperPodSlurmCluster:
         vpc_subnets=ec2.SubnetSelection(subnets=[ec2.Subnet.from_subnet_id(stack, "S", SUBNET)]),
         security_groups=[ec2.SecurityGroup.from_security_group_id(stack, "G", SG)],
         instance_groups=[
-            _group(stack, NodeType.CONTROLLER, second=False),
-            _group(stack, NodeType.LOGIN, second=False),
-            _group(stack, NodeType.COMPUTE, second=False),
-            _group(stack, NodeType.COMPUTE, second=True),
+            _group(stack, hp.NodeType.CONTROLLER, second=False),
+            _group(stack, hp.NodeType.LOGIN, second=False),
+            _group(stack, hp.NodeType.COMPUTE, second=False),
+            _group(stack, hp.NodeType.COMPUTE, second=True),
         ],
     )
 
