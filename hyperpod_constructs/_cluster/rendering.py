@@ -10,7 +10,8 @@ from ..lifecycle import BoundLifecycle
 
 _L1_NAMES = {"VolumeSizeInGB": "volumeSizeInGb"}
 """CloudFormation names whose aws-cdk-lib property name is not the name with a lower-case first
-letter (aws-cdk-lib's L1 mappers; a test renders every field to catch a wrong name)."""
+letter (aws-cdk-lib's L1 mappers, which drop a name they do not know: tests/test_group_fields.py
+renders every field and compares the template with the render)."""
 
 
 def render_group(
