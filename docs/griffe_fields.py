@@ -31,6 +31,7 @@ def _walk(obj: griffe.Object | griffe.Alias, seen: set[str]) -> None:
     seen.add(obj.path)
     if isinstance(obj, griffe.Class):
         _describe_methods(obj)
+        _show_defaults(obj)
     for member in obj.members.values():
         _walk(member, seen)
 
@@ -61,6 +62,19 @@ def _describe_methods(cls: griffe.Class) -> None:
         ]
         if added:
             docstring.value = "\n\n".join([docstring.value.rstrip(), "\n".join(added)])
+
+
+def _show_defaults(cls: griffe.Class) -> None:
+    """A dataclass field declared ``field(default=..., metadata=...)`` shows its default (or
+    nothing, when it has none): the metadata is the library's (``InstanceGroup``'s table of
+    fields), not the user's."""
+    for member in cls.members.values():
+        value = None if member.is_alias else getattr(member, "value", None)
+        if not isinstance(value, griffe.ExprCall) or str(value.function) != "field":
+            continue
+        keywords = {a.name: a.value for a in value.arguments if isinstance(a, griffe.ExprKeyword)}
+        if "metadata" in keywords and "default_factory" not in keywords:
+            member.value = keywords.get("default")  # type: ignore[union-attr]
 
 
 def _indented(text: str) -> str:

@@ -10,7 +10,7 @@ from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 
 from ._cdk.tokens import is_unresolved
-from ._core.arguments import ARG_TYPE, is_int
+from ._core.arguments import ARG_TYPE, instance_of, is_int, is_sequence, is_str
 from ._core.finding import Finding, Severity
 from ._core.rule import Rule, Scope, Source
 from .enums import (
@@ -19,6 +19,24 @@ from .enums import (
     DeepHealthCheck,
     NetworkInterfaceType,
     NodeType,
+)
+from .group_fields import (
+    SUBNETS,
+    GroupField,
+    Member,
+    MemberKey,
+    Members,
+    Plain,
+    Rendered,
+    api,
+    group_fields,
+    instance_type_check,
+    is_lifecycle,
+    is_role,
+    scheduled_update_check,
+    security_groups_check,
+    storage_check,
+    typed,
 )
 from .instance_type import HyperPodInstanceType
 from .sizing import instances_for_accelerators, sizing_type
@@ -57,63 +75,154 @@ class InstanceGroup:
     ```
     """
 
-    name: str
+    name: str = field(
+        metadata=api("InstanceGroupName", check=typed(is_str, "a str"), codec=Plain(str))
+    )
     """Instance group name (1..63 characters, letters, digits and single or repeated hyphens)."""
-    node_type: NodeType
+    node_type: NodeType = field(
+        metadata=api(
+            "SlurmConfig",
+            label=None,
+            nodes=frozenset(),
+            check=typed(
+                instance_of(NodeType),
+                "a NodeType (use InstanceGroup.controller / .login / .compute)",
+            ),
+        )
+    )
     """``SlurmConfig.NodeType``: controller, login or compute (set by the factory).
     Immutable after creation."""
-    instance_type: HyperPodInstanceType
+    instance_type: HyperPodInstanceType = field(
+        metadata=api("InstanceType", check=instance_type_check)
+    )
     """``InstanceType``: a :class:`HyperPodInstanceType` (``HyperPodInstanceType.ML_P5_48XLARGE``
     or ``HyperPodInstanceType.of("ml.p5.48xlarge")``); for a flexible group (``instance_types``),
     the first of its types. Replacement on change."""
-    instance_types: tuple[HyperPodInstanceType, ...] = ()
+    instance_types: tuple[HyperPodInstanceType, ...] = field(
+        default=(), metadata=api("InstanceRequirements")
+    )
     """``InstanceRequirements.InstanceTypes``: a flexible group's 1..20 types in priority
     order (HyperPod launches the first and falls back to the next when it has no capacity).
     Rendered instead of ``InstanceType`` (the API makes them mutually exclusive). Default:
     empty, a group of the one ``instance_type``."""
-    instance_count: int
+    instance_count: int = field(metadata=api("InstanceCount", codec=Plain(int)))
     """``InstanceCount``: the target number of instances, 0..6758."""
-    min_instance_count: int | None = None
+    min_instance_count: int | None = field(default=None, metadata=api("MinInstanceCount"))
     """``MinInstanceCount``: HyperPod keeps the group out of service until this many instances
     are up (Continuous mode only). ``None`` omits it (HyperPod's default: 0 for compute,
     1 for controller and login)."""
-    partition: str | None = None
+    partition: str | None = field(
+        default=None,
+        metadata=api(
+            "SlurmConfig", label="SlurmConfig.PartitionNames", nodes=frozenset({NodeType.COMPUTE})
+        ),
+    )
     """The Slurm partition of a compute group (every node also joins ``dev``)."""
-    threads_per_core: int | None = None
+    threads_per_core: int | None = field(
+        default=None, metadata=api("ThreadsPerCore", codec=Plain(int))
+    )
     """``ThreadsPerCore``: 1 turns hyper-threading off (the usual choice for training), 2 keeps
     it on, where the instance type supports it. Default: HyperPod's default. An existing
     group keeps it: ``UpdateCluster`` refuses a change (rename the group instead)."""
-    deep_health_checks: tuple[DeepHealthCheck, ...] = ()
+    deep_health_checks: tuple[DeepHealthCheck, ...] = field(
+        default=(),
+        metadata=api(
+            "OnStartDeepHealthChecks",
+            nodes=frozenset({NodeType.COMPUTE}),
+            check=typed(is_sequence, "a list of DeepHealthCheck members (or an empty list)"),
+            codec=Members(DeepHealthCheck),
+        ),
+    )
     """``OnStartDeepHealthChecks`` of a compute group with accelerators: stress and connectivity
     checks before a node joins. Default: none."""
-    storage: tuple[InstanceStorage, ...] = ()
+    storage: tuple[InstanceStorage, ...] = field(
+        default=(),
+        metadata=api("InstanceStorageConfigs", check=storage_check, codec=Rendered(each=True)),
+    )
     """``InstanceStorageConfigs``: up to four :class:`InstanceStorage` (EBS, FSx for Lustre,
     FSx for OpenZFS). Default: none."""
-    training_plan_arn: str | None = None
+    training_plan_arn: str | None = field(
+        default=None, metadata=api("TrainingPlanArn", codec=Plain(str))
+    )
     """``TrainingPlanArn``: run the group on a SageMaker training plan's reserved capacity.
     Default: none."""
-    image_id: str | None = None
+    image_id: str | None = field(default=None, metadata=api("ImageId", codec=Plain(str)))
     """``ImageId``: a custom AMI. Default: HyperPod's default AMI."""
-    execution_role: iam.IRole | None = None
+    execution_role: iam.IRole | None = field(
+        default=None,
+        metadata=api(
+            "ExecutionRole", label=None, check=typed(is_role, "an iam.IRole", optional=True)
+        ),
+    )
     """``ExecutionRole`` of this group. Default: the cluster's role. Replacement on change."""
-    lifecycle_scripts: LifecycleScripts | None = None
+    lifecycle_scripts: LifecycleScripts | None = field(
+        default=None,
+        metadata=api(
+            "LifeCycleConfig",
+            label=None,
+            check=typed(
+                is_lifecycle,
+                "LifecycleScripts.from_directory(...) or LifecycleScripts.from_s3(...)",
+                optional=True,
+            ),
+        ),
+    )
     """``LifeCycleConfig`` of this group. Default: the cluster's :class:`LifecycleScripts`."""
-    vpc_subnets: ec2.SubnetSelection | None = None
+    vpc_subnets: ec2.SubnetSelection | None = field(
+        default=None,
+        metadata=api("OverrideVpcConfig", label="OverrideVpcConfig.Subnets", check=SUBNETS),
+    )
     """``OverrideVpcConfig.Subnets``: run this group in other subnets than the cluster (e.g. a
     Local Zone). Explicit ``subnets`` need no VPC lookup. Default: the cluster's subnets."""
-    security_groups: tuple[ec2.ISecurityGroup, ...] | None = None
+    security_groups: tuple[ec2.ISecurityGroup, ...] | None = field(
+        default=None,
+        metadata=api(
+            "OverrideVpcConfig",
+            label="OverrideVpcConfig.SecurityGroupIds",
+            check=security_groups_check,
+        ),
+    )
     """``OverrideVpcConfig.SecurityGroupIds``. Default: the cluster's security groups (used
     too when only ``vpc_subnets`` is given, as the API needs both)."""
-    scheduled_update: ScheduledUpdate | None = None
+    scheduled_update: ScheduledUpdate | None = field(
+        default=None,
+        metadata=api("ScheduledUpdateConfig", check=scheduled_update_check, codec=Rendered()),
+    )
     """``ScheduledUpdateConfig``: when HyperPod rolls new AMIs onto the group. Default: none."""
-    network_interface: NetworkInterfaceType | None = None
+    network_interface: NetworkInterfaceType | None = field(
+        default=None,
+        metadata=api(
+            "NetworkInterface",
+            label="NetworkInterface.InterfaceType",
+            check=typed(
+                instance_of(NetworkInterfaceType), "a NetworkInterfaceType member", optional=True
+            ),
+            codec=Member(NetworkInterfaceType, key="InterfaceType"),
+        ),
+    )
     """``NetworkInterface.InterfaceType``. Default: HyperPod's default for the type."""
-    capacity_type: CapacityType | None = None
+    capacity_type: CapacityType | None = field(
+        default=None,
+        metadata=api(
+            "CapacityRequirements",
+            check=typed(instance_of(CapacityType), "a CapacityType member", optional=True),
+            codec=MemberKey(CapacityType),
+        ),
+    )
     """``CapacityRequirements``: On-Demand or Spot. Default: HyperPod's default."""
-    auto_patch: AutoPatchStrategy | None = None
+    auto_patch: AutoPatchStrategy | None = field(
+        default=None,
+        metadata=api(
+            "AutoPatchConfig",
+            label="AutoPatchConfig.PatchingStrategy",
+            codec=Member(AutoPatchStrategy, key="PatchingStrategy"),
+        ),
+    )
     """``AutoPatchConfig.PatchingStrategy``: HyperPod applies security-patch AMI updates to
     the group's nodes as they become idle. Default: none (no automatic patching)."""
-    min_accelerators: int | None = None
+    min_accelerators: int | None = field(
+        default=None, metadata=api(nodes=frozenset({NodeType.COMPUTE}))
+    )
     """The accelerator count ``min_instance_count`` was sized from, if any."""
     problems: tuple[Finding, ...] = field(default=(), compare=False)
     """Findings of the factory (sizing from ``min_accelerators``); reported with the
@@ -197,9 +306,9 @@ class InstanceGroup:
         """The group of a factory's keyword arguments (``fields``), given its checked instance
         types and the factory's findings: the same for every node type."""
         sequences: dict[str, Any] = {
-            key: _as_tuple(fields[key])
-            for key in ("storage", "security_groups", "deep_health_checks")
-            if key in fields
+            field.keyword: _as_tuple(fields[field.keyword])
+            for field in GROUP_FIELDS
+            if field.annotation.startswith("tuple[") and field.keyword in fields
         }
         checked: dict[str, Any] = {"instance_type": instance_type, "instance_types": instance_types}
         arguments = {**fields, **sequences, **checked}
@@ -284,6 +393,13 @@ class InstanceGroup:
         (e.g. a ``CfnParameter``) whose value is known only at deploy time. The readiness
         gate waits for every such group."""
         return self.is_gated or is_unresolved(self.min_instance_count)
+
+
+GROUP_FIELDS: tuple[GroupField, ...] = group_fields(InstanceGroup)
+"""The instance group's fields, declared once (each field's ``metadata``, in field order;
+``problems`` is none): the type checks, the render, ``convert``'s reader and the tests
+derive from it. A factory takes exactly the fields of its node type (:meth:`GroupField.takes`,
+held by tests/test_group_fields.py)."""
 
 
 def _arguments(scope: dict[str, Any]) -> dict[str, Any]:

@@ -57,6 +57,7 @@ from hyperpod_constructs import (
     SlurmConfigStrategy,
     SlurmLayout,
 )
+from hyperpod_constructs.instance_group import GROUP_FIELDS
 from hyperpod_constructs.sizing import (
     SizingError,
     accelerator_count_of,
@@ -683,11 +684,10 @@ def _public_parameters(function: Callable[..., object]) -> set[str]:
 
 
 def test_the_random_values_reach_every_public_parameter() -> None:
-    """A new parameter of the cluster or a group factory must join the fuzz."""
+    """A new parameter of the cluster or a group field must join the fuzz (the group's keys
+    are the table's, which tests/test_group_fields.py holds against the factories)."""
     assert _public_parameters(HyperPodSlurmCluster.__init__) == set(CLUSTER_ACCEPTS)
-    assert _public_parameters(InstanceGroup.compute) == set(GROUP_ACCEPTS)
-    for head_node in (InstanceGroup.controller, InstanceGroup.login):
-        assert _public_parameters(head_node) <= set(GROUP_ACCEPTS)
+    assert set(GROUP_ACCEPTS) == {field.keyword for field in GROUP_FIELDS if field.nodes}
 
 
 def _fuzz(build: Build, parameter: str, value: Any, accepts: Callable[[object], bool]) -> None:
@@ -815,9 +815,10 @@ def test_random_values_for_a_group_never_crash_or_pass_silently(parameter: str, 
 
 
 HEAD_NODE_CASES = [
-    (name, parameter)
-    for name, factory in (("controller", InstanceGroup.controller), ("login", InstanceGroup.login))
-    for parameter in sorted(_public_parameters(factory))
+    (node_type.name.lower(), field.keyword)
+    for node_type in (NodeType.CONTROLLER, NodeType.LOGIN)
+    for field in sorted(GROUP_FIELDS, key=lambda field: field.keyword)
+    if field.takes(node_type)
 ]
 HEAD_NODE_BUILDS = {"controller": controller_prop, "login": login_prop}
 HEAD_NODE_ACCEPTS = {

@@ -39,6 +39,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "storage",
             "lifecycle_files",
             "lifecycle",
+            "group_fields",
             "instance_group",
             "gate",
         ),

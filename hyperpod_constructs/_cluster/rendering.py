@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..instance_group import InstanceGroup
+from ..group_fields import absent
+from ..instance_group import GROUP_FIELDS, InstanceGroup
 from ..lifecycle import BoundLifecycle
 
 _L1_NAMES = {"VolumeSizeInGB": "volumeSizeInGb"}
 """CloudFormation names whose aws-cdk-lib property name is not the name with a lower-case first
-letter (aws-cdk-lib's L1 mappers; a test renders every field to catch a wrong name)."""
+letter (aws-cdk-lib's L1 mappers, which drop a name they do not know: tests/test_group_fields.py
+renders every field and compares the template with the render)."""
 
 
 def render_group(
@@ -28,15 +30,21 @@ def render_group(
     ``slurm_config`` false the group has no ``SlurmConfig`` (the legacy layout of
     ``provisioning_parameters.json``, :attr:`SlurmLayout.LIFECYCLE_SCRIPTS`).
 
-    Rendered as plain JSON rather than through the L1 property structs so that a cluster of
-    100 groups costs one jsii round trip, not hundreds.
+    The fields with a codec in ``GROUP_FIELDS`` render from the table; the others from the
+    cluster's context (the role's ARN, the bound lifecycle scripts, the provisioning mode, the
+    layout and the network override). Rendered as plain JSON rather than through the L1
+    property structs so that a cluster of 100 groups costs one jsii round trip, not hundreds
+    (tests/test_group_fields.py checks that every key reaches the template).
     """
     body: dict[str, Any] = {
-        "InstanceGroupName": group.name,
-        **_instance_types(group),
-        "InstanceCount": group.instance_count,
-        "ExecutionRole": execution_role_arn,
+        field.cfn: field.codec.render(value)
+        for field in GROUP_FIELDS
+        if field.cfn is not None and field.codec is not None
+        if not absent(value := getattr(group, field.keyword))
     }
+    # The fields rendered from context (the table's rows without a codec).
+    body.update(_instance_types(group))
+    body["ExecutionRole"] = execution_role_arn
     if slurm_config:
         slurm: dict[str, Any] = {"NodeType": group.node_type.value}
         if group.partition is not None:
@@ -49,26 +57,8 @@ def render_group(
             "SourceS3Uri": lifecycle.source_s3_uri,
             lifecycle.entry_field: lifecycle.on_create,
         }
-    if group.threads_per_core is not None:
-        body["ThreadsPerCore"] = group.threads_per_core
-    if group.deep_health_checks:
-        body["OnStartDeepHealthChecks"] = [check.value for check in group.deep_health_checks]
-    if group.storage:
-        body["InstanceStorageConfigs"] = [storage.render() for storage in group.storage]
-    if group.training_plan_arn is not None:
-        body["TrainingPlanArn"] = group.training_plan_arn
-    if group.image_id is not None:
-        body["ImageId"] = group.image_id
     if override_vpc_config is not None:
         body["OverrideVpcConfig"] = override_vpc_config
-    if group.scheduled_update is not None:
-        body["ScheduledUpdateConfig"] = group.scheduled_update.render()
-    if group.network_interface is not None:
-        body["NetworkInterface"] = {"InterfaceType": group.network_interface.value}
-    if group.capacity_type is not None:
-        body["CapacityRequirements"] = {group.capacity_type.value: {}}
-    if group.auto_patch is not None:
-        body["AutoPatchConfig"] = {"PatchingStrategy": group.auto_patch.value}
     return body
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,10 +14,10 @@ from ..enums import (
     AutoPatchStrategy,
     BatchSizeType,
     CapacityType,
-    DeepHealthCheck,
-    NetworkInterfaceType,
     NodeType,
 )
+from ..group_fields import GroupField, Member, Members, Plain
+from ..instance_group import GROUP_FIELDS
 from ..instance_type import HyperPodInstanceType
 from .reading import ConversionError, _expect, _Fields, _Imports
 from .source import Call, Code, ListOf, Raw, literal
@@ -278,10 +278,6 @@ def _network(value: object, path: str, imports: _Imports) -> tuple[Code, Code]:
     )
 
 
-_COMPUTE_ONLY = {"OnStartDeepHealthChecks": "deep_health_checks"}
-"""Fields only the compute factory takes (a training plan is allowed on any group)."""
-
-
 def _group(
     value: object,
     path: str,
@@ -357,82 +353,88 @@ def _group(
     return Call(factory, (literal(name),), tuple(kwargs))
 
 
+Reader = Callable[[object, str, _Imports], list[tuple[str, Code]]]
+"""A reader of one ``InstanceGroups[]`` key: (its value, its path, the app's imports) -> the
+factory's keyword arguments."""
+
+
 def _group_options(
     group: _Fields, path: str, layout: _Layout, imports: _Imports
 ) -> list[tuple[str, Code]]:
-    found: list[tuple[str, Code]] = []
-    for field_name, keyword in _COMPUTE_ONLY.items():
-        if group.value.get(field_name) is not None and layout.node_type != _COMPUTE:
+    """The keyword arguments of the group's fields ``_group`` did not read, read by the table
+    of group fields (``GROUP_FIELDS``): by their codec, or by the reader of their key."""
+    node_type = NodeType(layout.node_type)
+    readers: dict[str, tuple[GroupField, Reader]] = {}
+    for field in GROUP_FIELDS:
+        reader = _reader(field)
+        if field.cfn is not None and reader is not None and field.cfn not in group.taken:
+            readers.setdefault(field.cfn, (field, reader))
+    for key, (field, _) in readers.items():
+        if group.value.get(key) is not None and not field.takes(node_type):
+            kinds = " and ".join(n.name.lower() for n in NodeType if field.takes(n))
             raise ConversionError(
-                f"{path}.{field_name}",
-                f"only compute groups take {keyword} in hyperpod_constructs",
+                f"{path}.{key}", f"only {kinds} groups take {field.keyword} in hyperpod_constructs"
             )
-    threads = group.take("ThreadsPerCore")
-    if threads is not None:
-        found.append(("threads_per_core", literal(_expect(threads, int, f"{path}.ThreadsPerCore"))))
-    checks = group.take("OnStartDeepHealthChecks")
-    if checks is not None:
-        cls = imports.library("DeepHealthCheck").text
-        items = []
-        for check in _expect(checks, list, f"{path}.OnStartDeepHealthChecks"):
-            member = _member(DeepHealthCheck, check)
-            if member is None:
-                raise ConversionError(f"{path}.OnStartDeepHealthChecks", f"unknown check {check!r}")
-            items.append(Raw(f"{cls}.{member}"))
-        found.append(("deep_health_checks", ListOf(tuple(items))))
-    storage = group.take("InstanceStorageConfigs")
-    if storage is not None:
-        configs = _expect(storage, list, f"{path}.InstanceStorageConfigs")
-        found.append(
+    found: list[tuple[str, Code]] = []
+    for key, (_, reader) in readers.items():
+        value = group.take(key)
+        if value is not None:
+            found += reader(value, f"{path}.{key}", imports)
+    return found
+
+
+def _reader(field: GroupField) -> Reader | None:
+    """How ``convert`` reads ``field``: the reader of its key, else by its codec; ``None``
+    when ``_group`` reads it with its context."""
+    if field.cfn in _READERS:
+        return _READERS[field.cfn]
+    codec, keyword = field.codec, field.keyword
+    if isinstance(codec, Plain):
+        kind = codec.kind
+        return lambda value, path, _imports: [(keyword, literal(_expect(value, kind, path)))]
+    if isinstance(codec, Members):
+        members = codec.kind
+        return lambda value, path, imports: [
             (
-                "storage",
+                keyword,
                 ListOf(
                     tuple(
-                        _storage(item, f"{path}.InstanceStorageConfigs[{i}]", imports)
-                        for i, item in enumerate(configs)
+                        _enum_code(members, item, path, imports)
+                        for item in _expect(value, list, path)
                     )
                 ),
             )
-        )
-    for key, keyword in (("TrainingPlanArn", "training_plan_arn"), ("ImageId", "image_id")):
-        text = group.take(key)
-        if text is not None:
-            found.append((keyword, literal(_expect(text, str, f"{path}.{key}"))))
-    override = group.take("OverrideVpcConfig")
-    if override is not None:
-        subnets, security_groups = _network(override, f"{path}.OverrideVpcConfig", imports)
-        found.append(("vpc_subnets", Call("ec2.SubnetSelection", (), (("subnets", subnets),))))
-        found.append(("security_groups", security_groups))
-    update = group.take("ScheduledUpdateConfig")
-    if update is not None:
-        found.append(
-            (
-                "scheduled_update",
-                _scheduled_update(update, f"{path}.ScheduledUpdateConfig", imports),
-            )
-        )
-    interface = group.take("NetworkInterface")
-    if interface is not None:
-        config = _Fields.of(interface, f"{path}.NetworkInterface")
-        kind = config.require("InterfaceType")
-        config.done()
-        member = _member(NetworkInterfaceType, kind)
-        if member is None:
-            raise ConversionError(
-                f"{path}.NetworkInterface.InterfaceType", f"unknown value {kind!r}"
-            )
-        found.append(
-            ("network_interface", Raw(f"{imports.library('NetworkInterfaceType').text}.{member}"))
-        )
-    capacity = group.take("CapacityRequirements")
-    if capacity is not None:
-        found.append(
-            ("capacity_type", _capacity(capacity, f"{path}.CapacityRequirements", imports))
-        )
-    patch = group.take("AutoPatchConfig")
-    if patch is not None:
-        found.append(("auto_patch", _auto_patch(patch, f"{path}.AutoPatchConfig", imports)))
-    return found
+        ]
+    if isinstance(codec, Member) and codec.key is not None:
+        member, key = codec.kind, codec.key
+        return lambda value, path, imports: [
+            (keyword, _enum_code(member, _wrapped(value, path, key), f"{path}.{key}", imports))
+        ]
+    return None
+
+
+def _wrapped(value: object, path: str, key: str) -> object:
+    """The one ``key`` of the object ``value`` (``{"InterfaceType": "efa"}``)."""
+    config = _Fields.of(value, path)
+    inner = config.require(key)
+    config.done()
+    return inner
+
+
+def _enum_code(kind: type[enum.Enum], value: object, path: str, imports: _Imports) -> Code:
+    """The member of the library's enum ``kind`` whose API value is ``value``."""
+    member = _member(kind, value)
+    if member is None:
+        raise ConversionError(path, f"unknown value {value!r}")
+    return Raw(f"{imports.library(kind.__name__).text}.{member}")
+
+
+def _override(value: object, path: str, imports: _Imports) -> list[tuple[str, Code]]:
+    subnets, security_groups = _network(value, path, imports)
+    return [
+        ("vpc_subnets", Call("ec2.SubnetSelection", (), (("subnets", subnets),))),
+        ("security_groups", security_groups),
+    ]
 
 
 def _auto_patch(value: object, path: str, imports: _Imports) -> Code:
@@ -596,3 +598,30 @@ def _scheduled_update(value: object, path: str, imports: _Imports) -> Code:
                 where, "an empty DeploymentConfig is not expressed by hyperpod_constructs"
             )
     return Call(imports.library("ScheduledUpdate").text, (), tuple(kwargs))
+
+
+_READERS: dict[str, Reader] = {
+    "InstanceStorageConfigs": lambda value, path, imports: [
+        (
+            "storage",
+            ListOf(
+                tuple(
+                    _storage(item, f"{path}[{i}]", imports)
+                    for i, item in enumerate(_expect(value, list, path))
+                )
+            ),
+        )
+    ],
+    "OverrideVpcConfig": _override,
+    "ScheduledUpdateConfig": lambda value, path, imports: [
+        ("scheduled_update", _scheduled_update(value, path, imports))
+    ],
+    "CapacityRequirements": lambda value, path, imports: [
+        ("capacity_type", _capacity(value, path, imports))
+    ],
+    "AutoPatchConfig": lambda value, path, imports: [
+        ("auto_patch", _auto_patch(value, path, imports))
+    ],
+}
+"""The readers of the keys whose value is more than a codec reads (the group's other keys
+are read by their field's codec, see :func:`_reader`)."""
