@@ -18,11 +18,17 @@ Sources, cited beside each statement:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from aws_cdk import Aws
-from aws_cdk import aws_iam as iam
 
 from ._cdk.lazy import lazy_any
+from ._cdk.modules import submodule
+
+if TYPE_CHECKING:
+    from aws_cdk import aws_iam as iam
+else:  # imported where first used (_cdk/modules.py)
+    iam = submodule("aws_iam")
 
 SAGEMAKER_SERVICE = "sagemaker.amazonaws.com"
 

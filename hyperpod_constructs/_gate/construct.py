@@ -22,16 +22,11 @@ from aws_cdk import (
     RemovalPolicy,
     Stack,
 )
-from aws_cdk import aws_cloudformation as cfn
-from aws_cdk import aws_events as events
-from aws_cdk import aws_iam as iam
-from aws_cdk import aws_lambda as lambda_
-from aws_cdk import aws_logs as logs
-from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct, Dependable, IValidation
 
 from .._cdk.dependable import DependencyRoots
 from .._cdk.lazy import final_any, final_string
+from .._cdk.modules import submodule
 from .._cdk.nag import (
     acknowledge,
     acknowledge_compliance_each,
@@ -68,8 +63,21 @@ from .metrics import GateMetrics, MetricOptions, WatchedMetrics, gate_metric
 from .resources import LambdaCode, function_vpc_config, log_group_properties
 
 if TYPE_CHECKING:
+    from aws_cdk import aws_cloudformation as cfn
     from aws_cdk import aws_cloudwatch as cloudwatch
+    from aws_cdk import aws_events as events
+    from aws_cdk import aws_iam as iam
+    from aws_cdk import aws_lambda as lambda_
+    from aws_cdk import aws_logs as logs
     from aws_cdk import aws_sns as sns
+    from aws_cdk import aws_stepfunctions as sfn
+else:  # imported where first used (_cdk/modules.py): by the first gate, not by the import
+    cfn = submodule("aws_cloudformation")
+    events = submodule("aws_events")
+    iam = submodule("aws_iam")
+    lambda_ = submodule("aws_lambda")
+    logs = submodule("aws_logs")
+    sfn = submodule("aws_stepfunctions")
 
 
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "_runtime")

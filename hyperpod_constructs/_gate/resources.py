@@ -17,11 +17,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from aws_cdk import ArnFormat, CfnResource, Stack
-from aws_cdk import aws_iam as iam
-from aws_cdk import aws_lambda as lambda_
-from aws_cdk import aws_s3_assets as s3_assets
 from constructs import Construct
 
+from .._cdk.modules import submodule
 from .._cdk.nag import acknowledge
 from .._cdk.synthesizer import refusing_synthesizer
 from .._core.finding import Finding
@@ -30,7 +28,14 @@ from ..validation.cluster_rules import synthesizer_asset_findings
 
 if TYPE_CHECKING:
     from aws_cdk import aws_ec2 as ec2
+    from aws_cdk import aws_iam as iam
     from aws_cdk import aws_kms as kms
+    from aws_cdk import aws_lambda as lambda_
+    from aws_cdk import aws_s3_assets as s3_assets
+else:  # imported where first used (_cdk/modules.py)
+    iam = submodule("aws_iam")
+    lambda_ = submodule("aws_lambda")
+    s3_assets = submodule("aws_s3_assets")
 
 
 class LambdaCode:

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from aws_cdk import Duration
-from aws_cdk import aws_ec2 as ec2
 
+from .._cdk.modules import loaded_instance_of
 from .._core.arguments import (
     argument_finding,
     check,
@@ -131,7 +131,7 @@ def _network_and_updates(group: InstanceGroup, name: str | None) -> list[Finding
         *check(
             "vpc_subnets (OverrideVpcConfig.Subnets)",
             group.vpc_subnets,
-            instance_of(ec2.SubnetSelection),
+            loaded_instance_of("aws_ec2", "SubnetSelection"),
             "an ec2.SubnetSelection, e.g. SubnetSelection(subnets=[...])",
             optional=True,
             group=name,
