@@ -831,6 +831,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     ```
     """
 
+    _connections: ec2.Connections | None
+    """Made when first asked for (:attr:`connections`): one jsii call fewer per cluster."""
+
     def __init__(
         self,
         scope: Construct,
@@ -1046,6 +1049,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     def connections(self) -> ec2.Connections:
         """The cluster's security groups (:class:`aws_cdk.aws_ec2.IConnectable`), to allow
         traffic to file systems or databases; empty without a network."""
+        if self._connections is None:
+            self._connections = ec2.Connections(security_groups=self._security_groups)
         return self._connections
 
     @property
@@ -1178,6 +1183,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         # One jsii call per distinct role, not per group, when the groups are rendered.
         self._role_arns: dict[int, str] = {}
         self._security_groups: list[ec2.ISecurityGroup] = []
+        self._connections = None
         self._vpc_policy: iam.Policy | None = None
         self._subnet_ids: list[str] = []
         # Every subnet and security group the nodes' network interfaces may use (the cluster's
@@ -1206,7 +1212,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         props = self._props
         vpc_config = self._network(props.vpc, props.vpc_subnets, props.security_groups)
         self._has_network = vpc_config is not None
-        self._connections = ec2.Connections(security_groups=self._security_groups)
         self._grant_vpc_access(self._role)
         return vpc_config
 

@@ -929,7 +929,9 @@ class MinCountGate(Construct, GateMetrics):
         )
         function = Construct(self, id)
         if self._code is None:
-            self._code = LambdaCode(function, RUNTIME_DIR, exclude=_ASSET_EXCLUDES)
+            self._code = LambdaCode.in_stack(
+                self._stack, function, RUNTIME_DIR, exclude=_ASSET_EXCLUDES
+            )
         code = self._code
         resource = lambda_.CfnFunction(
             function,

@@ -14,6 +14,7 @@ from Python reaches an unbound synthesizer and fails (``StackSynthesizerBoundSta
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from aws_cdk import ArnFormat, CfnResource, Stack
@@ -69,11 +70,28 @@ class LambdaCode:
         )
         """The ``Code`` of a ``CfnFunction`` that runs it."""
 
+    @classmethod
+    def in_stack(
+        cls, stack: Stack, function: Construct, path: str, *, exclude: list[str]
+    ) -> LambdaCode:
+        """The code of ``path`` staged once per stack: the first call stages it at
+        ``<function>/Code``, every later one in ``stack`` (the next gate's functions) takes
+        the same asset. The template is the same as with an asset per call (same bucket, same
+        key: the same hash), without a construct, a staging and their jsii calls per gate."""
+        staged = _STAGED.setdefault(stack, {})
+        if path not in staged:
+            staged[path] = cls(function, path, exclude=exclude)
+        return staged[path]
+
     def bind(self, function: CfnResource) -> None:
         """Record on ``function`` where its code came from, as ``lambda.Code.from_asset``
         does when the ``aws:cdk:enable-asset-metadata`` context is set."""
         if self._asset is not None:
             self._asset.add_resource_metadata(function, "Code")
+
+
+_STAGED: weakref.WeakKeyDictionary[Stack, dict[str, LambdaCode]] = weakref.WeakKeyDictionary()
+"""By stack, the code staged in it (:meth:`LambdaCode.in_stack`)."""
 
 
 # -- what an organisation's guardrails ask of the gate's resources (docs/guardrails.md) ------
