@@ -12,7 +12,6 @@ import jsii
 from aws_cdk import (
     Annotations,
     ArnFormat,
-    Aws,
     CfnCreationPolicy,
     CfnElement,
     CfnResourceSignal,
@@ -33,7 +32,7 @@ from .._cdk.nag import (
     arn_placeholder,
     ref_placeholder,
 )
-from .._cdk.tokens import is_unresolved
+from .._cdk.tokens import is_unresolved, pseudo
 from .._cluster.interface import IHyperPodCluster
 from .._core.finding import Finding, HyperPodValidationError
 from .._runtime.hyperpod_gate.contract import (
@@ -417,7 +416,7 @@ class MinCountGate(Construct, GateMetrics):
         (starts and stops the loop; signals the handle when the check function cannot)."""
         # Both functions only act for this stack; the check function finds the running
         # execution (whose input holds the requirements) through the arm resource.
-        stack_id = {ENV_STACK_ID: Aws.STACK_ID}
+        stack_id = {ENV_STACK_ID: pseudo("STACK_ID")}
         self._check_role, self._check_function = self._function(
             "CheckFunction",
             "hyperpod_gate.poll.handler",
@@ -455,7 +454,7 @@ class MinCountGate(Construct, GateMetrics):
                         "cloudformation:DescribeStackResource",
                         "cloudformation:SignalResource",
                     ],
-                    resources=[Aws.STACK_ID],
+                    resources=[pseudo("STACK_ID")],
                 )
             )
 
@@ -507,10 +506,10 @@ class MinCountGate(Construct, GateMetrics):
                 "states.amazonaws.com",
                 conditions={
                     "ArnLike": {
-                        "aws:SourceArn": f"arn:{Aws.PARTITION}:states:{Aws.REGION}:"
-                        f"{Aws.ACCOUNT_ID}:stateMachine:*"
+                        "aws:SourceArn": f"arn:{pseudo('PARTITION')}:states:{pseudo('REGION')}:"
+                        f"{pseudo('ACCOUNT_ID')}:stateMachine:*"
                     },
-                    "StringEquals": {"aws:SourceAccount": Aws.ACCOUNT_ID},
+                    "StringEquals": {"aws:SourceAccount": pseudo("ACCOUNT_ID")},
                 },
             ),
         )
