@@ -3,7 +3,7 @@
 Importing ``aws_cdk.aws_ec2``, ``aws_sagemaker`` or ``aws_lambda`` (which loads ``aws_ec2`` and
 five more) costs from a tenth of a second to over a second of CPU each (docs/performance.md,
 section 6); an app that imports the library's names pays none of them, a cluster without a
-gate none of the gate's. What they are used for still works: the cluster is an
+gate none of the gate's (tests/test_api.py). What they are used for still works: the cluster is an
 ``ec2.IConnectable`` and an ``iam.IGrantable`` to aws-cdk-lib (declared to jsii at its first
 instance), also in a subclass.
 """
@@ -22,6 +22,7 @@ from aws_cdk.assertions import Template
 
 from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup
 from tests.conftest import ROOT, new_app
+from tests.support.estate import imported_vpc
 from tests.template_utils import as_dict, resources
 
 SUBMODULES = """
@@ -37,19 +38,6 @@ EVERY_NAME = """
 import hyperpod_constructs
 for name in hyperpod_constructs.__all__:
     getattr(hyperpod_constructs, name)
-"""
-
-UNGATED_CLUSTER = """
-from aws_cdk import App, Stack
-from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup
-
-HyperPodSlurmCluster(
-    Stack(App(), "S"),
-    "Cluster",
-    instance_groups=[
-        InstanceGroup.controller("c", instance_type=HyperPodInstanceType.ML_M5_2XLARGE),
-    ],
-)
 """
 
 
@@ -71,22 +59,6 @@ def test_every_public_name_loads_no_submodule_of_aws_cdk_lib() -> None:
     assert loaded_submodules(EVERY_NAME) == []
 
 
-GATE_SUBMODULES = {
-    "aws_cdk.aws_cloudformation",
-    "aws_cdk.aws_events",
-    "aws_cdk.aws_lambda",
-    "aws_cdk.aws_stepfunctions",
-}
-
-
-def test_a_cluster_without_a_gate_loads_what_it_writes_and_none_of_the_gate() -> None:
-    """Its role (``aws_iam``), its resource (``aws_sagemaker``) and ``aws_ec2``, whose
-    ``IConnectable`` it declares; none of the gate's (Lambda, Step Functions, ...)."""
-    loaded = set(loaded_submodules(UNGATED_CLUSTER))
-    assert {"aws_cdk.aws_ec2", "aws_cdk.aws_iam", "aws_cdk.aws_sagemaker"} <= loaded
-    assert not loaded & GATE_SUBMODULES
-
-
 class _TeamCluster(HyperPodSlurmCluster):
     """A user's subclass, defined before any cluster exists."""
 
@@ -95,20 +67,11 @@ def test_a_subclass_is_connectable_and_grantable_to_aws_cdk_lib() -> None:
     """aws-cdk-lib calls back ``connections`` and ``grant_principal`` on the cluster (jsii
     interfaces declared at the first instance of each class)."""
     stack = Stack(new_app(), "Test")
-    vpc = ec2.Vpc(
-        stack,
-        "Vpc",
-        max_azs=1,
-        nat_gateways=0,
-        subnet_configuration=[
-            ec2.SubnetConfiguration(name="private", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)
-        ],
-    )
+    vpc = imported_vpc(stack)
     cluster = _TeamCluster(
         stack,
         "Cluster",
         vpc=vpc,
-        vpc_subnets=ec2.SubnetSelection(subnet_type=ec2.SubnetType.PRIVATE_ISOLATED),
         instance_groups=[
             InstanceGroup.controller("c", instance_type=HyperPodInstanceType.ML_M5_2XLARGE)
         ],
