@@ -72,6 +72,12 @@ FLOOR_APPS = (
 """Each app judged against its floor (``bench/apps/floor.py``: the app's own template written
 as plain ``CfnResource``s): key, label, script, arguments, the stack whose template the floor
 writes, and the most CPU time the library may cost, as a multiple of the floor's."""
+PEERS = {"clusters-1": ("1",), "clusters-20": ("20",)}
+"""The apps of :data:`FLOOR_APPS` that have a peer: ``bench/apps/peer.py`` with these
+arguments, the same clusters written with the L1 ``CfnCluster`` and waited for by
+aws-cdk-lib's Provider framework (issue 37's peer)."""
+PEER_TARGET = 1.0
+"""Each app of :data:`PEERS` may cost at most this times its peer's CPU time."""
 ROUND_TRIP_TARGET = 2.0
 """Each app of :data:`FLOOR_APPS` may make at most this times its floor's jsii round trips."""
 IMPORT_TARGET_S = 0.2
@@ -472,6 +478,8 @@ def floor_cases(folder: Path) -> list[Case]:
         template = floor_template(script, args, stack, folder)
         cases.append(Case(key, script, args))
         cases.append(Case(f"{key}-floor", "floor.py", (str(template),), l1=True))
+        if key in PEERS:
+            cases.append(Case(f"{key}-peer", "peer.py", PEERS[key], l1=True))
     return cases
 
 
@@ -502,19 +510,32 @@ def floor_section(report: Report, results: dict[str, Samples]) -> None:
             trips <= ROUND_TRIP_TARGET * floor_trips,
             f"{trips:.0f} vs {floor_trips:.0f}",
         )
+    labels = {key: label for key, label, *_ in FLOOR_APPS}
+    report.add(
+        "   against the peer (bench/apps/peer.py: L1 CfnCluster + the Provider framework's waiter)"
+    )
+    for key in PEERS:
+        lib, peer = results[key], results[f"{key}-peer"]
+        ratio = paired_ratio(lib, peer, cpu)
+        report.add(
+            f"   {labels[key]:<36} {lib.median(cpu):5.2f} vs {peer.cell(cpu)}  {ratio:5.2f}x  "
+            f"jsii round trips {round_trips(lib):.0f} vs {round_trips(peer):.0f}"
+        )
+        report.verdict(
+            f"{labels[key]} <= {PEER_TARGET}x its peer, CPU", ratio <= PEER_TARGET, f"{ratio:.2f}x"
+        )
     added = [
         statistics.median(
             (b.cpu_s - a.cpu_s) / 19 * 1000
-            for a, b in zip(results[one].runs, results[twenty].runs, strict=True)
+            for a, b in zip(
+                results[f"clusters-1{kind}"].runs, results[f"clusters-20{kind}"].runs, strict=True
+            )
         )
-        for one, twenty in (
-            ("clusters-1", "clusters-20"),
-            ("clusters-1-floor", "clusters-20-floor"),
-        )
+        for kind in ("", "-floor", "-peer")
     ]
     report.add(
         f"   each added gated cluster with its dependant (1 -> 20 clusters): CPU {added[0]:.0f} ms "
-        f"(library), {added[1]:.0f} ms (floor)"
+        f"(library), {added[1]:.0f} ms (floor), {added[2]:.0f} ms (peer)"
     )
     report.add()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -22,14 +23,12 @@ from aws_cdk import (
     Tags,
     Validations,
 )
-from aws_cdk import aws_ec2 as ec2
-from aws_cdk import aws_iam as iam
-from aws_cdk import aws_sagemaker as sagemaker
 from aws_cdk.interfaces.aws_sagemaker import ClusterReference, IClusterRef
 from constructs import Construct, DependencyGroup, IConstruct, IDependable, IValidation
 
 from ._cdk.dependable import LazyDependable, drop_implied_dependencies
 from ._cdk.lazy import lazy_any, lazy_list, lazy_string
+from ._cdk.modules import declare_interfaces, loaded_instance_of, submodule
 from ._cdk.nag import acknowledge, acknowledge_compliance
 from ._cdk.roles import statements_land
 from ._cdk.synthesizer import refusing_synthesizer
@@ -93,11 +92,18 @@ if TYPE_CHECKING:
     # Imported when the first group is gated: its aws-cdk-lib modules (Lambda, Step Functions,
     # CloudWatch, ...) cost about 0.2 s of CPU that a cluster without a gated group never needs.
     from aws_cdk import aws_cloudwatch as cloudwatch
+    from aws_cdk import aws_ec2 as ec2
     from aws_cdk import aws_events as events
+    from aws_cdk import aws_iam as iam
+    from aws_cdk import aws_sagemaker as sagemaker
     from aws_cdk import aws_secretsmanager as secretsmanager  # annotations only
 
     from ._gate.construct import MinCountGate
     from ._gate.metrics import MetricOptions
+else:  # imported where first used (_cdk/modules.py): aws_ec2 only for a network or IConnectable
+    ec2 = submodule("aws_ec2")
+    iam = submodule("aws_iam")
+    sagemaker = submodule("aws_sagemaker")
 
 INSTANCE_ROLE_MANAGED_POLICY = "AmazonSageMakerClusterInstanceRolePolicy"
 
@@ -483,7 +489,7 @@ class _ClusterProps:
     vpc_subnets: ec2.SubnetSelection | None = field(
         default=None,
         metadata=_typed(
-            instance_of(ec2.SubnetSelection),
+            loaded_instance_of("aws_ec2", "SubnetSelection"),
             "an ec2.SubnetSelection or None",
             optional=True,
             rank=5,
@@ -686,35 +692,52 @@ def _check_scope_and_id(scope: object, id: object) -> None:
     )
 
 
-class _CfnCluster(sagemaker.CfnCluster):
-    """The ``AWS::SageMaker::Cluster`` L1, remembering its escape-hatch overrides (including
-    an aspect's), so that the readiness gate can compare the minimums the template finally
-    carries with the ones it waits for (:meth:`final_instance_groups`)."""
+def _new_cfn_cluster(
+    scope: Construct, id: str, *, render_groups: Any, **props: Any
+) -> sagemaker.CfnCluster:
+    """The cluster's ``AWS::SageMaker::Cluster`` (:func:`_cfn_cluster_class`)."""
+    resource: sagemaker.CfnCluster = _cfn_cluster_class()(
+        scope, id, render_groups=render_groups, **props
+    )
+    return resource
 
-    def __init__(self, scope: Construct, id: str, *, render_groups: Any, **props: Any) -> None:
-        super().__init__(scope, id, **props)
-        self._render_groups = render_groups
-        self.recorded_overrides: list[tuple[str, Any]] = []
 
-    def add_override(self, path: str, value: Any) -> None:
-        self.recorded_overrides.append((path, value))
-        super().add_override(path, value)
+@functools.cache
+def _cfn_cluster_class() -> Any:
+    """The L1 class of the cluster's resource, defined at the first cluster (it subclasses
+    ``aws_sagemaker.CfnCluster``, which the library's import does not load)."""
 
-    def add_deletion_override(self, path: str) -> None:
-        self.recorded_overrides.append((path, DELETED))
-        super().add_deletion_override(path)
+    class _CfnCluster(sagemaker.CfnCluster):
+        """The ``AWS::SageMaker::Cluster`` L1, remembering its escape-hatch overrides (including
+        an aspect's), so that the readiness gate can compare the minimums the template finally
+        carries with the ones it waits for (:meth:`final_instance_groups`)."""
 
-    def final_properties(self, *, overrides: bool = True) -> dict[str, Any] | None:
-        """``ClusterName`` and ``InstanceGroups`` as the template will carry them, after the
-        overrides (CloudFormation's shape; tokens as tokens); ``None`` when an override
-        cannot be followed. ``overrides=False``: as the typed API renders them (default:
-        with the overrides)."""
-        properties: dict[str, Any] = {"InstanceGroups": self._render_groups()}
-        if self.cluster_name is not None:
-            properties["ClusterName"] = self.cluster_name
-        recorded = self.recorded_overrides if overrides else []
-        final = apply_overrides({"Properties": properties}, recorded)
-        return None if final is None else dict(final.get("Properties") or {})
+        def __init__(self, scope: Construct, id: str, *, render_groups: Any, **props: Any) -> None:
+            super().__init__(scope, id, **props)
+            self._render_groups = render_groups
+            self.recorded_overrides: list[tuple[str, Any]] = []
+
+        def add_override(self, path: str, value: Any) -> None:
+            self.recorded_overrides.append((path, value))
+            super().add_override(path, value)
+
+        def add_deletion_override(self, path: str) -> None:
+            self.recorded_overrides.append((path, DELETED))
+            super().add_deletion_override(path)
+
+        def final_properties(self, *, overrides: bool = True) -> dict[str, Any] | None:
+            """``ClusterName`` and ``InstanceGroups`` as the template will carry them, after the
+            overrides (CloudFormation's shape; tokens as tokens); ``None`` when an override
+            cannot be followed. ``overrides=False``: as the typed API renders them (default:
+            with the overrides)."""
+            properties: dict[str, Any] = {"InstanceGroups": self._render_groups()}
+            if self.cluster_name is not None:
+                properties["ClusterName"] = self.cluster_name
+            recorded = self.recorded_overrides if overrides else []
+            final = apply_overrides({"Properties": properties}, recorded)
+            return None if final is None else dict(final.get("Properties") or {})
+
+    return _CfnCluster
 
 
 @runtime_checkable
@@ -751,7 +774,12 @@ class _ClusterRules:
         return [*self._cluster._report(), *_outer_stage_errors(self._cluster)]
 
 
-@jsii.implements(ec2.IConnectable, iam.IGrantable)
+def _cluster_interfaces() -> tuple[type, ...]:
+    """What a cluster implements besides :class:`IHyperPodCluster`, declared to jsii at the
+    first cluster (:func:`declare_interfaces`): importing the library loads no ``aws_ec2``."""
+    return (ec2.IConnectable, iam.IGrantable)
+
+
 class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     """A SageMaker HyperPod cluster orchestrated by Slurm (``AWS::SageMaker::Cluster``).
 
@@ -802,6 +830,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     )
     ```
     """
+
+    _connections: ec2.Connections | None
+    """Made when first asked for (:attr:`connections`): one jsii call fewer per cluster."""
 
     def __init__(
         self,
@@ -875,6 +906,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             hyperpod_constructs plan`` shows which one applies before a deployment.
         """
         _check_scope_and_id(scope, id)
+        declare_interfaces(type(self), _cluster_interfaces)
         super().__init__(scope, id)
         self._init_state()
         self._props = _resolve_props(
@@ -1017,6 +1049,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     def connections(self) -> ec2.Connections:
         """The cluster's security groups (:class:`aws_cdk.aws_ec2.IConnectable`), to allow
         traffic to file systems or databases; empty without a network."""
+        if self._connections is None:
+            self._connections = ec2.Connections(security_groups=self._security_groups)
         return self._connections
 
     @property
@@ -1149,6 +1183,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         # One jsii call per distinct role, not per group, when the groups are rendered.
         self._role_arns: dict[int, str] = {}
         self._security_groups: list[ec2.ISecurityGroup] = []
+        self._connections = None
         self._vpc_policy: iam.Policy | None = None
         self._subnet_ids: list[str] = []
         # Every subnet and security group the nodes' network interfaces may use (the cluster's
@@ -1177,7 +1212,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         props = self._props
         vpc_config = self._network(props.vpc, props.vpc_subnets, props.security_groups)
         self._has_network = vpc_config is not None
-        self._connections = ec2.Connections(security_groups=self._security_groups)
         self._grant_vpc_access(self._role)
         return vpc_config
 
@@ -1202,7 +1236,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         """The ``AWS::SageMaker::Cluster``, its removal policy and its teardown order."""
         props = self._props
         orchestrator = self._orchestrator()
-        resource = _CfnCluster(
+        resource = _new_cfn_cluster(
             self,
             "Resource",
             render_groups=self._render_groups,

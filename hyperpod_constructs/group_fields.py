@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from aws_cdk import Duration
-from aws_cdk import aws_ec2 as ec2
 
+from ._cdk.modules import loaded_instance_of
 from ._core.arguments import (
     argument_finding,
     check,
@@ -291,7 +291,7 @@ def scheduled_update_check(parameter: str, value: Any, group: str | None) -> lis
 
 
 SUBNETS = typed(
-    instance_of(ec2.SubnetSelection),
+    loaded_instance_of("aws_ec2", "SubnetSelection"),
     "an ec2.SubnetSelection, e.g. SubnetSelection(subnets=[...])",
     optional=True,
 )

@@ -6,9 +6,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from aws_cdk import aws_ec2 as ec2
-from aws_cdk import aws_iam as iam
-
 from ._cdk.tokens import is_unresolved
 from ._core.arguments import ARG_TYPE, instance_of, is_int, is_sequence, is_str
 from ._core.finding import Finding, Severity
@@ -44,6 +41,9 @@ from .storage import InstanceStorage
 from .updates import ScheduledUpdate
 
 if TYPE_CHECKING:  # annotations only
+    from aws_cdk import aws_ec2 as ec2
+    from aws_cdk import aws_iam as iam
+
     from .lifecycle import LifecycleScripts
 
 

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from aws_cdk import Aws, CfnResource, Fn, IgnoreMode, RemovalPolicy, SymlinkFollowMode
-from aws_cdk import aws_iam as iam
 from constructs import Construct, IDependable
 
 from ._cdk.dependable import drop_implied_dependencies
 from ._cdk.lazy import lazy_any, lazy_string
+from ._cdk.modules import submodule
 from ._cdk.nag import acknowledge, acknowledge_compliance, acknowledge_guard, arn_placeholder
 from ._cdk.roles import statements_land
 from ._cdk.tokens import is_unresolved
@@ -24,10 +24,13 @@ from .lifecycle_files import LifecycleFileError, Selection, ignore_lines, select
 
 if TYPE_CHECKING:  # imported where scripts are bound: a cluster without them loads neither
     from aws_cdk import aws_ec2 as ec2
+    from aws_cdk import aws_iam as iam
     from aws_cdk import aws_kms as kms
     from aws_cdk import aws_logs as logs
     from aws_cdk import aws_s3 as s3
     from aws_cdk import aws_s3_deployment as s3deploy
+else:  # imported where first used (_cdk/modules.py)
+    iam = submodule("aws_iam")
 
 __all__ = ["REQUIRED_BUCKET_PREFIX", "BoundLifecycle", "LifecycleBucketOptions", "LifecycleScripts"]
 

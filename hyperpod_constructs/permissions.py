@@ -18,11 +18,16 @@ Sources, cited beside each statement:
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from aws_cdk import Aws
-from aws_cdk import aws_iam as iam
+from typing import TYPE_CHECKING
 
 from ._cdk.lazy import lazy_any
+from ._cdk.modules import submodule
+from ._cdk.tokens import pseudo
+
+if TYPE_CHECKING:
+    from aws_cdk import aws_iam as iam
+else:  # imported where first used (_cdk/modules.py)
+    iam = submodule("aws_iam")
 
 SAGEMAKER_SERVICE = "sagemaker.amazonaws.com"
 
@@ -57,7 +62,7 @@ def _distinct(values: Sequence[str]) -> object:
 
 
 def _ec2_arn(resource: str, *, account: str) -> str:
-    return f"arn:{Aws.PARTITION}:ec2:{Aws.REGION}:{account}:{resource}"
+    return f"arn:{pseudo('PARTITION')}:ec2:{pseudo('REGION')}:{account}:{resource}"
 
 
 def network_interface_statements(
@@ -84,13 +89,13 @@ def network_interface_statements(
     let the statement's other resource types through, so one statement covers every
     resource an action needs.
     """
-    interfaces = _ec2_arn("network-interface/*", account=Aws.ACCOUNT_ID)
+    interfaces = _ec2_arn("network-interface/*", account=pseudo("ACCOUNT_ID"))
     return [
         iam.PolicyStatement(
             sid="HyperPodDescribeNetwork",
             actions=list(DESCRIBE_NETWORK_ACTIONS),
             resources=["*"],
-            conditions={"StringEquals": {"aws:RequestedRegion": Aws.REGION}},
+            conditions={"StringEquals": {"aws:RequestedRegion": pseudo("REGION")}},
         ),
         iam.PolicyStatement(
             sid="HyperPodCreateNetworkInterfaces",
@@ -151,7 +156,7 @@ def execution_role_principal() -> iam.IPrincipal:
     not cross accounts).
     """
     return iam.ServicePrincipal(SAGEMAKER_SERVICE).with_conditions(
-        {"StringEqualsIfExists": {"aws:SourceAccount": Aws.ACCOUNT_ID}}
+        {"StringEqualsIfExists": {"aws:SourceAccount": pseudo("ACCOUNT_ID")}}
     )
 
 
@@ -163,7 +168,7 @@ def volume_key_statements(key_arn: str) -> list[iam.PolicyStatement]:
     launches, adds or patches instances. The key's own policy must also allow the role (a
     key created with aws-cdk-lib's default policy delegates to IAM).
     """
-    via_sagemaker = {"kms:ViaService": f"sagemaker.{Aws.REGION}.amazonaws.com"}
+    via_sagemaker = {"kms:ViaService": f"sagemaker.{pseudo('REGION')}.amazonaws.com"}
     return [
         iam.PolicyStatement(
             sid="HyperPodVolumeKeyGrants",

@@ -106,3 +106,18 @@ def test_the_floor_writes_the_apps_own_resources_without_the_library(tmp_path: P
     floor = json.loads((tmp_path / "floor" / "Floor.template.json").read_text())
     assert floor["Resources"] == library["Resources"]
     assert sum(r["Type"] == "AWS::SageMaker::Cluster" for r in floor["Resources"].values()) == 2
+
+
+def test_the_peer_waits_for_each_cluster_with_the_provider_framework(tmp_path: Path) -> None:
+    """Issue 37's peer: the same clusters as ``clusters.py`` in L1, each waited for by a custom
+    resource of aws-cdk-lib's Provider framework (a Step Functions waiter), each with a
+    dependant; built without importing the library."""
+    report = _run_app("peer.py", "2", outdir=tmp_path / "peer")
+    assert report["library_modules"] == 0
+    peer = json.loads((tmp_path / "peer" / "Peer.template.json").read_text())["Resources"]
+    kinds = [resource["Type"] for resource in peer.values()]
+    assert kinds.count("AWS::SageMaker::Cluster") == 2
+    assert kinds.count("AWS::CloudFormation::CustomResource") == 2
+    assert kinds.count("AWS::StepFunctions::StateMachine") == 1  # the waiter, shared
+    parameters = [r for r in peer.values() if r["Type"] == "AWS::SSM::Parameter"]
+    assert all(len(p["DependsOn"]) == 1 and "Wait" in p["DependsOn"][0] for p in parameters)

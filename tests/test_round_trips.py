@@ -27,14 +27,17 @@ from hyperpod_constructs import (
 from hyperpod_constructs._cdk.lazy import final_any, final_string
 from tests.conftest import CDK_CONTEXT
 
-GATED_CLUSTER_CEILING = 282
+GATED_CLUSTER_CEILING = 263
 """Round trips of one more gated cluster (a controller and one gated compute group), while the
-app is built and synthesized: measured 282 (328 before the gate's checks stopped sending plain
-numbers and constant durations to jsii, and its synth-time values were produced once). Lower it
-when a change saves some; never raise it without a reason in docs/performance.md."""
+app is built and synthesized: measured 263 (328 before the gate's checks stopped sending plain
+numbers and constant durations to jsii, and its synth-time values were produced once; 282
+before the gates of a stack shared their code asset, the cluster's ``connections`` were made
+when first asked for, the pseudo parameters (``Aws.REGION``, ...) were read once per process
+and the default durations of the gate's options made once). Lower it when a change saves
+some; never raise it without a reason in docs/performance.md."""
 
-UNGATED_CLUSTER_CEILING = 65
-"""The same for a cluster whose gate is disabled: measured 65."""
+UNGATED_CLUSTER_CEILING = 61
+"""The same for a cluster whose gate is disabled: measured 61 (65 before)."""
 
 Counter = Callable[[Callable[[App], None]], int]
 
@@ -62,11 +65,13 @@ def round_trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter]:
     yield count
 
 
-def clusters(count: int, groups: int, *, gate: bool = True) -> Callable[[App], None]:
+def clusters(
+    count: int, groups: int, *, gate: bool = True, stack_name: str = "RoundTrips"
+) -> Callable[[App], None]:
     """One stack with ``count`` clusters of a controller and ``groups - 1`` gated groups."""
 
     def define(app: App) -> None:
-        stack = Stack(app, "RoundTrips")
+        stack = Stack(app, stack_name)
         for index in range(count):
             cluster = HyperPodSlurmCluster(
                 stack,
@@ -139,3 +144,27 @@ def test_a_final_value_is_produced_once_however_often_it_is_resolved() -> None:
     template = app.synth().get_stack_by_name("Final").template
     assert template["Resources"]["Id"]["Properties"] == {"Any": "any", "Name": "name"}
     assert sorted(produced) == ["Id", "any", "name"]
+
+
+def test_the_gates_of_a_stack_share_one_staged_code_asset_and_write_the_same_code() -> None:
+    """Synth-wide work once: every gate of a stack takes the code asset the first one staged
+    (one construct, one staging, their jsii calls once); each function still names the same
+    bucket and key, and a stack of its own stages its own."""
+    from aws_cdk import aws_s3_assets as s3_assets
+
+    app = App(context=CDK_CONTEXT)
+    clusters(3, 2)(app)
+    clusters(1, 2, stack_name="Other")(app)
+    assembly = app.synth()
+    for name, gates in (("RoundTrips", 3), ("Other", 1)):
+        stack = app.node.find_child(name)
+        assets = [c for c in stack.node.find_all() if isinstance(c, s3_assets.Asset)]
+        assert len(assets) == 1, [asset.node.path for asset in assets]
+        template = assembly.get_stack_by_name(name).template
+        codes = [
+            resource["Properties"]["Code"]
+            for resource in template["Resources"].values()
+            if resource["Type"] == "AWS::Lambda::Function"
+        ]
+        assert len(codes) == 2 * gates
+        assert all(code == codes[0] for code in codes)

@@ -2,6 +2,7 @@
 
 Whether a value is a CDK token (``tokens``), values and dependencies decided at synth
 (``lazy``, ``dependable``), cdk-nag acknowledgments (``nag``), whether statements added to a
-role reach it (``roles``) and which synthesizer refused a file asset (``synthesizer``). Nothing
+role reach it (``roles``), which synthesizer refused a file asset (``synthesizer``) and
+aws-cdk-lib's submodules loaded where they are first used (``modules``). Nothing
 here imports the model, the rules or the constructs.
 """

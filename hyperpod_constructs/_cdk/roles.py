@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from aws_cdk import aws_iam as iam
+from typing import TYPE_CHECKING
+
+from .modules import submodule
+
+if TYPE_CHECKING:
+    from aws_cdk import aws_iam as iam
+else:  # imported where first used (_cdk/modules.py)
+    iam = submodule("aws_iam")
 
 
 def statements_land(role: iam.IRole) -> bool:

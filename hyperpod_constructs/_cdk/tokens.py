@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import cast
 
-from aws_cdk import Token
+from aws_cdk import Aws, Token
 
 _TOKEN_MARKERS = ("${Token[", "#{Token[", "Token[")
 
@@ -31,6 +33,14 @@ def is_unresolved(value: object) -> bool:
         # would break the jsii process for the rest of the app).
         return math.isfinite(value) and bool(Token.is_unresolved(value))
     return bool(Token.is_unresolved(value))
+
+
+@functools.cache
+def pseudo(name: str) -> str:
+    """``Aws.<name>`` (``"PARTITION"``, ``"REGION"``, ...): a pseudo parameter's token, read
+    from jsii once per process. aws-cdk-lib makes each one once (a static field), so every read
+    returns the same token; the cache saves a jsii round trip per later read."""
+    return cast(str, getattr(Aws, name))
 
 
 def _jsii_can_carry(value: object) -> bool:

@@ -12,7 +12,6 @@ import jsii
 from aws_cdk import (
     Annotations,
     ArnFormat,
-    Aws,
     CfnCreationPolicy,
     CfnElement,
     CfnResourceSignal,
@@ -22,23 +21,18 @@ from aws_cdk import (
     RemovalPolicy,
     Stack,
 )
-from aws_cdk import aws_cloudformation as cfn
-from aws_cdk import aws_events as events
-from aws_cdk import aws_iam as iam
-from aws_cdk import aws_lambda as lambda_
-from aws_cdk import aws_logs as logs
-from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct, Dependable, IValidation
 
 from .._cdk.dependable import DependencyRoots
 from .._cdk.lazy import final_any, final_string
+from .._cdk.modules import submodule
 from .._cdk.nag import (
     acknowledge,
     acknowledge_compliance_each,
     arn_placeholder,
     ref_placeholder,
 )
-from .._cdk.tokens import is_unresolved
+from .._cdk.tokens import is_unresolved, pseudo
 from .._cluster.interface import IHyperPodCluster
 from .._core.finding import Finding, HyperPodValidationError
 from .._runtime.hyperpod_gate.contract import (
@@ -67,8 +61,21 @@ from .metrics import GateMetrics, MetricOptions, WatchedMetrics, gate_metric
 from .resources import LambdaCode, function_vpc_config, log_group_properties
 
 if TYPE_CHECKING:
+    from aws_cdk import aws_cloudformation as cfn
     from aws_cdk import aws_cloudwatch as cloudwatch
+    from aws_cdk import aws_events as events
+    from aws_cdk import aws_iam as iam
+    from aws_cdk import aws_lambda as lambda_
+    from aws_cdk import aws_logs as logs
     from aws_cdk import aws_sns as sns
+    from aws_cdk import aws_stepfunctions as sfn
+else:  # imported where first used (_cdk/modules.py): by the first gate, not by the import
+    cfn = submodule("aws_cloudformation")
+    events = submodule("aws_events")
+    iam = submodule("aws_iam")
+    lambda_ = submodule("aws_lambda")
+    logs = submodule("aws_logs")
+    sfn = submodule("aws_stepfunctions")
 
 
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "_runtime")
@@ -397,7 +404,7 @@ class MinCountGate(Construct, GateMetrics):
         (starts and stops the loop; signals the handle when the check function cannot)."""
         # Both functions only act for this stack; the check function finds the running
         # execution (whose input holds the requirements) through the arm resource.
-        stack_id = {ENV_STACK_ID: Aws.STACK_ID}
+        stack_id = {ENV_STACK_ID: pseudo("STACK_ID")}
         self._check_role, self._check_function = self._function(
             "CheckFunction",
             "hyperpod_gate.poll.handler",
@@ -435,7 +442,7 @@ class MinCountGate(Construct, GateMetrics):
                         "cloudformation:DescribeStackResource",
                         "cloudformation:SignalResource",
                     ],
-                    resources=[Aws.STACK_ID],
+                    resources=[pseudo("STACK_ID")],
                 )
             )
 
@@ -487,10 +494,10 @@ class MinCountGate(Construct, GateMetrics):
                 "states.amazonaws.com",
                 conditions={
                     "ArnLike": {
-                        "aws:SourceArn": f"arn:{Aws.PARTITION}:states:{Aws.REGION}:"
-                        f"{Aws.ACCOUNT_ID}:stateMachine:*"
+                        "aws:SourceArn": f"arn:{pseudo('PARTITION')}:states:{pseudo('REGION')}:"
+                        f"{pseudo('ACCOUNT_ID')}:stateMachine:*"
                     },
-                    "StringEquals": {"aws:SourceAccount": Aws.ACCOUNT_ID},
+                    "StringEquals": {"aws:SourceAccount": pseudo("ACCOUNT_ID")},
                 },
             ),
         )
@@ -909,7 +916,9 @@ class MinCountGate(Construct, GateMetrics):
         )
         function = Construct(self, id)
         if self._code is None:
-            self._code = LambdaCode(function, RUNTIME_DIR, exclude=_ASSET_EXCLUDES)
+            self._code = LambdaCode.in_stack(
+                self._stack, function, RUNTIME_DIR, exclude=_ASSET_EXCLUDES
+            )
         code = self._code
         resource = lambda_.CfnFunction(
             function,

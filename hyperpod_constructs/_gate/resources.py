@@ -14,14 +14,13 @@ from Python reaches an unbound synthesizer and fails (``StackSynthesizerBoundSta
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from aws_cdk import ArnFormat, CfnResource, Stack
-from aws_cdk import aws_iam as iam
-from aws_cdk import aws_lambda as lambda_
-from aws_cdk import aws_s3_assets as s3_assets
 from constructs import Construct
 
+from .._cdk.modules import submodule
 from .._cdk.nag import acknowledge
 from .._cdk.synthesizer import refusing_synthesizer
 from .._core.finding import Finding
@@ -30,7 +29,14 @@ from ..validation.cluster_rules import synthesizer_asset_findings
 
 if TYPE_CHECKING:
     from aws_cdk import aws_ec2 as ec2
+    from aws_cdk import aws_iam as iam
     from aws_cdk import aws_kms as kms
+    from aws_cdk import aws_lambda as lambda_
+    from aws_cdk import aws_s3_assets as s3_assets
+else:  # imported where first used (_cdk/modules.py)
+    iam = submodule("aws_iam")
+    lambda_ = submodule("aws_lambda")
+    s3_assets = submodule("aws_s3_assets")
 
 
 class LambdaCode:
@@ -64,11 +70,28 @@ class LambdaCode:
         )
         """The ``Code`` of a ``CfnFunction`` that runs it."""
 
+    @classmethod
+    def in_stack(
+        cls, stack: Stack, function: Construct, path: str, *, exclude: list[str]
+    ) -> LambdaCode:
+        """The code of ``path`` staged once per stack: the first call stages it at
+        ``<function>/Code``, every later one in ``stack`` (the next gate's functions) takes
+        the same asset. The template is the same as with an asset per call (same bucket, same
+        key: the same hash), without a construct, a staging and their jsii calls per gate."""
+        staged = _STAGED.setdefault(stack, {})
+        if path not in staged:
+            staged[path] = cls(function, path, exclude=exclude)
+        return staged[path]
+
     def bind(self, function: CfnResource) -> None:
         """Record on ``function`` where its code came from, as ``lambda.Code.from_asset``
         does when the ``aws:cdk:enable-asset-metadata`` context is set."""
         if self._asset is not None:
             self._asset.add_resource_metadata(function, "Code")
+
+
+_STAGED: weakref.WeakKeyDictionary[Stack, dict[str, LambdaCode]] = weakref.WeakKeyDictionary()
+"""By stack, the code staged in it (:meth:`LambdaCode.in_stack`)."""
 
 
 # -- what an organisation's guardrails ask of the gate's resources (docs/guardrails.md) ------
