@@ -45,27 +45,15 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("rules", ("validation",)),
     ("constructs", ("_cluster", "_gate", "_report", "cluster")),
-    (
-        "entry points",
-        (
-            "",
-            "__main__",
-            "reporting",
-            "_aws",
-            "_cli",
-            "policy",
-            "blueprints",
-            "summary",
-            "watch",
-            "convert",
-            "plan",
-            "preflight",
-        ),
-    ),
+    ("entry points", ("", "reporting", "policy", "blueprints")),
+    ("tools", ("__main__", "summary", "watch", "convert", "plan", "preflight", "tools")),
 )
 """The layers, bottom first, each with its packages and top-level modules (``""`` is the
 package's ``__init__``). A package is in one layer with every module in it; a module may
-import its own layer and those below."""
+import its own layer and those below. The top floor is the command-line tools: the package
+``tools``, the command line that runs them and the tools' old paths (deprecated aliases)."""
+TOOLS = "tools"
+"""The tools' floor (a layer's name), which nothing below it imports."""
 TOP_LEVEL_PRIVATE = {"__init__", "__main__", "_version"}
 """The only private modules at the package's top level: the helpers live in private
 sub-packages, one layer each."""
@@ -212,6 +200,33 @@ def test_no_import_goes_up_a_layer(module: str) -> None:
         if layer_of(target) > level
     }
     assert upward == set(), f"{module or PACKAGE} ({LAYERS[level][0]}) imports up: {upward}"
+
+
+def reaching_up_to(graph: dict[str, set[str]], floor: str) -> dict[str, list[str]]:
+    """Each module below the layer ``floor`` that imports a module of it, with what it imports."""
+    top = [name for name, _ in LAYERS].index(floor)
+    found = {
+        module: sorted(t for t in targets if layer_of(t) >= top)
+        for module, targets in graph.items()
+        if layer_of(module) < top
+    }
+    return {module: targets for module, targets in found.items() if targets}
+
+
+def test_the_constructs_never_import_the_tools() -> None:
+    """Nothing of the values, the model, the rules, the constructs or the other entry points
+    imports a tool, its private packages (``tools._aws``, ``tools._cli``) or an old path of a
+    tool: a CDK app never loads them."""
+    assert reaching_up_to(GRAPH, TOOLS) == {}
+
+
+def test_a_construct_importing_a_tool_is_named() -> None:
+    graph = {"cluster": {"_core", "tools._aws.session"}, "tools.plan": {"cluster"}, "plan": set()}
+    graph["_gate.construct"] = {"plan"}
+    assert reaching_up_to(graph, TOOLS) == {
+        "_gate.construct": ["plan"],
+        "cluster": ["tools._aws.session"],
+    }
 
 
 def test_no_imports_close_a_circle() -> None:
