@@ -5,7 +5,7 @@ Every name read here is the one of the new path, with a ``DeprecationWarning``.
 
 from typing import Any
 
-from .tools._moved import moved_attribute
+from ._core.moved import moved_attribute
 
 
 def __getattr__(name: str) -> Any:

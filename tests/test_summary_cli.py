@@ -740,9 +740,9 @@ def test_only_regular_files_inside_the_assembly_are_read(
 def test_a_file_over_the_size_cap_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hyperpod_constructs.tools.summary import assembly
+    from hyperpod_constructs.tools._assembly import files
 
-    monkeypatch.setattr(assembly, "MAX_FILE_BYTES", 1024)
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", 1024)
     write_json(tmp_path / "Big.template.json", {"Resources": {}, "Pad": "x" * 2000})
     code, out, err = run(["summary", str(tmp_path)], capsys)
     assert (code, out) == (2, "")

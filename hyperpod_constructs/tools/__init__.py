@@ -9,5 +9,5 @@ preflight`` and what only they read (docs/layout.md, "The tools' floor").
 
 The constructs never import anything here (tests/test_layers.py), and a CDK app never loads
 it. Importing this package imports nothing else: each tool loads on its own. The old paths
-(``hyperpod_constructs.summary``, ...) are deprecated aliases (``_moved``).
+(``hyperpod_constructs.summary``, ...) are deprecated aliases (``hyperpod_constructs._core.moved``).
 """

@@ -16,7 +16,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError  # type: ignore[import-untyped, unused-ignore]
 
-from ..watch.aws import FatalError, Reader, _parameters, _Transient
+from .._assembly.stacks import deployed_parameters
+from ..watch.aws import FatalError, Reader, Transient
 from .model import cluster_names
 
 __all__ = ["Baseline", "DeployedReader", "FatalError"]
@@ -40,14 +41,14 @@ class Baseline:
 
 
 class DeployedReader(Reader):
-    """``watch``'s :class:`~hyperpod_constructs.watch.aws.Reader` with the reads ``plan`` needs
-    (every call bounded; errors are :class:`FatalError`, exit 2)."""
+    """``watch``'s :class:`~hyperpod_constructs.tools.watch.aws.Reader` with the reads ``plan``
+    needs (every call bounded; errors are :class:`FatalError`, exit 2)."""
 
     def _once(self, what: str, call: Any, shape: str) -> Any:
         """``call()`` once, its answer checked against the botocore shape ``shape``."""
         try:
             return self._call(what, call, shape)
-        except _Transient as error:  # botocore retried already; plan does not loop
+        except Transient as error:  # botocore retried already; plan does not loop
             raise FatalError(str(error)) from None
 
     def cloudformation(self) -> Any:
@@ -64,12 +65,12 @@ class DeployedReader(Reader):
         except ClientError as error:
             raise self._fatal(what, error) from None
         stacks = response.get("Stacks") or [{}]
-        return _parameters(stacks[0])
+        return deployed_parameters(stacks[0])
 
     def _physical_id(self, stack_name: str, logical_id: str) -> str | None:
         try:
-            state = self._resource(stack_name, logical_id)
-        except _Transient as error:
+            state = self.resource(stack_name, logical_id)
+        except Transient as error:
             raise FatalError(str(error)) from None
         return state.physical_id if state is not None else None
 
@@ -78,7 +79,7 @@ class DeployedReader(Reader):
         what = f"sagemaker:DescribeCluster {cluster}"
         try:
             described = self.describe_cluster(cluster)
-        except _Transient as error:  # botocore retried already; plan does not loop
+        except Transient as error:  # botocore retried already; plan does not loop
             raise FatalError(str(error)) from None
         if described is None:
             return None

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..summary.model import CLUSTER_TYPE
+from .._assembly.types import CLUSTER_TYPE
 from .model import StackPlan
 
 CAPABILITIES = ["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM", "CAPABILITY_AUTO_EXPAND"]

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..._core.sanitize import printable
+from .._assembly.files import MAX_FILE_BYTES, AssemblyError, StackTemplate
+from .._assembly.nested import has_cluster, nested_stacks, nested_template
+from .._assembly.stacks import read_stacks
 from .._aws.input import InputError, read_text
 from .._aws.session import AwsOptions, add_aws_options
 from .._cli.commands import add_command, add_json_option
 from .._cli.output import write as _write
-from ..summary import AssemblyError, StackTemplate, find_templates
-from ..summary.assembly import MAX_FILE_BYTES, read_assembly_json
-from ..watch.target import _stack_identity
 from .changeset import ChangeSetError, with_change_set
 from .model import (
     EXIT_ERROR,
@@ -31,7 +31,7 @@ from .model import (
     plan_stack,
     shares_cluster,
 )
-from .nested import Passed, has_cluster, nested_stacks, passed_parameters, template_file
+from .nested import Passed, passed_parameters
 from .references import follow
 from .render import render_json, render_markdown, render_text
 from .resolve import evaluate
@@ -123,12 +123,10 @@ def _new_stacks(app: str) -> list[_NewStack]:
     """Every stack template of the cloud assembly ``app``, nested assemblies (Stages)
     included."""
     stacks = []
-    for stack in find_templates(app):
-        document = read_assembly_json(stack.path, "template", Path(app))
-        name, region = _stack_identity(stack, Path(app))
-        if not isinstance(document, Mapping):
-            raise PlanInputError(f"template {stack.path} is not a CloudFormation template")
-        stacks.append(_NewStack(stack, name, region, document))
+    for read in read_stacks(app):
+        if not isinstance(read.template, Mapping):
+            raise PlanInputError(f"template {read.file.path} is not a CloudFormation template")
+        stacks.append(_NewStack(read.file, read.name, read.region, read.template))
     if not stacks:
         raise PlanInputError(f"no stack template in {app}: run cdk synth first")
     return stacks
@@ -243,16 +241,6 @@ class _Nested:
     passed: Passed
 
 
-def _nested_template(resource: Mapping[str, Any], folder: Path) -> Mapping[str, Any] | None:
-    """The template of a parent's nested stack resource, from the parent's folder."""
-    assets = [read_assembly_json(f, "asset manifest", folder) for f in folder.glob("*.assets.json")]
-    name = template_file(resource, [a for a in assets if isinstance(a, Mapping)])
-    if name is None or not (folder / name).is_file():
-        return None
-    document = read_assembly_json(folder / name, "template", folder)
-    return document if isinstance(document, Mapping) else None
-
-
 def _nested(
     old: Mapping[str, Any],
     new: _NewStack,
@@ -272,7 +260,7 @@ def _nested(
             continue
         after: Mapping[str, Any] | None = {"Resources": {}}
         if logical_id in (now := nested_stacks(new.template)):
-            after = _nested_template(now[logical_id], new.stack.path.parent)
+            after = nested_template(now[logical_id], new.stack.path.parent)
         if after is None:
             raise PlanInputError(
                 f"the template of nested stack {logical_id} of {new.stack.stack} is not in "
@@ -342,7 +330,7 @@ def _offline(args: argparse.Namespace, stacks: Sequence[_NewStack]) -> StackPlan
     nested = _nested(
         old,
         new,
-        lambda _, resource: _nested_template(resource, folder),
+        lambda _, resource: nested_template(resource, folder),
         (given or None, given or None),
         region,
     )

@@ -18,17 +18,17 @@ from typing import Any
 
 from ..._core.expect import require
 from ..._core.layout import layout_of
+from ..._core.limits import MIN_COUNT_WINDOW_HOURS
 from ..._runtime.hyperpod_gate.contract import Prop, Requirement, starts_new_wait, update_scope
+from .._assembly.types import CLUSTER_TYPE, NESTED_STACK_TYPE
 from .._aws.model import SHAPES
 from ..summary.model import (
-    CLUSTER_TYPE,
     ClusterSummary,
     GateSummary,
     TemplateError,
     render_value,
     summarize_template,
 )
-from ..watch.model import WINDOW
 from .references import MARKER, follow
 from .refusals import refusals
 from .resolve import as_count, canonical, evaluate, unresolved
@@ -58,8 +58,8 @@ _MISSING: Any = object()
 CANNOT_TELL = "cannot tell: an expression only CloudFormation evaluates, when it deploys"
 """What a value plan cannot evaluate offline is marked with (counted as disruptive where it
 could hide a terminated node, a replacement or a refusal)."""
-WINDOW_HOURS = int(WINDOW.total_seconds()) // 3600
-"""HyperPod's MinCount window (the same constant ``watch`` counts down)."""
+WINDOW_HOURS = MIN_COUNT_WINDOW_HOURS
+"""HyperPod's MinCount window (the same limit ``watch`` counts down)."""
 
 
 class BaselineError(ValueError):
@@ -1210,7 +1210,6 @@ def _cluster_plan(
     )
 
 
-NESTED_STACK_TYPE = "AWS::CloudFormation::Stack"
 RESTRICTED_KEY = "RestrictedInstanceGroups"
 
 

@@ -1,10 +1,8 @@
-"""Clusters in nested stacks (pure): which nested stacks a parent template declares, where
-their templates are in the cloud assembly, and the parameter values the parent passes them.
+"""Clusters in nested stacks (pure): the parameter values a parent passes its nested stacks
+(which nested stacks a parent declares, and where their templates are, is read by the tools'
+one reader of a cloud assembly, ``hyperpod_constructs.tools._assembly.nested``).
 
-CDK writes a ``NestedStack`` as an ``AWS::CloudFormation::Stack`` resource of the parent whose
-template is an asset of the parent: named by the resource's ``aws:asset:path`` metadata (the
-cdk CLI writes it), else by the asset manifest's file whose S3 object key ends the resource's
-``TemplateURL``. The parent passes values through the resource's ``Parameters`` property,
+The parent passes values through the nested stack resource's ``Parameters`` property,
 evaluated as the rest of the parent (its parameters, every reference followed): a literal is
 the nested parameter's value; an expression written the same on both sides (and not changed by
 the deployment, e.g. a ``Ref`` of a parent resource that stays) is the same value; any other
@@ -13,70 +11,17 @@ expression is a value plan cannot know offline, so a plan depending on it cannot
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..summary.model import CLUSTER_TYPE, render_value
-from .model import NESTED_STACK_TYPE
+from ..summary.model import render_value
 from .references import MARKER
 from .resolve import canonical
-
-ASSET_PATH = "aws:asset:path"
 
 
 def _mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
-
-
-def nested_stacks(template: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    """Logical id -> resource of each nested stack (``AWS::CloudFormation::Stack``)."""
-    return {
-        str(logical_id): resource
-        for logical_id, resource in _mapping(template.get("Resources")).items()
-        if isinstance(resource, Mapping) and resource.get("Type") == NESTED_STACK_TYPE
-    }
-
-
-def has_cluster(template: Mapping[str, Any]) -> bool:
-    """``template`` declares a HyperPod cluster."""
-    resources = _mapping(template.get("Resources")).values()
-    return any(_mapping(resource).get("Type") == CLUSTER_TYPE for resource in resources)
-
-
-def _object_key(url: Any) -> str | None:
-    """The last path segment of a ``TemplateURL`` (a string, or CDK's ``Fn::Join``)."""
-    if isinstance(url, str):
-        return url.rsplit("/", 1)[-1] or None
-    parts = _mapping(url).get("Fn::Join")
-    if isinstance(parts, list) and len(parts) == 2 and isinstance(parts[1], list):
-        last = parts[1][-1] if parts[1] else None
-        if isinstance(last, str):
-            return last.rsplit("/", 1)[-1] or None
-    return None
-
-
-def template_file(resource: Mapping[str, Any], assets: Iterable[Mapping[str, Any]]) -> str | None:
-    """The nested stack's template file, relative to the parent's folder (None: not found).
-
-    :param resource: the parent's ``AWS::CloudFormation::Stack`` resource.
-    :param assets: the asset manifests (``*.assets.json``) beside the parent's template.
-    """
-    path = _mapping(resource.get("Metadata")).get(ASSET_PATH)
-    if isinstance(path, str):
-        return path
-    key = _object_key(_mapping(resource.get("Properties")).get("TemplateURL"))
-    if key is None:
-        return None
-    for manifest in assets:
-        for asset in _mapping(manifest.get("files")).values():
-            destinations = _mapping(_mapping(asset).get("destinations")).values()
-            source = _mapping(_mapping(asset).get("source")).get("path")
-            if isinstance(source, str) and any(
-                _mapping(d).get("objectKey") == key for d in destinations
-            ):
-                return source
-    return None
 
 
 def _passed(template: Mapping[str, Any], logical_id: str) -> Mapping[str, Any]:

@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..summary.model import CLUSTER_TYPE, render_value
+from .._assembly.types import CLUSTER_TYPE
+from ..summary.model import render_value
 from .resolve import canonical
 from .schemas import TypeSchema, type_schema
 

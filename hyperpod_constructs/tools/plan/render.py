@@ -56,7 +56,7 @@ def render_text(plan: StackPlan) -> str:
     """The plain-text plan: a header, the disruptive items first, then per cluster what
     happens to it, each group and the gate, and the verdict. Ends with a newline.
 
-    :param plan: the plan to print (from :func:`~hyperpod_constructs.plan.plan_stack`).
+    :param plan: the plan to print (from :func:`~hyperpod_constructs.tools.plan.plan_stack`).
     """
     require("render_text", "plan", plan, StackPlan)
     lines = [

@@ -8,10 +8,10 @@ through ``watch``'s reader: ``GetTemplate`` and ``DescribeStacks`` (a stack not 
 ``DescribeStackResource`` (a cluster whose name CloudFormation generated).
 
 Throttling, 5xx and network errors are retried by botocore (standard mode, bounded: see
-:mod:`hyperpod_constructs._aws.session`, every call within ``--aws-timeout``); an answer still
-failing, denied (``AccessDenied...``), or not fitting AWS's model (checked with
-:func:`hyperpod_constructs._aws.shapes.check`) becomes an :class:`~.facts.Unread` fact, and the
-verdicts that need it are "unknown". Missing credentials or region raise :class:`FatalError`
+:mod:`hyperpod_constructs.tools._aws.session`, every call within ``--aws-timeout``); an
+answer still failing, denied (``AccessDenied...``), or not fitting AWS's model (checked with
+:func:`hyperpod_constructs.tools._aws.shapes.check`) becomes an :class:`~.facts.Unread` fact,
+and the verdicts that need it are "unknown". Missing credentials or region raise :class:`FatalError`
 (exit 2).
 """
 
@@ -68,7 +68,7 @@ def make_clients(
     options: AwsOptions | None = None,
 ) -> Clients:
     """The clients, through the command line's one AWS session
-    (:mod:`hyperpod_constructs._aws.session`: ``options``' profile, role and deadline, else
+    (:mod:`hyperpod_constructs.tools._aws.session`: ``options``' profile, role and deadline, else
     ``profile``) in ``region`` (else the profile's or environment's region), or from
     ``session`` (a boto3 session, or a session already opened). Raises :class:`FatalError`
     (no region, no credentials, an unknown profile or region, a role that cannot be assumed)."""
@@ -291,7 +291,7 @@ def deployed_name(reader: Reader, demand: ClusterDemand) -> ClusterDemand:
     if demand.name is not None:
         return demand
     try:
-        state = reader._resource(demand.stack_name, demand.logical_id)
-    except Exception as error:  # _Transient, FatalError: the name is unknown
+        state = reader.resource(demand.stack_name, demand.logical_id)
+    except Exception as error:  # Transient, FatalError: the name is unknown
         return named(demand, None, printable(f"the deployed cluster's name: {error}"))
     return named(demand, state.physical_id if state is not None else None)

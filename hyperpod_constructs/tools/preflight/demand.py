@@ -12,14 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..summary import find_templates
-from ..watch.target import (
-    Count,
-    WatchTarget,
-    _stack_identity,
-    from_assembly,
-    targets_from_template,
-)
+from .._assembly.files import find_templates
+from .._assembly.stacks import each_stack, stack_identity
+from ..watch.target import Count, WatchTarget, targets_from_template
 
 
 @dataclass(frozen=True)
@@ -134,7 +129,7 @@ def demands_from_template(
     """Every gated cluster of one parsed template, with what each group asks for; counts that
     name a stack parameter take its value from ``parameters`` where given.
 
-    Raises :class:`~hyperpod_constructs.summary.TemplateError` when ``template`` is not a
+    Raises :class:`~hyperpod_constructs.tools.summary.TemplateError` when ``template`` is not a
     template."""
     values = dict(parameters or {})
     targets = targets_from_template(
@@ -157,23 +152,20 @@ def demands_from_template(
 def load_demands(directory: str | Path) -> list[ClusterDemand]:
     """Every gated cluster of the cloud assembly in ``directory`` (manifest order).
 
-    Raises :class:`~hyperpod_constructs.summary.AssemblyError` when the folder, a manifest or a
-    template cannot be read."""
-    return from_assembly(
-        directory,
-        lambda stack, template, stack_name, region: demands_from_template(
-            template, stack_name=stack_name, display_name=stack.stack, region=region
-        ),
+    Raises :class:`~hyperpod_constructs.tools.summary.AssemblyError` when the folder, a
+    manifest or a template cannot be read."""
+    return each_stack(
+        directory, lambda stack: demands_from_template(stack.template, **stack.identity)
     )
 
 
 def stack_names(directory: str | Path) -> set[str]:
     """The names of the assembly's stacks: CloudFormation's and ``cdk``'s path, each.
 
-    Raises :class:`~hyperpod_constructs.summary.AssemblyError`."""
+    Raises :class:`~hyperpod_constructs.tools.summary.AssemblyError`."""
     names: set[str] = set()
     for stack in find_templates(directory):
-        names |= {stack.stack, _stack_identity(stack, Path(directory))[0]}
+        names |= {stack.stack, stack_identity(stack, Path(directory))[0]}
     return names
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from ..watch.model import WINDOW
+from ..._core.limits import MIN_COUNT_WINDOW_HOURS
 from .demand import ClusterDemand, GroupDemand
 from .facts import Account, ClusterUse, Plan, Quota, Unread
 from .quotas import Kind, find, wanted
@@ -270,7 +270,8 @@ def _plan_status(plan: Plan, now: datetime, window: timedelta) -> str | None:
     if plan.status == "Scheduled" and (plan.start is None or plan.start > end_of_window):
         start = _when(plan.start) if plan.start else "an unknown time"
         return (
-            f"the plan is Scheduled to start at {start}, after HyperPod's 3-hour window from "
+            f"the plan is Scheduled to start at {start}, after HyperPod's "
+            f"{MIN_COUNT_WINDOW_HOURS}-hour window from "
             "now: the group would be rolled back before its capacity arrives"
         )
     if plan.status not in ("Active", "Scheduled"):
@@ -292,14 +293,14 @@ def _plan_check(demand: ClusterDemand, group: GroupDemand, minimum: int, account
         reason = plan.reason if plan is not None else "not read"
         return Check("plan", arn, "unknown", f"training plan {arn}: {reason}")
     fix = (
-        "use an Active training plan with enough instances (or one Scheduled to start within 3 "
-        "hours), deploy when the plan is Active, or lower the minimum"
+        "use an Active training plan with enough instances (or one Scheduled to start within "
+        f"{MIN_COUNT_WINDOW_HOURS} hours), deploy when the plan is Active, or lower the minimum"
     )
     if plan.status not in ("Active", "Scheduled", "Pending", "Expired", "Failed"):
         return Check(
             "plan", plan.name, "unknown", f"the plan's status {plan.status!r} is not known"
         )
-    blocked = _plan_status(plan, account.now, WINDOW)
+    blocked = _plan_status(plan, account.now, timedelta(hours=MIN_COUNT_WINDOW_HOURS))
     if blocked is not None:
         return Check("plan", plan.name, "short", blocked, short_by=minimum, fix=fix)
     types = set(group.instance_types)

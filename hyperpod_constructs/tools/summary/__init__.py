@@ -5,11 +5,14 @@ standard library alone: it must never import ``aws_cdk`` (the command has to sta
 pipeline and print nothing but its result).
 
 - ``model``: pure functions, CloudFormation template -> :class:`ClusterSummary` list.
-- ``assembly``: finds the stack templates of a ``cdk.out`` folder and reads them.
+- ``assembly``: every cluster of a ``cdk.out`` folder, read by the tools' one reader of a
+  cloud assembly (``hyperpod_constructs.tools._assembly``, whose ``AssemblyError``,
+  ``StackTemplate`` and ``find_templates`` are exported here).
 - ``render``: the plain-text table and the JSON document.
 """
 
-from .assembly import AssemblyError, AssemblySummary, StackTemplate, find_templates, summarize
+from .._assembly.files import AssemblyError, StackTemplate, find_templates
+from .assembly import AssemblySummary, summarize
 from .model import (
     ClusterSummary,
     GateRequirement,

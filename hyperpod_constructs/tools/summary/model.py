@@ -14,12 +14,10 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from ..._runtime.hyperpod_gate.contract import RESOURCE_TYPE, Prop
+from .._assembly.types import CLUSTER_TYPE, WAIT_CONDITION_TYPE
 
-CLUSTER_TYPE = "AWS::SageMaker::Cluster"
-"""The resource type rendered by :class:`~hyperpod_constructs.HyperPodSlurmCluster`."""
 GATE_TYPE = RESOURCE_TYPE
 """The custom resource that arms the MinCount readiness gate."""
-WAIT_CONDITION_TYPE = "AWS::CloudFormation::WaitCondition"
 
 Count: TypeAlias = int | str
 """A whole number from the template, or (when the template holds an intrinsic function or any

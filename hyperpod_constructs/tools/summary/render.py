@@ -122,7 +122,7 @@ def render_text(summary: AssemblySummary) -> str:
     """The plain-text report: a header line, then per cluster a title line, the table of its
     instance groups and its gate line. Ends with a newline.
 
-    :param summary: what :func:`~hyperpod_constructs.summary.summarize` returned.
+    :param summary: what :func:`~hyperpod_constructs.tools.summary.summarize` returned.
     """
     require("render_text", "summary", summary, AssemblySummary)
     stacks = _plural(summary.stacks_read, "stack")
@@ -179,7 +179,7 @@ def _group_json(group: GroupSummary) -> dict[str, object]:
 def to_json(summary: AssemblySummary) -> dict[str, object]:
     """The JSON document (schema version :data:`JSON_SCHEMA_VERSION`) as Python objects.
 
-    :param summary: what :func:`~hyperpod_constructs.summary.summarize` returned.
+    :param summary: what :func:`~hyperpod_constructs.tools.summary.summarize` returned.
     """
     require("to_json", "summary", summary, AssemblySummary)
     return {
@@ -205,7 +205,7 @@ def to_json(summary: AssemblySummary) -> dict[str, object]:
 def render_json(summary: AssemblySummary) -> str:
     """:func:`to_json`, indented, ending with a newline.
 
-    :param summary: what :func:`~hyperpod_constructs.summary.summarize` returned.
+    :param summary: what :func:`~hyperpod_constructs.tools.summary.summarize` returned.
     """
     require("render_json", "summary", summary, AssemblySummary)
     return json.dumps(to_json(summary), indent=2) + "\n"

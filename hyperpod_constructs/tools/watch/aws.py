@@ -1,5 +1,5 @@
 """The AWS edge of ``watch``: read-only calls through the command line's one AWS session
-(:mod:`hyperpod_constructs._aws.session`: the profile, region and role given, else the normal
+(:mod:`hyperpod_constructs.tools._aws.session`: the profile, region and role given, else the normal
 credential chain; every call bounded by the deadline), turned into an
 :class:`~.model.Observation`.
 
@@ -9,12 +9,12 @@ condition and the cluster resource), SageMaker ``DescribeCluster`` and ``ListClu
 
 Errors: throttling, 5xx and network errors are retried by botocore (standard mode, bounded) and
 then reported as a ``problem`` of the refresh (the loop gives up after a few in a row). So is an
-answer that cannot be read or does not fit AWS's model (not JSON, truncated, ``{}``, a list where
-an object belongs, botocore's ``ResponseParserError``): every answer is checked against its
-botocore shape (:func:`hyperpod_constructs._aws.shapes.check`) before it is used, and an unreadable
-one is "unknown" for that refresh, never a verdict. Missing credentials or region, an endpoint
-that never answered (or did not finish its first answer within the deadline), and any other
-error (e.g. access denied) raise :class:`FatalError` with a one-line message.
+answer that cannot be read or does not fit AWS's model (not JSON, truncated, ``{}``, a list
+where an object belongs, botocore's ``ResponseParserError``): every answer is checked against
+its botocore shape (:func:`hyperpod_constructs.tools._aws.shapes.check`) before it is used, and
+an unreadable one is "unknown" for that refresh, never a verdict. Missing credentials or region,
+an endpoint that never answered (or did not finish its first answer within the deadline), and
+any other error (e.g. access denied) raise :class:`FatalError` with a one-line message.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from botocore.exceptions import (
 )
 
 from ..._core.sanitize import printable
+from .._assembly.stacks import deployed_parameters
 from .._aws.input import InputError
 from .._aws.session import AwsOptions, DeadlineError, SessionError, open_session
 from .._aws.shapes import ShapeError, check
@@ -62,17 +63,6 @@ _TRANSIENT_CODES = frozenset(
 T = TypeVar("T")
 
 
-def _parameters(stack: Mapping[str, Any]) -> dict[str, str]:
-    """A DescribeStacks entry's parameter values (an SSM parameter type's resolved value)."""
-    values: dict[str, str] = {}
-    for parameter in stack.get("Parameters") or []:
-        key = parameter.get("ParameterKey")
-        value = parameter.get("ResolvedValue") or parameter.get("ParameterValue")
-        if isinstance(key, str) and isinstance(value, str):
-            values[key] = value
-    return values
-
-
 def _template_as_text(response: dict[str, Any]) -> dict[str, Any]:
     """GetTemplate's answer with ``TemplateBody`` as AWS sent it, a string: botocore decodes a
     JSON body (leniently) into a dict; the strict reader reads it again."""
@@ -89,8 +79,10 @@ class FatalError(Exception):
         return printable(" ".join(super().__str__().split()))
 
 
-class _Transient(Exception):
-    pass
+class Transient(Exception):
+    """A read that failed for now (throttled, a 5xx, an unreadable answer): ``watch`` shows it
+    as a problem of the refresh and tries again; ``plan`` and ``preflight`` turn it into a
+    :class:`FatalError` or an unknown fact."""
 
 
 def _code(error: ClientError) -> str:
@@ -138,12 +130,12 @@ class Reader:
             status = int(error.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
             if code in _TRANSIENT_CODES or status >= 500:
                 self._answered = True
-                raise _Transient(f"{what}: {code or status}: {_message(error)}") from None
+                raise Transient(f"{what}: {code or status}: {_message(error)}") from None
             raise
         except DeadlineError as error:
             if not self._answered:
                 raise FatalError(f"AWS did not answer {what} in {self.region}: {error}") from None
-            raise _Transient(f"{what}: {error}") from None
+            raise Transient(f"{what}: {error}") from None
         except NoCredentialsError:
             raise FatalError(
                 "no AWS credentials found; configure them as for the AWS CLI"
@@ -152,17 +144,17 @@ class Reader:
             text = " ".join(str(error).split())
             if not self._answered:
                 raise FatalError(f"cannot reach AWS for {what} in {self.region}: {text}") from None
-            raise _Transient(f"{what}: {text}") from None
+            raise Transient(f"{what}: {text}") from None
         except BotoCoreError as error:
             raise FatalError(f"{what}: {' '.join(str(error).split())}") from None
         except Exception as error:  # botocore could not parse the answer (ResponseParserError...)
             self._answered = True
-            raise _Transient(f"{what}: unreadable answer ({type(error).__name__})") from None
+            raise Transient(f"{what}: unreadable answer ({type(error).__name__})") from None
         self._answered = True
         try:
             check(result, shape, answer=True)
         except ShapeError as error:
-            raise _Transient(f"{what}: an answer that does not fit AWS's model: {error}") from None
+            raise Transient(f"{what}: an answer that does not fit AWS's model: {error}") from None
         self._note_date(result)
         return result
 
@@ -191,7 +183,7 @@ class Reader:
                 lambda: _template_as_text(self._cfn.get_template(StackName=stack_name)),
                 "GetTemplate",
             )
-        except _Transient as error:
+        except Transient as error:
             raise FatalError(str(error)) from None
         except ClientError as error:
             if _code(error) == "ValidationError":
@@ -233,7 +225,7 @@ class Reader:
                 lambda: self._cfn.describe_stacks(StackName=target.stack_name),
                 "DescribeStacks",
             )
-        except _Transient as error:
+        except Transient as error:
             problems.append(str(error))
             return None, False
         except ClientError as error:
@@ -249,8 +241,8 @@ class Reader:
             if logical_id is None:
                 continue
             try:
-                state = self._resource(target.stack_name, logical_id)
-            except _Transient as error:
+                state = self.resource(target.stack_name, logical_id)
+            except Transient as error:
                 problems.append(str(error))
                 return None, False
             if state is not None:
@@ -261,12 +253,14 @@ class Reader:
                 status=str(stack.get("StackStatus") or "UNKNOWN"),
                 reason=stack.get("StackStatusReason"),
                 resources=resources,
-                parameters=_parameters(stack),
+                parameters=deployed_parameters(stack),
             ),
             False,
         )
 
-    def _resource(self, stack_name: str, logical_id: str) -> ResourceState | None:
+    def resource(self, stack_name: str, logical_id: str) -> ResourceState | None:
+        """The stack's resource ``logical_id`` (``DescribeStackResource``); None when the stack
+        or the resource does not exist. Raises :class:`Transient` or :class:`FatalError`."""
         what = f"cloudformation:DescribeStackResource {logical_id}"
         try:
             response = self._call(
@@ -282,7 +276,7 @@ class Reader:
             raise self._fatal(what, error) from None
         detail: Mapping[str, Any] | None = response.get("StackResourceDetail")
         if not detail:
-            raise _Transient(f"{what}: an answer without the resource")
+            raise Transient(f"{what}: an answer without the resource")
         updated = detail.get("LastUpdatedTimestamp")
         return ResourceState(
             status=str(detail.get("ResourceStatus") or "UNKNOWN"),
@@ -293,7 +287,7 @@ class Reader:
 
     def describe_cluster(self, cluster: str) -> Mapping[str, Any] | None:
         """The cluster's ``DescribeCluster`` answer; ``None`` when there is no such cluster.
-        Raises :class:`_Transient` (a retryable failure) or :class:`FatalError`."""
+        Raises :class:`Transient` (a retryable failure) or :class:`FatalError`."""
         what = f"sagemaker:DescribeCluster {cluster}"
         try:
             described: Mapping[str, Any] = self._call(
@@ -312,7 +306,7 @@ class Reader:
     ) -> tuple[Mapping[str, Any] | None, bool, list[Mapping[str, Any]]]:
         try:
             described = self.describe_cluster(cluster)
-        except _Transient as error:
+        except Transient as error:
             problems.append(str(error))
             return None, False, []
         if described is None:
@@ -329,9 +323,9 @@ class Reader:
                 "ListClusterEvents",
             )
             if "Events" not in listed:  # AWS always sends it; botocore's reading of a non-JSON body
-                raise _Transient(f"{what}: an answer without Events")
+                raise Transient(f"{what}: an answer without Events")
             events = list(listed["Events"])
-        except _Transient as error:
+        except Transient as error:
             problems.append(str(error))
             events = []
         except ClientError as error:

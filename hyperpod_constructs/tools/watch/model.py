@@ -14,12 +14,13 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypeVar
 
+from ..._core.limits import MIN_COUNT_WINDOW_HOURS
 from ..._core.sanitize import printable
 from .._cli.verdict import EXIT_OK, withheld
 from ._decision import GateDecision, GroupProgress, GroupRequirement, evaluate_gate
 from .target import Count, WatchTarget
 
-WINDOW = timedelta(hours=3)
+WINDOW = timedelta(hours=MIN_COUNT_WINDOW_HOURS)
 """HyperPod's fixed window to reach a group's minimum before it rolls the group back."""
 STACK_GRACE = timedelta(minutes=10)
 """How long a stack that does not exist yet counts as "cdk deploy has not created it yet", and a

@@ -1,23 +1,20 @@
 """What to watch: a gated cluster, its gated groups and minimums, and the gate's wait condition.
 
 :func:`targets_from_template` is pure (one parsed template -> targets); :func:`load_targets`
-reads a ``cdk.out`` folder with the ``summary`` package's reader; :func:`select_target` picks the
-one target named by ``--stack`` / ``--cluster``. Standard library only.
+reads a ``cdk.out`` folder with the tools' one reader of a cloud assembly; :func:`select_target`
+picks the one target named by ``--stack`` / ``--cluster``. Standard library only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TypeVar
 
 from ..._runtime.hyperpod_gate.contract import Prop
-from ..summary import AssemblyError, StackTemplate, find_templates, summarize_template
-from ..summary.assembly import read_assembly_json
-from ..summary.model import WAIT_CONDITION_TYPE, ClusterSummary
-
-T = TypeVar("T")
+from .._assembly.stacks import each_stack
+from .._assembly.types import WAIT_CONDITION_TYPE
+from ..summary.model import ClusterSummary, summarize_template
 
 
 class TargetError(Exception):
@@ -184,7 +181,7 @@ def targets_from_template(
 ) -> list[WatchTarget]:
     """Every gated cluster of one parsed template (clusters without a gate are left out).
 
-    Raises :class:`~hyperpod_constructs.summary.TemplateError` when ``template`` is not a
+    Raises :class:`~hyperpod_constructs.tools.summary.TemplateError` when ``template`` is not a
     template."""
     clusters = summarize_template(template, stack=display_name, template_file=template_file)
     assert isinstance(template, Mapping)  # summarize_template raised otherwise
@@ -192,68 +189,15 @@ def targets_from_template(
     return [target for target in found if target is not None]
 
 
-def _region(environment: object) -> str | None:
-    """``aws://123456789012/eu-west-1`` -> ``eu-west-1``; environment-agnostic -> None."""
-    if not isinstance(environment, str) or not environment.startswith("aws://"):
-        return None
-    region = environment.rsplit("/", 1)[-1]
-    return None if region in ("", "unknown-region") else region
-
-
-def _stack_identity(stack: StackTemplate, root: Path) -> tuple[str, str | None]:
-    """(CloudFormation stack name, region) of a template, from the manifest that lists it."""
-    manifest_path = stack.path.parent / "manifest.json"
-    try:
-        manifest = read_assembly_json(manifest_path, "manifest", root)
-    except AssemblyError:
-        return stack.stack, None
-    for artifact_id, artifact in _mapping(_mapping(manifest).get("artifacts")).items():
-        artifact = _mapping(artifact)
-        properties = _mapping(artifact.get("properties"))
-        if properties.get("templateFile") == stack.path.name:
-            name = properties.get("stackName")
-            return (
-                name if isinstance(name, str) and name else str(artifact_id),
-                _region(artifact.get("environment")),
-            )
-    return stack.stack, None
-
-
-def from_assembly(
-    directory: str | Path,
-    read: Callable[[StackTemplate, object, str, str | None], list[T]],
-) -> list[T]:
-    """``read(stack, template, stack_name, region)`` of every template of the cloud assembly
-    in ``directory`` (manifest order), concatenated: the one walk of an assembly that ``watch``
-    and ``preflight`` share.
-
-    Raises :class:`~hyperpod_constructs.summary.AssemblyError` (one line naming the file) when
-    the folder, a manifest or a template cannot be read, or ``read`` finds no template in it
-    (a ``ValueError``: ``TemplateError``)."""
-    found: list[T] = []
-    for stack in find_templates(directory):
-        template = read_assembly_json(stack.path, "template", Path(directory))
-        stack_name, region = _stack_identity(stack, Path(directory))
-        try:
-            found += read(stack, template, stack_name, region)
-        except ValueError as error:  # TemplateError
-            raise AssemblyError(f"cannot read template {stack.path}: {error}") from None
-    return found
-
-
 def load_targets(directory: str | Path) -> list[WatchTarget]:
     """Every gated cluster of the cloud assembly in ``directory`` (manifest order).
 
-    Raises :class:`~hyperpod_constructs.summary.AssemblyError` (one line naming the file) when
+    Raises :class:`~hyperpod_constructs.tools.summary.AssemblyError` (one line naming the file) when
     the folder, a manifest or a template cannot be read."""
-    return from_assembly(
+    return each_stack(
         directory,
-        lambda stack, template, stack_name, region: targets_from_template(
-            template,
-            stack_name=stack_name,
-            display_name=stack.stack,
-            region=region,
-            template_file=stack.relative_path,
+        lambda stack: targets_from_template(
+            stack.template, **stack.identity, template_file=stack.file.relative_path
         ),
     )
 
