@@ -17,6 +17,7 @@ import yaml
 
 from hyperpod_constructs.__main__ import _parser
 from hyperpod_constructs._runtime.hyperpod_gate import arm, contract
+from hyperpod_constructs.tools._assembly.templates import parse_template
 from hyperpod_constructs.tools.plan import (
     BaselineError,
     ClusterChange,
@@ -28,7 +29,6 @@ from hyperpod_constructs.tools.plan import (
 from hyperpod_constructs.tools.plan.cli import run_plan
 from hyperpod_constructs.tools.plan.render import render_markdown
 from hyperpod_constructs.tools.plan.resolve import evaluate
-from hyperpod_constructs.tools.plan.templates import parse_template
 from tests.support.plan_pairs import PlanPairs, plan_pairs, with_cdk_paths
 
 __all__ = ["plan_pairs"]

@@ -12,7 +12,6 @@ Functional core, imperative shell, as ``summary`` and ``watch``:
   CloudFormation replaces, by ``schemas``: cfn-lint's resource schemas when installed) (pure).
 - ``refusals``: what ``UpdateCluster`` refuses, by the constructs' own rules (pure).
 - ``model``: baseline template + new template -> :class:`StackPlan` (pure).
-- ``templates``: a template's text, JSON or YAML (cfn-lint's loader).
 - ``changeset``: ``--change-set``, CloudFormation's own verdict.
 - ``render``: the text and the JSON document.
 - ``aws``: the deployed baseline (``GetTemplate``, ``DescribeStacks``, ``DescribeCluster``).

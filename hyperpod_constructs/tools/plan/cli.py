@@ -17,6 +17,7 @@ from ..._core.sanitize import printable
 from .._assembly.files import MAX_FILE_BYTES, AssemblyError, StackTemplate
 from .._assembly.nested import has_cluster, nested_stacks, nested_template
 from .._assembly.stacks import read_stacks
+from .._assembly.templates import parse_template
 from .._aws.input import InputError, read_text
 from .._aws.session import AwsOptions, add_aws_options
 from .._cli.commands import add_command, add_json_option
@@ -35,7 +36,6 @@ from .nested import Passed, passed_parameters
 from .references import follow
 from .render import render_json, render_markdown, render_text
 from .resolve import evaluate
-from .templates import parse_template
 
 DEFAULT_APP = "cdk.out"
 INSTALL_HINT = "pip install 'hyperpod-constructs[watch]'"
@@ -191,9 +191,10 @@ def _read_baseline(
     path: str, stacks: Sequence[_NewStack], stack: str | None, app: str
 ) -> tuple[object, Path]:
     """The baseline file through the one input reader (a regular file, bounded), strict JSON
-    or a YAML template (:func:`~.templates.parse_template`); a cloud assembly folder (e.g. the
-    main branch's ``cdk.out``): the template of the stack of the same path (``--stack``, else
-    the only stack both assemblies have). With the folder its nested templates are in."""
+    or a YAML template (:func:`~.._assembly.templates.parse_template`); a cloud assembly
+    folder (e.g. the main branch's ``cdk.out``): the template of the stack of the same path
+    (``--stack``, else the only stack both assemblies have). With the folder its nested
+    templates are in."""
     if not Path(path).is_dir():
         text = read_text(path, "baseline", max_bytes=MAX_FILE_BYTES)
         return parse_template(text, f"baseline {path!r}"), Path(path).parent

@@ -194,8 +194,8 @@ class Reader:
         body = response.get("TemplateBody")
         if not isinstance(body, str):
             raise FatalError(f"the deployed template of stack {stack_name} has no body{hint}")
-        # JSON, or YAML (a stack deployed from YAML) through plan's cfn-lint-backed reader.
-        from ..plan.templates import parse_template
+        # JSON, or YAML (a stack deployed from YAML) through the tools' cfn-lint-backed reader.
+        from .._assembly.templates import parse_template
 
         try:
             return parse_template(body, f"the deployed template of stack {stack_name}")
