@@ -2,8 +2,8 @@
 CloudFormation stack name and region the manifest gives it) and, once deployed, its parameter
 values.
 
-:func:`read_stacks` is the one walk of an assembly that ``watch``, ``preflight`` and ``plan``
-share (``summary`` reads the same templates through :func:`~.files.find_templates`).
+:func:`read_stacks` (and :func:`each_stack` over it) is the one walk of an assembly that
+``summary``, ``watch``, ``preflight`` and ``plan`` share.
 """
 
 from __future__ import annotations
