@@ -47,11 +47,17 @@ def public_packages(root: Path = ROOT) -> set[str]:
     return {PACKAGE} | _package_folders(top) | set(subpackages(root))
 
 
+TOOLS = "tools"
+"""The tools' floor: a folder of public packages (``hyperpod_constructs.tools.plan``) that holds
+no names of its own."""
+
+
 def _package_folders(top: Path) -> set[str]:
     return {
-        f"{PACKAGE}.{init.parent.name}"
-        for init in top.glob("*/__init__.py")
-        if not init.parent.name.startswith("_")
+        ".".join((PACKAGE, *init.parent.relative_to(top).parts))
+        for pattern in ("*/__init__.py", f"{TOOLS}/*/__init__.py")
+        for init in top.glob(pattern)
+        if not init.parent.name.startswith("_") and init.parent.name != TOOLS
     }
 
 
@@ -69,7 +75,7 @@ def subpackages(root: Path = ROOT) -> list[str]:
 
 VERSIONING_LIST = re.compile(r"public\s+sub-packages\s+\((?P<names>[^)]*)\)")
 """docs/versioning.md's list: ``public sub-packages (`hyperpod_constructs.gate`, `.policy`)``."""
-DOCSTRING_ITEM = re.compile(rf"^- ``(?P<name>{PACKAGE}\.\w+)``:", re.MULTILINE)
+DOCSTRING_ITEM = re.compile(rf"^- ``(?P<name>{PACKAGE}(?:\.\w+)+)``:", re.MULTILINE)
 
 
 def _versioning_list(text: str) -> list[str]:

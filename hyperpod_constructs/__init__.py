@@ -14,14 +14,14 @@ Everything else lives in its public sub-package (``_SUBPACKAGES``, in this order
 - ``hyperpod_constructs.sizing``: layouts and world sizes (``FsdpLayout``, ``MegatronLayout``);
 - ``hyperpod_constructs.validation``: the validation rules and their table;
 - ``hyperpod_constructs.blueprints``: training cluster blueprints;
-- ``hyperpod_constructs.summary``: the clusters of a synthesized ``cdk.out``, summarized;
-- ``hyperpod_constructs.convert``: CreateCluster requests as CDK apps;
-- ``hyperpod_constructs.watch``: a live view of a deployment's gated instance groups;
-- ``hyperpod_constructs.plan``: what an update does to a running cluster;
-- ``hyperpod_constructs.preflight``: whether each gated minimum can be met, before a deploy.
+- ``hyperpod_constructs.tools.summary``: the clusters of a synthesized ``cdk.out``, summarized;
+- ``hyperpod_constructs.tools.convert``: CreateCluster requests as CDK apps;
+- ``hyperpod_constructs.tools.watch``: a live view of a deployment's gated instance groups;
+- ``hyperpod_constructs.tools.plan``: what an update does to a running cluster;
+- ``hyperpod_constructs.tools.preflight``: whether each gated minimum can be met, before a deploy.
 
 The exports are loaded on first use (PEP 562), so that ``python -m hyperpod_constructs`` and
-``hyperpod_constructs.summary`` start without importing ``aws_cdk`` (and Node.js).
+``hyperpod_constructs.tools.summary`` start without importing ``aws_cdk`` (and Node.js).
 """
 
 from __future__ import annotations
@@ -96,11 +96,11 @@ _SUBPACKAGES = (
     ".sizing",
     ".validation",
     ".blueprints",
-    ".summary",
-    ".convert",
-    ".watch",
-    ".plan",
-    ".preflight",
+    ".tools.summary",
+    ".tools.convert",
+    ".tools.watch",
+    ".tools.plan",
+    ".tools.preflight",
 )
 """The public sub-packages, the one list: where the names that are not at the top level live
 (named in the AttributeError); the docstring above, the docs' navigation and

@@ -16,14 +16,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ._cli.commands import add_command, add_json_option
-from ._cli.output import OutputError, finish, output_failed, write
 from ._core.sanitize import printable
-from .convert.cli import add_convert_command, run_convert
-from .plan.cli import add_plan_command, run_plan
-from .preflight.cli import add_preflight_command, run_preflight
-from .summary import AssemblyError, render_json, render_text, summarize
-from .watch.cli import add_watch_command, run_watch
+from .tools._cli.commands import add_command, add_json_option
+from .tools._cli.output import OutputError, finish, output_failed, write
+from .tools.convert.cli import add_convert_command, run_convert
+from .tools.plan.cli import add_plan_command, run_plan
+from .tools.preflight.cli import add_preflight_command, run_preflight
+from .tools.summary import AssemblyError, render_json, render_text, summarize
+from .tools.watch.cli import add_watch_command, run_watch
 
 PROG = "python -m hyperpod_constructs"
 EXIT_OK = 0

@@ -180,9 +180,9 @@ def test_every_export_resolves_to_its_module(name: str) -> None:
         ("FsdpTrainingCluster", "hyperpod_constructs.blueprints"),
         ("evaluate_gate", "hyperpod_constructs.gate"),
         ("RULES", "hyperpod_constructs.validation"),
-        ("summarize", "hyperpod_constructs.summary"),
-        ("convert_request", "hyperpod_constructs.convert"),
-        ("plan_stack", "hyperpod_constructs.plan"),
+        ("summarize", "hyperpod_constructs.tools.summary"),
+        ("convert_request", "hyperpod_constructs.tools.convert"),
+        ("plan_stack", "hyperpod_constructs.tools.plan"),
     ],
 )
 def test_a_name_that_left_the_top_level_says_where_it_lives(name: str, package: str) -> None:

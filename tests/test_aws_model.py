@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hyperpod_constructs._aws import model as _aws_model
+from hyperpod_constructs.tools._aws import model as _aws_model
 from tests.support.aws_model import model
 
 
@@ -11,5 +11,6 @@ def test_the_copy_equals_botocores_model() -> None:
     assert roots == _aws_model.ROOTS
     assert shapes == _aws_model.SHAPES, (
         f"botocore {version} changed the shapes: python -m tests.support.aws_model > "
-        "hyperpod_constructs/_aws/model.py && ruff format hyperpod_constructs/_aws/model.py"
+        "hyperpod_constructs/tools/_aws/model.py && "
+        "ruff format hyperpod_constructs/tools/_aws/model.py"
     )

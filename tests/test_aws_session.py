@@ -1,4 +1,4 @@
-"""The command-line tools' one AWS session (``hyperpod_constructs._aws.session``): the options
+"""The command-line tools' one AWS session (``hyperpod_constructs.tools._aws.session``): the options
 every AWS-reading subcommand takes (derived from the registered subcommands), a deadline that a
 dripping endpoint cannot defeat, profiles, and a role assumed through STS (moto).
 """
@@ -16,7 +16,7 @@ import pytest
 from moto import mock_aws
 
 from hyperpod_constructs.__main__ import _parser, main
-from hyperpod_constructs._aws.session import (
+from hyperpod_constructs.tools._aws.session import (
     AwsOptions,
     DeadlineError,
     SessionError,

@@ -30,8 +30,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hyperpod_constructs.__main__ import main
-from hyperpod_constructs._aws import model as _aws_model
-from hyperpod_constructs.convert import ConversionError, convert_request
+from hyperpod_constructs.tools._aws import model as _aws_model
+from hyperpod_constructs.tools.convert import ConversionError, convert_request
 from tests.conftest import ROOT
 from tests.test_convert import lint_generated
 

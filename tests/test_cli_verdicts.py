@@ -1,4 +1,4 @@
-"""The one rule of every command's verdict (``hyperpod_constructs._cli.verdict``): what could
+"""The one rule of every command's verdict (``hyperpod_constructs.tools._cli.verdict``): what could
 not be read is never "ok". Each registered subcommand (derived from the main parser) is given
 an input it cannot read, a file or an AWS answer (CloudFormation's XML with a raw control
 character, which no XML parser reads): it never exits 0. ``watch``'s refresh-by-refresh rule is
@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hyperpod_constructs._cli.verdict import EXIT_OK, withheld
+from hyperpod_constructs.tools._cli.verdict import EXIT_OK, withheld
 from tests.support.cli_process import run_cli, subcommands
 from tests.support.raw_endpoint import RawEndpoint, http_answer
 

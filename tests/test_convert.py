@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from hyperpod_constructs.__main__ import main
-from hyperpod_constructs.convert import ConversionError, Options, convert_request
+from hyperpod_constructs.tools.convert import ConversionError, Options, convert_request
 from tests.conftest import ROOT, new_app
 from tests.template_utils import CLUSTER_TYPE, describe_matches, only, resources
 from tests.test_lint import unaccepted

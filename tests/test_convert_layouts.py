@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hyperpod_constructs.convert import ConversionError, Options, convert_request
+from hyperpod_constructs.tools.convert import ConversionError, Options, convert_request
 from tests.support.depth import examples
 from tests.test_convert import comparable, converted_cluster, request_of
 

@@ -1,5 +1,5 @@
 """The docs say what ``plan`` says: a change that ``plan`` classifies as refused in place
-(hyperpod_constructs/plan/semantics.py, checked against AWS's docs) is never described as
+(hyperpod_constructs/tools/plan/semantics.py, checked against AWS's docs) is never described as
 replacing nodes, on a docs page or in a public docstring (the API pages are built from those)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hyperpod_constructs.plan.semantics import GROUP, RULES, Effect
+from hyperpod_constructs.tools.plan.semantics import GROUP, RULES, Effect
 from tests.support.prose import prose
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -108,7 +108,7 @@ def test_the_lists_of_public_sub_packages_are_the_one_list() -> None:
 
 def test_a_list_of_sub_packages_that_disagrees_fails(tmp_path: Path) -> None:
     root = tmp_path / "repo"
-    for folder in ("hyperpod_constructs/gate", "hyperpod_constructs/plan", "docs"):
+    for folder in ("hyperpod_constructs/gate", "hyperpod_constructs/tools/plan", "docs"):
         (root / folder).mkdir(parents=True)
         (root / folder / "__init__.py").write_text("")
     (root / "hyperpod_constructs" / "__init__.py").write_text(
@@ -124,7 +124,7 @@ def test_a_list_of_sub_packages_that_disagrees_fails(tmp_path: Path) -> None:
     listed = "['hyperpod_constructs.gate', 'hyperpod_constructs.sizing']"
     where = "(_SUBPACKAGES of hyperpod_constructs/__init__.py)"
     assert hooks.subpackage_problems(root, nav) == [
-        "package hyperpod_constructs.plan is missing from _SUBPACKAGES of "
+        "package hyperpod_constructs.tools.plan is missing from _SUBPACKAGES of "
         "hyperpod_constructs/__init__.py",
         "the docstring of hyperpod_constructs/__init__.py lists the public sub-packages "
         f"['hyperpod_constructs.gate'], not {listed} {where}",

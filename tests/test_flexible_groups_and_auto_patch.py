@@ -27,8 +27,8 @@ from hyperpod_constructs import (
 )
 from hyperpod_constructs.policy import AllowedInstanceTypes, HyperPodPolicy
 from hyperpod_constructs.sizing import sizing_type
-from hyperpod_constructs.summary.model import summarize_template
-from hyperpod_constructs.summary.render import to_json
+from hyperpod_constructs.tools.summary.model import summarize_template
+from hyperpod_constructs.tools.summary.render import to_json
 from hyperpod_constructs.validation.group_rules import validate_group
 from tests.conftest import new_app
 from tests.template_utils import CLUSTER_TYPE, describe_matches, only
@@ -288,7 +288,7 @@ def test_summary_lists_every_type_in_priority_order(template: dict[str, Any]) ->
 
 
 def test_summary_json_carries_the_new_fields(template: dict[str, Any]) -> None:
-    from hyperpod_constructs.summary.assembly import AssemblySummary
+    from hyperpod_constructs.tools.summary.assembly import AssemblySummary
 
     (cluster,) = summarize_template(template, stack="Flexible", template_file="t.json")
     document = to_json(AssemblySummary(directory="cdk.out", stacks_read=1, clusters=(cluster,)))
@@ -299,8 +299,8 @@ def test_summary_json_carries_the_new_fields(template: dict[str, Any]) -> None:
 
 
 def test_summary_text_shows_the_priority_order(template: dict[str, Any]) -> None:
-    from hyperpod_constructs.summary.assembly import AssemblySummary
-    from hyperpod_constructs.summary.render import render_text
+    from hyperpod_constructs.tools.summary.assembly import AssemblySummary
+    from hyperpod_constructs.tools.summary.render import render_text
 
     (cluster,) = summarize_template(template, stack="Flexible", template_file="t.json")
     text = render_text(AssemblySummary(directory="cdk.out", stacks_read=1, clusters=(cluster,)))
@@ -321,7 +321,7 @@ def test_summary_text_shows_the_priority_order(template: dict[str, Any]) -> None
 def test_convert_refuses_what_slurm_clusters_cannot_take(patch: dict[str, Any], field: str) -> None:
     import json
 
-    from hyperpod_constructs.convert import ConversionError, Options, convert_request
+    from hyperpod_constructs.tools.convert import ConversionError, Options, convert_request
     from tests.conftest import ROOT
 
     path = ROOT / "tests" / "fixtures" / "convert" / "api-flexible-autopatch.json"
@@ -335,7 +335,7 @@ def test_convert_refuses_what_slurm_clusters_cannot_take(patch: dict[str, Any], 
 def test_convert_refuses_both_instance_type_and_requirements() -> None:
     import json
 
-    from hyperpod_constructs.convert import ConversionError, Options, convert_request
+    from hyperpod_constructs.tools.convert import ConversionError, Options, convert_request
     from tests.conftest import ROOT
 
     path = ROOT / "tests" / "fixtures" / "convert" / "api-flexible-autopatch.json"
@@ -409,10 +409,10 @@ def test_watch_shows_which_types_came_up(template: dict[str, Any]) -> None:
     DescribeCluster's ``InstanceTypeDetails``, how many instances of each type are up."""
     from datetime import UTC, datetime
 
-    from hyperpod_constructs.watch.jsonl import to_json as watch_json
-    from hyperpod_constructs.watch.model import Observation, refresh
-    from hyperpod_constructs.watch.screen import status_line
-    from hyperpod_constructs.watch.target import targets_from_template
+    from hyperpod_constructs.tools.watch.jsonl import to_json as watch_json
+    from hyperpod_constructs.tools.watch.model import Observation, refresh
+    from hyperpod_constructs.tools.watch.screen import status_line
+    from hyperpod_constructs.tools.watch.target import targets_from_template
 
     (target,) = targets_from_template(template, stack_name="Flexible", display_name="Flexible")
     gpu = _rendered_groups(template)["gpu"]

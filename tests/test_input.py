@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hyperpod_constructs._aws.input import InputError, parse_json, read_json
 from hyperpod_constructs._core.sanitize import printable
+from hyperpod_constructs.tools._aws.input import InputError, parse_json, read_json
 
 
 @pytest.mark.parametrize(

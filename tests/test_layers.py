@@ -46,27 +46,15 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("rules", ("validation",)),
     ("constructs", ("_cluster", "_gate", "_report", "cluster")),
-    (
-        "entry points",
-        (
-            "",
-            "__main__",
-            "reporting",
-            "_aws",
-            "_cli",
-            "policy",
-            "blueprints",
-            "summary",
-            "watch",
-            "convert",
-            "plan",
-            "preflight",
-        ),
-    ),
+    ("entry points", ("", "reporting", "policy", "blueprints")),
+    ("tools", ("__main__", "summary", "watch", "convert", "plan", "preflight", "tools")),
 )
 """The layers, bottom first, each with its packages and top-level modules (``""`` is the
 package's ``__init__``). A package is in one layer with every module in it; a module may
-import its own layer and those below."""
+import its own layer and those below. The top floor is the command-line tools: the package
+``tools``, the command line that runs them and the tools' old paths (deprecated aliases)."""
+TOOLS = "tools"
+"""The tools' floor (a layer's name), which nothing below it imports."""
 TOP_LEVEL_PRIVATE = {"__init__", "__main__", "_version"}
 """The only private modules at the package's top level: the helpers live in private
 sub-packages, one layer each."""
@@ -213,6 +201,148 @@ def test_no_import_goes_up_a_layer(module: str) -> None:
         if layer_of(target) > level
     }
     assert upward == set(), f"{module or PACKAGE} ({LAYERS[level][0]}) imports up: {upward}"
+
+
+def reaching_up_to(graph: dict[str, set[str]], floor: str) -> dict[str, list[str]]:
+    """Each module below the layer ``floor`` that imports a module of it, with what it imports."""
+    top = [name for name, _ in LAYERS].index(floor)
+    found = {
+        module: sorted(t for t in targets if layer_of(t) >= top)
+        for module, targets in graph.items()
+        if layer_of(module) < top
+    }
+    return {module: targets for module, targets in found.items() if targets}
+
+
+def test_the_constructs_never_import_the_tools() -> None:
+    """Nothing of the values, the model, the rules, the constructs or the other entry points
+    imports a tool, its private packages (``tools._aws``, ``tools._cli``) or an old path of a
+    tool: a CDK app never loads them."""
+    assert reaching_up_to(GRAPH, TOOLS) == {}
+
+
+def test_a_construct_importing_a_tool_is_named() -> None:
+    graph = {"cluster": {"_core", "tools._aws.session"}, "tools.plan": {"cluster"}, "plan": set()}
+    graph["_gate.construct"] = {"plan"}
+    assert reaching_up_to(graph, TOOLS) == {
+        "_gate.construct": ["plan"],
+        "cluster": ["tools._aws.session"],
+    }
+
+
+def private_imports(module: str) -> set[str]:
+    """The private names (a ``_x`` part, not a dunder) of another package that ``module``
+    imports. A private name belongs to the package that holds it (a module's private name to
+    the module's package), and only that package's modules import it. A private package is
+    shared by design: one at the top level (``_core``) by the layers above it, one of a layer's
+    top-level package (``tools._aws``) by that layer (``__main__`` runs the tools with
+    ``tools._cli``)."""
+    path = MODULES[module]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        for target in _targets(module, node, path.name == "__init__.py"):
+            if not target.startswith(f"{PACKAGE}."):
+                continue
+            parts = target.removeprefix(f"{PACKAGE}.").split(".")
+            private = [i for i, p in enumerate(parts) if p.startswith("_") and p[:2] != "__"]
+            if not private or private[0] == 0:
+                continue  # nothing private, or a private package of the top level
+            holder = ".".join(parts[: private[0]])
+            is_package = holder not in MODULES or MODULES[holder].name == "__init__.py"
+            owner = holder if is_package else holder.rpartition(".")[0]
+            inside = module == owner or module.startswith(f"{owner}.")
+            if not inside and ("." in owner or layer_of(module) != layer_of(owner)):
+                found.add(".".join(parts))
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(MODULES), ids=lambda m: m or PACKAGE)
+def test_no_module_imports_a_private_name_of_another_package(module: str) -> None:
+    """``plan`` once imported ``watch``'s ``_stack_identity``, ``_parameters`` and
+    ``_Transient``: what two packages share is public in one of them, or in a private package
+    both may import (``tools._assembly``, the tools' one reader of a cloud assembly)."""
+    assert private_imports(module) == set()
+
+
+def test_a_private_import_of_another_package_is_named(tmp_path: Path) -> None:
+    """The check on modules written for it: a tool importing another tool's private name, or
+    a private module of it, and a construct importing the tools' private package are named; a
+    package's own private names and the private packages its layer shares are not."""
+    sources = {
+        "tools.plan.cli": (
+            "from ..watch.target import _stack_identity, load_targets\n"
+            "from ..watch import _decision\n"
+            "from .model import _private\n"
+            "from .._aws.input import read_json\n"
+            "from ..._core.sanitize import printable\n"
+        ),
+        "tools.watch.target": "from ._decision import evaluate\n",
+        "__main__": "from .tools._cli.output import write\n",
+        "cluster": "from .tools._aws import session\n",
+    }
+    saved = dict(MODULES)
+    try:
+        for module, source in sources.items():
+            MODULES[module] = tmp_path / f"{module}.py"
+            MODULES[module].write_text(source, encoding="utf-8")
+        found = {module: private_imports(module) for module in sources}
+    finally:
+        MODULES.clear()
+        MODULES.update(saved)
+    assert found == {
+        "tools.plan.cli": {"tools.watch.target._stack_identity", "tools.watch._decision"},
+        "tools.watch.target": set(),
+        "__main__": set(),
+        "cluster": {"tools._aws", "tools._aws.session"},
+    }
+
+
+def test_the_construct_helpers_never_import_the_cluster() -> None:
+    """The cluster uses its helpers (``_cluster``, ``_gate``, ``_report``); none of them uses
+    the cluster (the report of a failing synth finds the clusters by what it asks of them,
+    ``_report.text.Checked``)."""
+    helpers = {
+        m: GRAPH[m] for m in MODULES if m.partition(".")[0] in {"_cluster", "_gate", "_report"}
+    }
+    assert {m: sorted(targets) for m, targets in helpers.items() if "cluster" in targets} == {}
+
+
+HOURS = ("hours",)
+"""A duration in hours: ``Duration.hours(n)`` or ``timedelta(hours=n)``."""
+
+
+def literal_hours(source: str) -> list[int]:
+    """The lines of ``source`` that write a number of hours as a literal."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        name = (
+            node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        )
+        values = [
+            *(node.args if name in HOURS else []),
+            *(k.value for k in node.keywords if k.arg in HOURS),
+        ]
+        if any(isinstance(value, ast.Constant) for value in values):
+            found.append(node.lineno)
+    return found
+
+
+def test_hyperpods_limits_are_written_once_in_core() -> None:
+    """HyperPod's 3-hour MinCount window was written twice (the gate's options and ``watch``,
+    which ``plan`` read): every duration in hours is a limit of ``_core/limits.py``, read
+    from there, never a number written again."""
+    written = {
+        module: lines
+        for module, path in MODULES.items()
+        if (lines := literal_hours(path.read_text(encoding="utf-8")))
+    }
+    assert written == {}
+    assert literal_hours("from datetime import timedelta\nW = timedelta(hours=3)\n") == [2]
+    assert literal_hours("W = Duration.hours(3)\nV = Duration.hours(LIMIT)\n") == [1]
 
 
 def test_no_imports_close_a_circle() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from hyperpod_constructs.plan import (
+from hyperpod_constructs.tools.plan import (
     BaselineError,
     ClusterChange,
     Effect,

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from hyperpod_constructs.plan import plan_stack, rule_for
-from hyperpod_constructs.plan.semantics import SAFE, Effect
+from hyperpod_constructs.tools.plan import plan_stack, rule_for
+from hyperpod_constructs.tools.plan.semantics import SAFE, Effect
 from tests.support.plan_pairs import PlanPairs, plan_pairs
 from tests.test_plan_semantics import _properties, _resolved, schema
 

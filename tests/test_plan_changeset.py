@@ -11,8 +11,8 @@ import botocore.session
 import pytest
 from botocore.stub import ANY, Stubber
 
-from hyperpod_constructs.plan import plan_stack
-from hyperpod_constructs.plan.changeset import ChangeSetError, with_change_set
+from hyperpod_constructs.tools.plan import plan_stack
+from hyperpod_constructs.tools.plan.changeset import ChangeSetError, with_change_set
 from tests.support.plan_pairs import PlanPairs, plan_pairs
 
 __all__ = ["plan_pairs"]

@@ -17,7 +17,7 @@ import pytest
 
 from examples.fsdp import LIFECYCLE_DIR, FsdpTrainingStack
 from hyperpod_constructs import HyperPodInstanceType
-from hyperpod_constructs.plan import RULES, Effect, plan_stack, render_text
+from hyperpod_constructs.tools.plan import RULES, Effect, plan_stack, render_text
 from tests.conftest import new_app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +60,7 @@ def without_hashes(text: str) -> str:
 
 
 def rules_table() -> str:
-    """The property table of hyperpod_constructs/plan/semantics.py as Markdown."""
+    """The property table of hyperpod_constructs/tools/plan/semantics.py as Markdown."""
     lines = ["| Property | Effect | What HyperPod does | Source |", "|---|---|---|---|"]
     for rule in RULES:
         name = (

@@ -16,10 +16,10 @@ import pytest
 from aws_cdk import CfnParameter, NestedStack, Stack
 
 from hyperpod_constructs.__main__ import _parser
-from hyperpod_constructs.plan.cli import run_plan
-from hyperpod_constructs.plan.nested import passed_parameters
-from hyperpod_constructs.plan.references import follow
-from hyperpod_constructs.plan.resolve import evaluate
+from hyperpod_constructs.tools.plan.cli import run_plan
+from hyperpod_constructs.tools.plan.nested import passed_parameters
+from hyperpod_constructs.tools.plan.references import follow
+from hyperpod_constructs.tools.plan.resolve import evaluate
 from tests.conftest import new_app
 from tests.support.clock import VirtualClock
 from tests.support.hyperpod_sim import HyperPodSimulator, constant

@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hyperpod_constructs.__main__ import _parser
-from hyperpod_constructs.plan import BaselineError, ClusterChange, StackPlan, plan_stack
-from hyperpod_constructs.plan.cli import run_plan
-from hyperpod_constructs.plan.model import check_baseline
+from hyperpod_constructs.tools.plan import BaselineError, ClusterChange, StackPlan, plan_stack
+from hyperpod_constructs.tools.plan.cli import run_plan
+from hyperpod_constructs.tools.plan.model import check_baseline
 from tests.support.plan_pairs import PlanPairs, plan_pairs
 
 __all__ = ["plan_pairs"]
@@ -451,7 +451,7 @@ def test_each_probe_has_the_exit_code_the_schema_and_guides_fix(
 
 
 def test_cannot_tell_is_shown_with_the_expression(plan_pairs: PlanPairs) -> None:
-    from hyperpod_constructs.plan import render_text
+    from hyperpod_constructs.tools.plan import render_text
 
     base = plan_pairs.templates["base"]
     new = edited(base, *PROBES["import-value-count"][1])

@@ -12,7 +12,7 @@ from cfnlint.schema import PROVIDER_SCHEMA_MANAGER
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hyperpod_constructs.plan import plan_stack
+from hyperpod_constructs.tools.plan import plan_stack
 from tests.support.plan_pairs import PlanPairs, plan_pairs
 
 __all__ = ["plan_pairs"]

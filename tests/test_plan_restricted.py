@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hyperpod_constructs.plan.model import GroupChange, GroupPlan, StackPlan, plan_stack
+from hyperpod_constructs.tools.plan.model import GroupChange, GroupPlan, StackPlan, plan_stack
 from tests.support.plan_pairs import PlanPairs, plan_pairs
 
 __all__ = ["plan_pairs"]

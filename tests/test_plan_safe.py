@@ -17,7 +17,8 @@ import yaml
 
 from hyperpod_constructs.__main__ import _parser
 from hyperpod_constructs._runtime.hyperpod_gate import arm, contract
-from hyperpod_constructs.plan import (
+from hyperpod_constructs.tools._assembly.templates import parse_template
+from hyperpod_constructs.tools.plan import (
     BaselineError,
     ClusterChange,
     check_baseline,
@@ -25,10 +26,9 @@ from hyperpod_constructs.plan import (
     render_text,
     to_json,
 )
-from hyperpod_constructs.plan.cli import run_plan
-from hyperpod_constructs.plan.render import render_markdown
-from hyperpod_constructs.plan.resolve import evaluate
-from hyperpod_constructs.plan.templates import parse_template
+from hyperpod_constructs.tools.plan.cli import run_plan
+from hyperpod_constructs.tools.plan.render import render_markdown
+from hyperpod_constructs.tools.plan.resolve import evaluate
 from tests.support.plan_pairs import PlanPairs, plan_pairs, with_cdk_paths
 
 __all__ = ["plan_pairs"]
@@ -416,7 +416,7 @@ def test_a_renamed_cluster_waits_while_the_old_one_holds_its_capacity(
 def test_importing_the_command_loads_neither_aws_cdk_nor_boto3_nor_cfn_lint() -> None:
     # The rule modules (which load aws_cdk) are imported only to word a refusal found.
     script = (
-        "import sys, hyperpod_constructs.plan.cli\n"
+        "import sys, hyperpod_constructs.tools.plan.cli\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'aws_cdk', 'boto3', 'cfnlint'}))"
     )
     result = subprocess.run(

@@ -1,4 +1,4 @@
-"""The plan's one property table (``hyperpod_constructs/plan/semantics.py``) against the
+"""The plan's one property table (``hyperpod_constructs/tools/plan/semantics.py``) against the
 ``AWS::SageMaker::Cluster`` resource schema that cfn-lint ships: the rows that replace the
 cluster are exactly the schema's create-only properties, read-only rows are read-only there,
 every row names a property the schema has, and the properties the table does not know are
@@ -12,7 +12,7 @@ from typing import Any
 
 from cfnlint.schema import PROVIDER_SCHEMA_MANAGER
 
-from hyperpod_constructs.plan.semantics import (
+from hyperpod_constructs.tools.plan.semantics import (
     CLUSTER,
     GROUP,
     RULES,

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from hyperpod_constructs.__main__ import _parser
-from hyperpod_constructs.plan.cli import run_plan
+from hyperpod_constructs.tools.plan.cli import run_plan
 from tests.support.clock import VirtualClock
 from tests.support.hyperpod_sim import HyperPodSimulator, constant
 from tests.support.plan_pairs import PlanPairs, plan_pairs, stack_name
@@ -223,7 +223,7 @@ def test_a_live_count_outside_the_apis_shape_is_refused_not_read_as_a_count(coun
     # DescribeCluster's CurrentCount is a count of nodes (0 or more; the simulator's server
     # cannot even send another, as it checks the botocore model): an answer outside that shape
     # is refused (exit 2), never clamped into "0 nodes terminated".
-    from hyperpod_constructs.plan.aws import DeployedReader, FatalError
+    from hyperpod_constructs.tools.plan.aws import DeployedReader, FatalError
 
     reader = DeployedReader.__new__(DeployedReader)
     answer = {"InstanceGroups": [{"InstanceGroupName": "gpu", "CurrentCount": count}]}

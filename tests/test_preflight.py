@@ -19,8 +19,8 @@ import pytest
 from aws_cdk.cx_api import CloudAssembly
 
 from hyperpod_constructs.__main__ import _parser
-from hyperpod_constructs.preflight.cli import run_preflight
-from hyperpod_constructs.preflight.quotas import Kind, matches
+from hyperpod_constructs.tools.preflight.cli import run_preflight
+from hyperpod_constructs.tools.preflight.quotas import Kind, matches
 from tests.conftest import new_app
 from tests.support.account_fake import (
     ACROSS_CLUSTERS,
@@ -241,8 +241,8 @@ def test_access_denied_is_unknown_never_met(cdk_out: str, operation: str) -> Non
 
 
 def test_an_answer_that_does_not_fit_aws_model_is_unknown() -> None:
-    from hyperpod_constructs.preflight.aws import AccountReader, make_clients
-    from hyperpod_constructs.preflight.facts import Unread
+    from hyperpod_constructs.tools.preflight.aws import AccountReader, make_clients
+    from hyperpod_constructs.tools.preflight.facts import Unread
 
     reader = AccountReader(make_clients(region=None, session=FakeAccount().session()))
     for answer in ({"Quotas": "no list"}, {"Quotas": [{"QuotaName": 4}]}, [], {"NextToken": 1}):
@@ -499,7 +499,7 @@ def test_the_policy_grants_every_call_and_names_only_real_operations(
 ) -> None:
     import botocore.session
 
-    from hyperpod_constructs.preflight.permissions import PREFLIGHT_ACTIONS, preflight_policy
+    from hyperpod_constructs.tools.preflight.permissions import PREFLIGHT_ACTIONS, preflight_policy
 
     # Every action is an operation of the service botocore signs with that prefix.
     session = botocore.session.get_session()
@@ -556,14 +556,14 @@ def _described(current: int) -> dict[str, Any]:
 
 
 def _fsdp_target(cdk_out: str) -> Any:
-    from hyperpod_constructs.watch.target import load_targets
+    from hyperpod_constructs.tools.watch.target import load_targets
 
     (target,) = [t for t in load_targets(cdk_out) if t.stack_name == FSDP]
     return target
 
 
 def test_watch_says_whether_waiting_can_help(cdk_out: str) -> None:
-    from hyperpod_constructs.preflight.watching import capacity_line
+    from hyperpod_constructs.tools.preflight.watching import capacity_line
 
     target = _fsdp_target(cdk_out)
     # The watched cluster itself holds 4 p5 already: not counted as another cluster's.
@@ -587,8 +587,8 @@ class _Stop(Exception):
 
 
 def test_watch_reads_capacity_once_and_shows_it_on_every_refresh_after(cdk_out: str) -> None:
-    from hyperpod_constructs.watch.cli import _loop
-    from hyperpod_constructs.watch.model import Observation, ResourceState, StackState
+    from hyperpod_constructs.tools.watch.cli import _loop
+    from hyperpod_constructs.tools.watch.model import Observation, ResourceState, StackState
 
     target = _fsdp_target(cdk_out)
     assert target.wait_condition_id is not None

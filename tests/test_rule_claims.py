@@ -39,9 +39,9 @@ from hyperpod_constructs import (
     SlurmConfigStrategy,
 )
 from hyperpod_constructs._core.rule import UNCONFIRMED, SourceKind
-from hyperpod_constructs.convert import Options, convert_request
 from hyperpod_constructs.enums import NetworkInterfaceType, SlurmLayout
 from hyperpod_constructs.instance_type import known_names
+from hyperpod_constructs.tools.convert import Options, convert_request
 from hyperpod_constructs.updates import BatchSize, ScheduledUpdate
 from hyperpod_constructs.validation import RULES, Severity, validate_group
 from hyperpod_constructs.validation.gate_rules import gate_option_findings
@@ -654,7 +654,7 @@ def test_plan_reads_the_one_statement_of_the_layout() -> None:
     """plan compares a Compute group without a partition like any other group, and its note on
     removing the controller group is the layout's own sentence (not a copy of it)."""
     from hyperpod_constructs._core import layout
-    from hyperpod_constructs.plan import GroupChange, plan_stack
+    from hyperpod_constructs.tools.plan import GroupChange, plan_stack
 
     old = _template([_controller(), _compute("gpu")])
     new = _template([_controller(), _compute("gpu"), _compute("cpu", partition=None)])

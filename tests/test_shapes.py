@@ -34,7 +34,7 @@ from hyperpod_constructs import (
     ScheduledUpdate,
     SlurmLayout,
 )
-from hyperpod_constructs.convert import UNSUPPORTED
+from hyperpod_constructs.tools.convert import UNSUPPORTED
 from tests.conftest import ROOT, new_app, synth_template
 from tests.support.groups import Groups
 from tests.template_utils import CLUSTER_TYPE, actions, as_dict, only, resources, statements

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hyperpod_constructs.__main__ import main
-from hyperpod_constructs.summary import (
+from hyperpod_constructs.tools.summary import (
     TemplateError,
     render_json,
     render_text,
@@ -29,8 +29,8 @@ from hyperpod_constructs.summary import (
     summarize,
     summarize_template,
 )
-from hyperpod_constructs.summary.assembly import AssemblySummary
-from hyperpod_constructs.summary.render import format_duration
+from hyperpod_constructs.tools.summary.assembly import AssemblySummary
+from hyperpod_constructs.tools.summary.render import format_duration
 from tests.support.gate_defaults import human, metrics_namespace, poll_seconds, timeout_seconds
 
 CLUSTER = "AWS::SageMaker::Cluster"
@@ -740,9 +740,9 @@ def test_only_regular_files_inside_the_assembly_are_read(
 def test_a_file_over_the_size_cap_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hyperpod_constructs.summary import assembly
+    from hyperpod_constructs.tools._assembly import files
 
-    monkeypatch.setattr(assembly, "MAX_FILE_BYTES", 1024)
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", 1024)
     write_json(tmp_path / "Big.template.json", {"Resources": {}, "Pad": "x" * 2000})
     code, out, err = run(["summary", str(tmp_path)], capsys)
     assert (code, out) == (2, "")

@@ -15,7 +15,7 @@ from aws_cdk.cx_api import CloudAssembly
 
 from examples.fsdp import FsdpTrainingStack
 from hyperpod_constructs.__main__ import main
-from hyperpod_constructs.watch.target import TargetError, load_targets, select_target
+from hyperpod_constructs.tools.watch.target import TargetError, load_targets, select_target
 from tests.conftest import new_app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -263,7 +263,7 @@ def _imported(argv: list[str], tmp_path: Path) -> set[str]:
 @pytest.mark.parametrize(
     "argv",
     [
-        ["-c", "import hyperpod_constructs.__main__, hyperpod_constructs.watch.cli"],
+        ["-c", "import hyperpod_constructs.__main__, hyperpod_constructs.tools.watch.cli"],
         ["-m", "hyperpod_constructs", "watch", "--help"],
     ],
 )

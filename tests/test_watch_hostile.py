@@ -18,8 +18,8 @@ from aws_cdk.cx_api import CloudAssembly
 from rich.console import Console
 
 from hyperpod_constructs._core.sanitize import printable
-from hyperpod_constructs.watch import screen
-from hyperpod_constructs.watch.model import (
+from hyperpod_constructs.tools.watch import screen
+from hyperpod_constructs.tools.watch.model import (
     EventView,
     GateView,
     GroupView,

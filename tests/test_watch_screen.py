@@ -7,7 +7,7 @@ from datetime import timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hyperpod_constructs.watch.screen import BAR_WIDTH, EMPTY, FULL, bar, clock
+from hyperpod_constructs.tools.watch.screen import BAR_WIDTH, EMPTY, FULL, bar, clock
 
 
 @given(st.integers(0, 7000), st.integers(0, 6758), st.integers(1, 80))

@@ -26,6 +26,10 @@ MAX_SCHEDULE_EXPRESSION_LENGTH, MAX_UPDATE_WAIT_SECONDS, MAX_ROLLBACK_ALARMS = 2
 MAX_ALARM_NAME_LENGTH = 255
 """``AlarmDetails.AlarmName`` (API model: 1..255, pattern ``(?!\\s*$).+``)."""
 MAX_TAGS, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH = 50, 128, 256
+MIN_COUNT_WINDOW_HOURS = 3
+"""HyperPod rolls a group back if its ``MinInstanceCount`` is not met within this many hours
+of the group's creation or update (fixed; Slurm scaling guide): the gate's deadline, ``watch``'s
+countdown, ``plan``'s and ``preflight``'s windows all read it from here."""
 
 REQUIRED_BUCKET_PREFIX = "sagemaker-"
 """HyperPod's managed instance role policy only reads buckets whose name starts with this."""

@@ -10,9 +10,9 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, TextIO
+from typing import Literal, Protocol, TextIO, runtime_checkable
 
-from .._core.finding import HyperPodValidationError, merge_findings
+from .._core.finding import Finding, HyperPodValidationError, merge_findings
 from ..sizing import SizingError
 from .records import LOADED, WARNING_PREFIX, Reported, forget, reported_in
 
@@ -237,13 +237,20 @@ class StageProgress:
         return "the App's own stacks" if stage == "" else f"Stage {stage}"
 
 
+@runtime_checkable
+class Checked(Protocol):
+    """A construct whose node validation reports the library's findings (the cluster): what
+    the report reads of a cluster the validation has not reached. Declared here, so that the
+    report never imports the cluster it reports on."""
+
+    def _all_findings(self) -> list[Finding]: ...
+
+
 def stage_progress(records: Sequence[Reported]) -> StageProgress | None:
     """The Stages of the app that ``records`` belong to: which failed, which templates were
     written, which clusters were not checked. ``None`` when no template was written and
     every cluster was checked (the short report's "no template was written" holds)."""
     from aws_cdk import Stage
-
-    from ..cluster import HyperPodSlurmCluster  # loaded by then: a cluster reported
 
     if not records:
         return None
@@ -257,9 +264,7 @@ def stage_progress(records: Sequence[Reported]) -> StageProgress | None:
             if record.report_lines()[0]
         ]
         clusters = [
-            construct
-            for construct in root.node.find_all()
-            if isinstance(construct, HyperPodSlurmCluster)
+            construct for construct in root.node.find_all() if isinstance(construct, Checked)
         ]
         waiting = [c for c in clusters if c.node.path not in reported]
         unchecked = {Stage.of(c).node.path for c in waiting}  # type: ignore[union-attr]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from aws_cdk import Duration
 
+from .._core.limits import MIN_COUNT_WINDOW_HOURS
 from .._runtime.hyperpod_gate.decision import DEFAULT_METRICS_NAMESPACE
 
 if TYPE_CHECKING:  # annotations only: a gate without a topic does not load the module
@@ -17,7 +18,7 @@ if TYPE_CHECKING:  # annotations only: a gate without a topic does not load the 
     from aws_cdk import aws_logs as logs
     from aws_cdk import aws_sns as sns
 
-HYPERPOD_MIN_COUNT_WINDOW = Duration.hours(3)
+HYPERPOD_MIN_COUNT_WINDOW = Duration.hours(MIN_COUNT_WINDOW_HOURS)
 """HyperPod rolls a group back if its minimum is not met within this window (fixed)."""
 MAX_GATE_TIMEOUT_HOURS = 12
 """The longest a CloudFormation wait condition can wait."""

@@ -12,11 +12,11 @@ from aws_cdk import Duration
 from .._cdk.tokens import is_unresolved
 from .._core.arguments import TOKEN, check, instance_of, is_bool
 from .._core.finding import Finding
+from .._core.limits import MIN_COUNT_WINDOW_HOURS
 from .._core.rule import E, Rule, Scope, Source, W, reports
 from .._core.sources import PUT_METRIC_DATA, SLURM_SCALING, STEP_FUNCTIONS_QUOTAS, WAIT_CONDITION
 from ..gate.definition import HISTORY_QUOTA, history_events, max_timeout_for_history
 from ..gate.options import (
-    HYPERPOD_MIN_COUNT_WINDOW,
     MAX_POLL_MINUTES,
     MIN_POLL_SECONDS,
     MinCountGateOptions,
@@ -240,15 +240,16 @@ def gate_timeout_advice(timeout: Duration) -> list[Finding]:
     """Advice on a gate's valid, concrete ``timeout`` (``readiness_gate.timeout``) shorter than
     HyperPod's MinCount window (:class:`~hyperpod_constructs.MinCountGate` reports it on
     itself)."""
-    if timeout.to_seconds() >= HYPERPOD_MIN_COUNT_WINDOW.to_seconds():
+    if timeout.to_seconds() >= MIN_COUNT_WINDOW_HOURS * 3600:
         return []
     return [
         WARN_GATE_TIMEOUT.finding(
             field="readiness_gate.timeout",
             value=timeout.to_human_string(),
-            allowed="at least 3 hours, HyperPod's MinCount window: with a shorter gate the "
-            "deployment may fail while HyperPod would still meet the minimum",
-            fix="use at least Duration.hours(3) (the default is 3 h 30 min)",
+            allowed=f"at least {MIN_COUNT_WINDOW_HOURS} hours, HyperPod's MinCount window: with a "
+            "shorter gate the deployment may fail while HyperPod would still meet the minimum",
+            fix=f"use at least Duration.hours({MIN_COUNT_WINDOW_HOURS}) "
+            "(the default is 3 h 30 min)",
         )
     ]
 

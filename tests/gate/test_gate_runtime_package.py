@@ -82,7 +82,7 @@ def test_watch_decides_with_the_gates_module_imported_plainly() -> None:
     its file under another name), and that import pulls in neither aws_cdk nor boto3."""
     script = (
         "import sys, json\n"
-        "import hyperpod_constructs.watch.model as watch\n"
+        "import hyperpod_constructs.tools.watch.model as watch\n"
         "import hyperpod_constructs._runtime.hyperpod_gate.decision as decision\n"
         "print(json.dumps({'same': watch.evaluate_gate is decision.evaluate_gate"
         " and watch.GroupRequirement is decision.GroupRequirement,"

@@ -1,10 +1,10 @@
-"""Writes ``hyperpod_constructs/_aws/model.py``: the shapes of the AWS requests and answers the
-command-line tools read, taken from botocore's service models.
+"""Writes ``hyperpod_constructs/tools/_aws/model.py``: the shapes of the AWS requests and
+answers the command-line tools read, taken from botocore's service models.
 
 The library does not depend on botocore (``convert`` runs without it), so the shapes it checks
 against are a generated copy; ``tests/test_aws_model.py`` fails when botocore's model (the
 pinned test version) no longer equals it. Regenerate with
-``python -m tests.support.aws_model > hyperpod_constructs/_aws/model.py && ruff format``.
+``python -m tests.support.aws_model > hyperpod_constructs/tools/_aws/model.py && ruff format``.
 """
 
 from __future__ import annotations

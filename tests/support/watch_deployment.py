@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from hyperpod_constructs.__main__ import _parser
-from hyperpod_constructs.watch.cli import run_watch
+from hyperpod_constructs.tools.watch.cli import run_watch
 
 from .hyperpod_sim import CapacityCurve
 from .sim_server import SimServer
