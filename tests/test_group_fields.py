@@ -26,8 +26,8 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 import hyperpod_constructs as hp
-from hyperpod_constructs.tools.convert import Options, convert_request
 from hyperpod_constructs.instance_group import GROUP_FIELDS
+from hyperpod_constructs.tools.convert import Options, convert_request
 from tests.conftest import new_app
 from tests.template_utils import CLUSTER_TYPE, only
 from tests.test_convert import synth_app

@@ -13,7 +13,7 @@ PACKAGE = REPO / "hyperpod_constructs"
 READERS = ("hyperpod_constructs", "tests", "examples", "bench", "integ")
 """Where a constant may be read: the package and everything that imports it."""
 CONSTANT = re.compile(r"_?[A-Z][A-Z0-9_]*")
-GENERATED = {PACKAGE / "_aws" / "model.py"}
+GENERATED = {PACKAGE / "tools" / "_aws" / "model.py"}
 """Written by a generator, which records its input there (``BOTOCORE_VERSION``)."""
 
 

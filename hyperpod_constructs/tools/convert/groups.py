@@ -7,7 +7,7 @@ import enum
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._core import layout as slurm_layout
 from ...enums import (
@@ -16,11 +16,12 @@ from ...enums import (
     CapacityType,
     NodeType,
 )
-from ...group_fields import GroupField, Member, Members, Plain
-from ...instance_group import GROUP_FIELDS
 from ...instance_type import HyperPodInstanceType
 from .reading import ConversionError, _expect, _Fields, _Imports
 from .source import Call, Code, ListOf, Raw, literal
+
+if TYPE_CHECKING:
+    from ...group_fields import GroupField
 
 PARTITION_NAME = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
 
@@ -362,7 +363,12 @@ def _group_options(
     group: _Fields, path: str, layout: _Layout, imports: _Imports
 ) -> list[tuple[str, Code]]:
     """The keyword arguments of the group's fields ``_group`` did not read, read by the table
-    of group fields (``GROUP_FIELDS``): by their codec, or by the reader of their key."""
+    of group fields (``GROUP_FIELDS``): by their codec, or by the reader of their key.
+
+    The table is imported here, when a request is converted: it loads aws_cdk, which the
+    command line does not load to start (``tests/test_summary_cli.py``)."""
+    from ...instance_group import GROUP_FIELDS
+
     node_type = NodeType(layout.node_type)
     readers: dict[str, tuple[GroupField, Reader]] = {}
     for field in GROUP_FIELDS:
@@ -386,6 +392,8 @@ def _group_options(
 def _reader(field: GroupField) -> Reader | None:
     """How ``convert`` reads ``field``: the reader of its key, else by its codec; ``None``
     when ``_group`` reads it with its context."""
+    from ...group_fields import Member, Members, Plain
+
     if field.cfn in _READERS:
         return _READERS[field.cfn]
     codec, keyword = field.codec, field.keyword
