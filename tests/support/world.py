@@ -429,15 +429,24 @@ class Execution:
     def __init__(self, world: GateWorld, arn: str) -> None:
         self._world = world
         self.arn = arn
+        self._final_history: list[dict[str, Any]] | None = None
+        """The history of the execution once it has stopped (no event is added after)."""
 
     def _describe(self) -> dict[str, Any]:
         found: dict[str, Any] = self._world.sfn_client.describe_execution(executionArn=self.arn)
         return found
 
     def _history(self) -> list[dict[str, Any]]:
+        """The execution's events, read through the API; once it has stopped, read once (moto
+        serializes the whole history at each read: about a third of a scenario's CPU time)."""
+        if self._final_history is not None:
+            return self._final_history
+        stopped = not self.running  # asked first: a history read after it can only be final
         events: list[dict[str, Any]] = self._world.sfn_client.get_execution_history(
             executionArn=self.arn, maxResults=1000
         )["events"]
+        if stopped:
+            self._final_history = events
         return events
 
     @property
