@@ -633,3 +633,17 @@ def test_a_group_degraded_at_its_minimum_opens_the_gate(monkeypatch: pytest.Monk
     reached = w.sim.min_reached_at("gpu")
     assert reached is not None and signal.time - reached <= SLOW_POLL
     assert w.sim.groups["gpu"].status == "Degraded"
+
+
+def test_the_history_counted_is_the_one_the_api_returns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The harness counts a stopped execution's transitions and invocations from the records
+    moto's API serializes (tests/support/world.py), read once: the same events, in the same
+    order, as ``GetExecutionHistory`` returns."""
+    w = GateWorld(monkeypatch, cluster_groups(constant(10)), timeout_seconds=HOUR)
+    execution = start(w)
+    w.run(until_elapsed=2 * HOUR)
+    assert execution.status == "FAILED"
+    api = w.sfn_client.get_execution_history(executionArn=execution.arn)["events"]
+    counted = execution._history()
+    assert [(e["id"], e["type"]) for e in counted] == [(e["id"], e["type"]) for e in api]
+    assert execution.transitions == sum(e["type"].endswith("StateEntered") for e in api) > 0
