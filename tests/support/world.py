@@ -376,22 +376,32 @@ class ApiFault:
 
 def handler_operations() -> tuple[str, ...]:
     """Every AWS operation the gate's handlers call, found in their code: each
-    ``aws.call(<client>, "<operation>", ...)`` (a test keeps every call going through it), in
-    botocore's spelling (``describe_stack_resource`` -> ``DescribeStackResource``)."""
+    ``aws.call(<client>, "<operation>", ...)``, or ``call(...)`` inside ``aws.py`` itself (a test
+    keeps every call going through it), in botocore's spelling (``describe_stack_resource`` ->
+    ``DescribeStackResource``)."""
     found: set[str] = set()
     for path in sorted(Path(aws.__file__).resolve().parent.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if (
                 isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "call"
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id == "aws"
+                and _is_the_call(node.func, inside_aws=path.name == "aws.py")
                 and len(node.args) >= 2
                 and isinstance(node.args[1], ast.Constant)
             ):
                 found.add("".join(part.title() for part in str(node.args[1].value).split("_")))
     return tuple(sorted(found))
+
+
+def _is_the_call(func: ast.expr, *, inside_aws: bool) -> bool:
+    """``aws.call``, or the bare ``call`` of the module that defines it."""
+    if isinstance(func, ast.Name):
+        return inside_aws and func.id == "call"
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "call"
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "aws"
+    )
 
 
 LAMBDA_ASYNC_RETRY_DELAYS = (60.0, 120.0)

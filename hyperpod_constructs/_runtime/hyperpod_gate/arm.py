@@ -277,24 +277,12 @@ def _label(exc: BaseException) -> str:
     return aws.error_code(exc) or type(exc).__name__
 
 
-def _read_resource(stack_id: str, logical_id: str) -> Mapping[str, Any]:
-    """``DescribeStackResource`` of this stack's ``logical_id`` (:func:`aws.call`: a transient
-    fault retried while the invocation's time allows, then raised)."""
-    detail: Mapping[str, Any] = aws.call(
-        aws.client("cloudformation"),
-        "describe_stack_resource",
-        StackName=stack_id,
-        LogicalResourceId=logical_id,
-    )["StackResourceDetail"]
-    return detail
-
-
 def _stack_resource(stack_id: str, logical_id: str) -> Mapping[str, Any]:
     """``DescribeStackResource`` of this stack's ``logical_id``; :class:`Refused` on a
     permanent answer (denied, not found, ...). A transient fault that outlasts the
     invocation's time is raised as it is: never a refusal (see :func:`handler`)."""
     try:
-        return _read_resource(stack_id, logical_id)
+        return aws.stack_resource(stack_id, logical_id)
     except Exception as exc:
         if aws.is_transient(exc):
             raise
@@ -386,7 +374,7 @@ def wait_already_exists(event: Mapping[str, Any]) -> bool:
     if not (isinstance(logical_id, str) and logical_id and isinstance(stack_id, str)):
         return False
     try:
-        detail = _read_resource(stack_id, logical_id)
+        detail = aws.stack_resource(stack_id, logical_id)
     except Exception as exc:
         if aws.is_transient(exc):
             raise

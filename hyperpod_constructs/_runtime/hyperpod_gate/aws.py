@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -213,3 +213,15 @@ def call(aws_client: Any, operation: str, /, **params: Any) -> Any:
             if allows is None or not allows(pause + CALL_WORST_CASE):
                 raise
             sleep(pause)
+
+
+def stack_resource(stack_id: str, logical_id: str) -> Mapping[str, Any]:
+    """``DescribeStackResource`` of ``logical_id`` in ``stack_id``: its ``StackResourceDetail``
+    (:func:`call`: a transient fault retried while the invocation's time allows, then raised)."""
+    detail: Mapping[str, Any] = call(
+        client("cloudformation"),
+        "describe_stack_resource",
+        StackName=stack_id,
+        LogicalResourceId=logical_id,
+    )["StackResourceDetail"]
+    return detail

@@ -68,12 +68,7 @@ class Delivery:
 def condition_state(stack_id: str, logical_id: str) -> ConditionState:
     """Read the wait condition's state (one bounded ``DescribeStackResource``)."""
     try:
-        detail = aws.call(
-            aws.client("cloudformation"),
-            "describe_stack_resource",
-            StackName=stack_id,
-            LogicalResourceId=logical_id,
-        )["StackResourceDetail"]
+        detail = aws.stack_resource(stack_id, logical_id)
     except Exception as exc:
         if aws.is_transient(exc):
             return "UNKNOWN"

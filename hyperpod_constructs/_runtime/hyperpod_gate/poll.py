@@ -887,12 +887,7 @@ def _fast_path(budget: Budget) -> Outcome:
     if not budget.allows(aws.CALL_WORST_CASE):
         return Outcome("IGNORED", "too little time left")
     try:
-        arm = aws.call(
-            aws.client("cloudformation"),
-            "describe_stack_resource",
-            StackName=stack_id,
-            LogicalResourceId=arm_id,
-        )["StackResourceDetail"]
+        arm = aws.stack_resource(stack_id, arm_id)
     except Exception as exc:
         return Outcome("IGNORED", "reading the arm resource failed", error=aws.error_code(exc))
     if not budget.allows(aws.CALL_WORST_CASE):
