@@ -239,23 +239,53 @@ def private_imports(module: str) -> set[str]:
     ``tools._cli``)."""
     path = MODULES[module]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not isinstance(node, ast.Import | ast.ImportFrom):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    targets = [
+        target
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for target in _targets(module, node, path.name == "__init__.py")
+    ]
+    for target in [*targets, *_attributes_read(module, tree)]:
+        if not target.startswith(f"{PACKAGE}."):
             continue
-        for target in _targets(module, node, path.name == "__init__.py"):
-            if not target.startswith(f"{PACKAGE}."):
-                continue
-            parts = target.removeprefix(f"{PACKAGE}.").split(".")
-            private = [i for i, p in enumerate(parts) if p.startswith("_") and p[:2] != "__"]
-            if not private or private[0] == 0:
-                continue  # nothing private, or a private package of the top level
-            holder = ".".join(parts[: private[0]])
-            is_package = holder not in MODULES or MODULES[holder].name == "__init__.py"
-            owner = holder if is_package else holder.rpartition(".")[0]
-            inside = module == owner or module.startswith(f"{owner}.")
-            if not inside and ("." in owner or layer_of(module) != layer_of(owner)):
-                found.add(".".join(parts))
+        parts = target.removeprefix(f"{PACKAGE}.").split(".")
+        private = [i for i, p in enumerate(parts) if p.startswith("_") and p[:2] != "__"]
+        if not private or private[0] == 0:
+            continue  # nothing private, or a private package of the top level
+        holder = ".".join(parts[: private[0]])
+        is_package = holder not in MODULES or MODULES[holder].name == "__init__.py"
+        owner = holder if is_package else holder.rpartition(".")[0]
+        inside = module == owner or module.startswith(f"{owner}.")
+        if not inside and ("." in owner or layer_of(module) != layer_of(owner)):
+            found.add(".".join(parts))
     return found
+
+
+def _attributes_read(module: str, tree: ast.Module) -> Iterator[str]:
+    """``<module>.<name>`` for each ``name`` read as an attribute of a module of the package
+    that ``module`` imported (``from ..watch import aws`` then ``aws._code``): a private
+    name reached by attribute is imported as much as one named in the import."""
+    bound: dict[str, str] = {}
+    package = MODULES[module].name == "__init__.py"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            origin = next(_targets(module, node, package))
+            for alias in node.names:
+                name = f"{origin}.{alias.name}".removeprefix(f"{PACKAGE}.")
+                if name in MODULES:
+                    bound[alias.asname or alias.name] = f"{origin}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.name.removeprefix(f"{PACKAGE}.") in MODULES:
+                    bound[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in bound
+        ):
+            yield f"{bound[node.value.id]}.{node.attr}"
 
 
 @pytest.mark.parametrize("module", sorted(MODULES), ids=lambda m: m or PACKAGE)
@@ -278,6 +308,7 @@ def test_a_private_import_of_another_package_is_named(tmp_path: Path) -> None:
             "from .._aws.input import read_json\n"
             "from ..._core.sanitize import printable\n"
         ),
+        "tools.plan.aws": "from ..watch import aws\n\ndef code(e):\n    return aws._code(e)\n",
         "tools.watch.target": "from ._decision import evaluate\n",
         "__main__": "from .tools._cli.output import write\n",
         "cluster": "from .tools._aws import session\n",
@@ -293,6 +324,7 @@ def test_a_private_import_of_another_package_is_named(tmp_path: Path) -> None:
         MODULES.update(saved)
     assert found == {
         "tools.plan.cli": {"tools.watch.target._stack_identity", "tools.watch._decision"},
+        "tools.plan.aws": {"tools.watch.aws._code"},
         "tools.watch.target": set(),
         "__main__": set(),
         "cluster": {"tools._aws", "tools._aws.session"},

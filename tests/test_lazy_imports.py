@@ -92,3 +92,30 @@ def test_a_subclass_is_connectable_and_grantable_to_aws_cdk_lib() -> None:
         for policy in policies
         for statement in policy["Properties"]["PolicyDocument"]["Statement"]
     )
+
+
+EXAMPLE_APP = """
+import sys, tempfile
+from aws_cdk import App
+from examples.app import build
+app = App(outdir=tempfile.mkdtemp())
+build(app)
+app.synth()
+print(sorted(m for m in sys.modules if m.startswith("hyperpod_constructs.tools")))
+"""
+
+
+def test_the_example_app_synthesizes_without_loading_the_tools() -> None:
+    """Every example stack (the blueprints and the policies included), built and synthesized
+    in a fresh interpreter, loads nothing of ``hyperpod_constructs.tools``: the layer test reads
+    the imports, this reads what really runs (an ``importlib`` load as well)."""
+    result = subprocess.run(
+        [sys.executable, "-c", EXAMPLE_APP],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CDK_VALIDATION": "false", "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert ast.literal_eval(result.stdout.strip().splitlines()[-1]) == []
