@@ -42,6 +42,12 @@ def max_gate_timeout_seconds(poll_interval_seconds: int) -> int:
     return longest - poll_interval_seconds - LOOP_BACKSTOP_MARGIN_SECONDS
 
 
+DEFAULT_TIMEOUT_MINUTES = 210
+"""``MinCountGateOptions.timeout``'s default, in minutes (its one statement in code)."""
+DEFAULT_POLL_MINUTES = 1
+"""``MinCountGateOptions.poll_interval``'s default, in minutes (its one statement in code)."""
+
+
 @functools.cache
 def _minutes(minutes: int) -> Duration:
     """``Duration.minutes(minutes)``, made once per process: the defaults of every options
@@ -66,7 +72,7 @@ class MinCountGateOptions:
 
     enabled: bool = True
     """Create the gate when a group has ``min_instance_count > 0``. Default: True."""
-    timeout: Duration = field(default_factory=lambda: _minutes(210))
+    timeout: Duration = field(default_factory=lambda: _minutes(DEFAULT_TIMEOUT_MINUTES))
     """How long to wait before failing the deployment. Default: 3 h 30 min. HyperPod's 3-hour
     window starts when the group is created, before the gate is armed, so 3 h is enough in
     principle; the 30 minutes are slack for HyperPod's rollback to show and for polling. At most
@@ -75,7 +81,7 @@ class MinCountGateOptions:
     loop's history fits Step Functions' 25,000 events (HP-GATE-HISTORY); below 3 h the synth
     warns, since HyperPod may still meet the minimum later. A longer timeout is a synth error,
     never silently shortened."""
-    poll_interval: Duration = field(default_factory=lambda: _minutes(1))
+    poll_interval: Duration = field(default_factory=lambda: _minutes(DEFAULT_POLL_MINUTES))
     """Time between two DescribeCluster calls. Default: 1 min (allowed 10 s .. 15 min)."""
     notification_topic: sns.ITopic | None = None
     """SNS topic that gets one message when the gate opens and one when it fails.

@@ -15,8 +15,11 @@ from .._core.finding import Finding
 from .._core.limits import MIN_COUNT_WINDOW_HOURS
 from .._core.rule import E, Rule, Scope, Source, W, reports
 from .._core.sources import PUT_METRIC_DATA, SLURM_SCALING, STEP_FUNCTIONS_QUOTAS, WAIT_CONDITION
+from .._runtime.hyperpod_gate.decision import DEFAULT_METRICS_NAMESPACE
 from ..gate.definition import HISTORY_QUOTA, history_events, max_timeout_for_history
 from ..gate.options import (
+    DEFAULT_POLL_MINUTES,
+    DEFAULT_TIMEOUT_MINUTES,
     MAX_POLL_MINUTES,
     MIN_POLL_SECONDS,
     MinCountGateOptions,
@@ -162,7 +165,7 @@ def _namespace(value: object, parameter: str) -> list[Finding]:
             value=value,
             allowed=f"1..{MAX_NAMESPACE_LENGTH} printable ASCII characters, not starting with "
             "':' or 'AWS/' (AWS services' namespaces)",
-            fix="use e.g. 'HyperPod/MinCountGate' (the default)",
+            fix=f"use e.g. {DEFAULT_METRICS_NAMESPACE!r} (the default)",
         )
     ]
 
@@ -229,7 +232,7 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
                 field=f"{parameter}.poll_interval",
                 value=options.poll_interval.to_human_string(),
                 allowed="10 seconds .. 15 minutes, and shorter than the timeout",
-                fix="use Duration.minutes(1) (the default)",
+                fix=f"use Duration.minutes({DEFAULT_POLL_MINUTES}) (the default)",
             )
         )
     return found
@@ -249,7 +252,7 @@ def gate_timeout_advice(timeout: Duration) -> list[Finding]:
             allowed=f"at least {MIN_COUNT_WINDOW_HOURS} hours, HyperPod's MinCount window: with a "
             "shorter gate the deployment may fail while HyperPod would still meet the minimum",
             fix=f"use at least Duration.hours({MIN_COUNT_WINDOW_HOURS}) "
-            "(the default is 3 h 30 min)",
+            f"(the default is {_human(DEFAULT_TIMEOUT_MINUTES * 60)})",
         )
     ]
 
