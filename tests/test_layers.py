@@ -346,9 +346,15 @@ HOURS = ("hours",)
 
 
 def literal_hours(source: str) -> list[int]:
-    """The lines of ``source`` that write a number of hours as a literal."""
+    """The lines of ``source`` that write a number of hours as a literal: a duration in hours
+    (``HOURS``), or a name of hours bound to a number (``WINDOW_HOURS = 3``)."""
     found = []
     for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Constant):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            if any("HOUR" in name.upper() for name in names):
+                found.append(node.lineno)
         if not isinstance(node, ast.Call):
             continue
         name = (
@@ -370,11 +376,12 @@ def test_hyperpods_limits_are_written_once_in_core() -> None:
     written = {
         module: lines
         for module, path in MODULES.items()
-        if (lines := literal_hours(path.read_text(encoding="utf-8")))
+        if module != "_core.limits" and (lines := literal_hours(path.read_text(encoding="utf-8")))
     }
     assert written == {}
     assert literal_hours("from datetime import timedelta\nW = timedelta(hours=3)\n") == [2]
     assert literal_hours("W = Duration.hours(3)\nV = Duration.hours(LIMIT)\n") == [1]
+    assert literal_hours("WINDOW_HOURS = 3\nwindow_hours: int = 3\nH = WINDOW_HOURS\n") == [1, 2]
 
 
 def test_no_imports_close_a_circle() -> None:

@@ -30,6 +30,9 @@ MIN_COUNT_WINDOW_HOURS = 3
 """HyperPod rolls a group back if its ``MinInstanceCount`` is not met within this many hours
 of the group's creation or update (fixed; Slurm scaling guide): the gate's deadline, ``watch``'s
 countdown, ``plan``'s and ``preflight``'s windows all read it from here."""
+MAX_GATE_TIMEOUT_HOURS = 12
+"""The longest a CloudFormation wait condition can wait (``AWS::CloudFormation::WaitCondition``
+``Timeout``: 43200 s), which bounds the readiness gate's timeout."""
 
 REQUIRED_BUCKET_PREFIX = "sagemaker-"
 """HyperPod's managed instance role policy only reads buckets whose name starts with this."""

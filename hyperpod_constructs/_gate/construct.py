@@ -35,6 +35,7 @@ from .._cdk.nag import (
 from .._cdk.tokens import is_unresolved, pseudo
 from .._cluster.interface import IHyperPodCluster
 from .._core.finding import Finding, HyperPodValidationError
+from .._core.limits import MAX_GATE_TIMEOUT_HOURS
 from .._runtime.hyperpod_gate.contract import (
     ARM_PROPERTY_KEYS,
     ENV_ARM_LOGICAL_ID,
@@ -51,11 +52,7 @@ from .._runtime.hyperpod_gate.contract import (
 )
 from .._runtime.hyperpod_gate.fastpath import FAST_PATH_DETAIL_TYPES, fast_path_input
 from ..gate.definition import build_definition
-from ..gate.options import (
-    LOOP_BACKSTOP_MARGIN_SECONDS,
-    MAX_GATE_TIMEOUT_HOURS,
-    MinCountGateOptions,
-)
+from ..gate.options import LOOP_BACKSTOP_MARGIN_SECONDS, MinCountGateOptions
 from ..validation.gate_rules import gate_option_findings, gate_timeout_advice
 from .metrics import GateMetrics, MetricOptions, WatchedMetrics, gate_metric
 from .resources import LambdaCode, function_vpc_config, log_group_properties

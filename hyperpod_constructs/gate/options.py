@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from aws_cdk import Duration
 
-from .._core.limits import MIN_COUNT_WINDOW_HOURS
+from .._core.limits import MAX_GATE_TIMEOUT_HOURS, MIN_COUNT_WINDOW_HOURS
 from .._runtime.hyperpod_gate.decision import DEFAULT_METRICS_NAMESPACE
 
 if TYPE_CHECKING:  # annotations only: a gate without a topic does not load the module
@@ -20,8 +20,6 @@ if TYPE_CHECKING:  # annotations only: a gate without a topic does not load the 
 
 HYPERPOD_MIN_COUNT_WINDOW = Duration.hours(MIN_COUNT_WINDOW_HOURS)
 """HyperPod rolls a group back if its minimum is not met within this window (fixed)."""
-MAX_GATE_TIMEOUT_HOURS = 12
-"""The longest a CloudFormation wait condition can wait."""
 MIN_POLL_SECONDS, MAX_POLL_MINUTES = 10, 15
 MIN_POLL, MAX_POLL = Duration.seconds(MIN_POLL_SECONDS), Duration.minutes(MAX_POLL_MINUTES)
 """The allowed range of ``poll_interval``. The plain numbers above are what the checks
