@@ -25,7 +25,7 @@ from hyperpod_constructs import (
     MinCountGateOptions,
 )
 from hyperpod_constructs._cdk.lazy import final_any, final_string
-from tests.conftest import CDK_CONTEXT
+from tests.conftest import CDK_CONTEXT, ROOT
 
 GATED_CLUSTER_CEILING = 263
 """Round trips of one more gated cluster (a controller and one gated compute group), while the
@@ -168,3 +168,12 @@ def test_the_gates_of_a_stack_share_one_staged_code_asset_and_write_the_same_cod
         ]
         assert len(codes) == 2 * gates
         assert all(code == codes[0] for code in codes)
+
+
+def test_the_performance_page_states_the_ceilings() -> None:
+    """docs/performance.md's targets table and findings state the ceilings this file holds
+    (a lowered ceiling is one edit here; the page then fails this test until it follows)."""
+    page = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    gated, ungated = GATED_CLUSTER_CEILING, UNGATED_CLUSTER_CEILING
+    assert f"an added gated cluster at most {gated}, an ungated one {ungated} |" in page
+    assert f"an added gated cluster at most {gated}, an ungated one at most {ungated})" in page
