@@ -37,6 +37,7 @@ from botocore.exceptions import (
 )
 
 from ..._core.sanitize import printable
+from ..._runtime.hyperpod_gate.faults import TRANSIENT_API_FAULTS, api_fault
 from .._assembly.stacks import deployed_parameters
 from .._aws.input import InputError
 from .._aws.session import AwsOptions, DeadlineError, SessionError, open_session
@@ -46,20 +47,6 @@ from .model import Observation, ResourceState, StackState
 from .target import WatchTarget, targets_from_template
 
 MAX_EVENTS = 50
-_TRANSIENT_CODES = frozenset(
-    {
-        "Throttling",
-        "ThrottlingException",
-        "ThrottledException",
-        "RequestLimitExceeded",
-        "TooManyRequestsException",
-        "RequestThrottled",
-        "ServiceUnavailable",
-        "InternalFailure",
-        "InternalError",
-        "InternalServerError",
-    }
-)
 T = TypeVar("T")
 
 
@@ -128,7 +115,7 @@ class Reader:
         except ClientError as error:
             code = _code(error)
             status = int(error.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
-            if code in _TRANSIENT_CODES or status >= 500:
+            if api_fault(code or None, status or None) in TRANSIENT_API_FAULTS:
                 self._answered = True
                 raise Transient(f"{what}: {code or status}: {_message(error)}") from None
             raise
