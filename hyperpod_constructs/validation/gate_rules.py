@@ -231,7 +231,8 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
             GATE_POLL.finding(
                 field=f"{parameter}.poll_interval",
                 value=options.poll_interval.to_human_string(),
-                allowed="10 seconds .. 15 minutes, and shorter than the timeout",
+                allowed=f"{MIN_POLL_SECONDS} seconds .. {MAX_POLL_MINUTES} minutes, and shorter "
+                "than the timeout",
                 fix=f"use Duration.minutes({DEFAULT_POLL_MINUTES}) (the default)",
             )
         )
