@@ -14,6 +14,7 @@ import ast
 import os
 import subprocess
 import sys
+from typing import Any
 
 from aws_cdk import Stack
 from aws_cdk import aws_ec2 as ec2
@@ -41,10 +42,10 @@ for name in hyperpod_constructs.__all__:
 """
 
 
-def loaded_submodules(before: str) -> list[str]:
-    """The ``aws_cdk.aws_*`` modules a fresh interpreter holds after running ``before``."""
+def printed_by(script: str) -> Any:
+    """The value a fresh interpreter running ``script`` prints last (a Python literal)."""
     result = subprocess.run(
-        [sys.executable, "-c", SUBMODULES.format(before=before)],
+        [sys.executable, "-c", script],
         capture_output=True,
         text=True,
         env={**os.environ, "CDK_VALIDATION": "false", "PYTHONPATH": str(ROOT)},
@@ -52,7 +53,13 @@ def loaded_submodules(before: str) -> list[str]:
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    return ast.literal_eval(result.stdout)
+    return ast.literal_eval(result.stdout.strip().splitlines()[-1])
+
+
+def loaded_submodules(before: str) -> list[str]:
+    """The ``aws_cdk.aws_*`` modules a fresh interpreter holds after running ``before``."""
+    loaded: list[str] = printed_by(SUBMODULES.format(before=before))
+    return loaded
 
 
 def test_every_public_name_loads_no_submodule_of_aws_cdk_lib() -> None:
@@ -109,13 +116,4 @@ def test_the_example_app_synthesizes_without_loading_the_tools() -> None:
     """Every example stack (the blueprints and the policies included), built and synthesized
     in a fresh interpreter, loads nothing of ``hyperpod_constructs.tools``: the layer test reads
     the imports, this reads what really runs (an ``importlib`` load as well)."""
-    result = subprocess.run(
-        [sys.executable, "-c", EXAMPLE_APP],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "CDK_VALIDATION": "false", "PYTHONPATH": str(ROOT)},
-        cwd=ROOT,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert ast.literal_eval(result.stdout.strip().splitlines()[-1]) == []
+    assert printed_by(EXAMPLE_APP) == []
