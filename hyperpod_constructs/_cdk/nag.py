@@ -66,18 +66,24 @@ def acknowledge_compliance_each(scope: IConstruct, *reasons: tuple[str, str]) ->
     )
 
 
-def arn_placeholder(resource: IConstruct, attribute: str = "Arn") -> str:
-    """How cdk-nag spells ``Fn::GetAtt [resource, attribute]`` in a finding id."""
-    element = resource.node.default_child if not isinstance(resource, CfnElement) else resource
-    assert isinstance(element, CfnElement)
-    return f"<{Stack.of(resource).resolve(element.logical_id)}.{attribute}>"
+def logical_ids(stack: Stack, *resources: IConstruct) -> list[str]:
+    """The logical ids of ``resources`` in ``stack`` (L1s, or constructs whose default child
+    is one), resolved in one call."""
+    elements = [r if isinstance(r, CfnElement) else r.node.default_child for r in resources]
+    tokens = []
+    for element in elements:
+        assert isinstance(element, CfnElement)
+        tokens.append(element.logical_id)
+    return [str(logical_id) for logical_id in stack.resolve(tokens)]
 
 
-def ref_placeholder(resource: IConstruct) -> str:
-    """How cdk-nag spells ``Ref resource`` inside an ``Fn::*`` in a finding id."""
-    element = resource.node.default_child if not isinstance(resource, CfnElement) else resource
-    assert isinstance(element, CfnElement)
-    return str(Stack.of(resource).resolve(element.logical_id))
+def arn_placeholder(resource: IConstruct | str, attribute: str = "Arn") -> str:
+    """How cdk-nag spells ``Fn::GetAtt [resource, attribute]`` in a finding id; ``resource``
+    may be given as its logical id (:func:`logical_ids`)."""
+    logical_id = (
+        resource if isinstance(resource, str) else logical_ids(Stack.of(resource), resource)[0]
+    )
+    return f"<{logical_id}.{attribute}>"
 
 
 GUARD_PLUGIN = "cdk-validator-cfnguard"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -11,26 +12,25 @@ from typing import TYPE_CHECKING, TypeVar, cast
 import jsii
 from aws_cdk import (
     Annotations,
-    ArnFormat,
-    CfnCreationPolicy,
     CfnElement,
-    CfnResourceSignal,
     CustomResource,
     Duration,
     Names,
     RemovalPolicy,
     Stack,
+    Token,
 )
 from constructs import Construct, Dependable, IValidation
 
 from .._cdk.dependable import DependencyRoots
+from .._cdk.environment import stack_environment
 from .._cdk.lazy import final_any, final_string
 from .._cdk.modules import submodule
 from .._cdk.nag import (
     acknowledge,
     acknowledge_compliance_each,
     arn_placeholder,
-    ref_placeholder,
+    logical_ids,
 )
 from .._cdk.tokens import is_unresolved, pseudo
 from .._cluster.interface import IHyperPodCluster
@@ -46,6 +46,7 @@ from .._runtime.hyperpod_gate.contract import (
     METADATA_KEY,
     RESOURCE_TYPE,
     ArmProperties,
+    Prop,
     Requirement,
     declare,
     options_of,
@@ -108,6 +109,12 @@ XRAY_ACTIONS = (
 """What a state machine's role needs for X-Ray tracing (as ``sfn.StateMachine`` grants)."""
 _View = TypeVar("_View")
 
+
+ARM_SERVICE_TIMEOUT_MINUTES = 5
+"""How long CloudFormation waits for one invocation of the arm function (``ServiceTimeout``)."""
+WAIT_CREATION_POLICY = {"ResourceSignal": {"Count": 1, "Timeout": f"PT{MAX_GATE_TIMEOUT_HOURS}H"}}
+"""The wait condition's ``CreationPolicy``: one signal, within the wait condition's own limit
+(``Duration.hours(MAX_GATE_TIMEOUT_HOURS).to_iso_string()``)."""
 
 SIGNAL_STATEMENT_SID = "SignalWaitConditionOfThisStack"
 """The statement of both functions' policies that reads and signals the wait condition."""
@@ -320,15 +327,21 @@ class MinCountGate(Construct, GateMetrics):
         self._fingerprint_value: str | None = None
         # The loop's deadline is the requested timeout, exactly: gate_option_findings refused a
         # timeout whose backstop would not end before the wait condition's own 12-hour limit.
-        self._max_wait_seconds = MAX_GATE_TIMEOUT_HOURS * 60 * 60
         self._timeout_seconds = timeout_seconds
         self._loop_timeout_seconds = self._timeout_seconds + self._poll_seconds + margin_seconds
         self._stack = Stack.of(self)
 
-        self._arm_properties_value: ArmProperties | None = None
         self._arm_id_value: str | None = None
         self._arm_id = final_string(self._arm_logical_id)
         """The arm resource's logical id, one token for the values that name it."""
+        # The construct ids from the stack down (ids never contain the path separator).
+        path = self.node.path.split("/")[len(self._stack.node.path.split("/")) :]
+        self._handle_id = final_string(lambda: gate_logical_id(path, "Handle", self._fingerprint()))
+        """The wait handle's logical id: one token for its override and the values naming it."""
+        self._condition_id = final_string(
+            lambda: gate_logical_id(path, "Wait", self._fingerprint())
+        )
+        """The wait condition's logical id, likewise."""
         self._wait_options_value: str | None = None
         self._views: dict[str, object] = {}
         self._code: LambdaCode | None = None
@@ -540,16 +553,13 @@ class MinCountGate(Construct, GateMetrics):
         # The arm function's rights on the loop are a policy of their own: in its role's
         # default policy they would close a cycle (the loop's definition names the arm
         # function, which depends on that default policy). The arm resource waits for it.
-        stack = self._stack
-        machine_name = stack.split_arn(
-            self._state_machine_arn, ArnFormat.COLON_RESOURCE_NAME
-        ).resource_name
-        executions = stack.format_arn(
-            service="states",
-            resource="execution",
-            arn_format=ArnFormat.COLON_RESOURCE_NAME,
-            resource_name=f"{machine_name}:*",
+        # What `stack.format_arn` writes for the executions of `stack.split_arn(ARN)`'s name,
+        # in one call instead of ten.
+        partition, region, account = stack_environment(self._stack)
+        machine_name = Token.as_string(
+            {"Fn::Select": [6, {"Fn::Split": [":", self._state_machine_arn]}]}
         )
+        executions = f"arn:{partition}:states:{region}:{account}:execution:{machine_name}:*"
         self._arm_policy = iam.Policy(
             self,
             "ArmStartsLoop",
@@ -583,15 +593,17 @@ class MinCountGate(Construct, GateMetrics):
                 )
             ],
         )
+        check_id, arm_id, sm_ref = logical_ids(
+            self._stack, self._check_function, self._arm_function, self._state_machine
+        )
         acknowledge(
             role,
             "X-Ray tracing and CloudWatch Logs delivery take no resource scope; the invoke "
             "grants cover the gate functions' versions",
             "AwsSolutions-IAM5[Resource::*]",
-            f"AwsSolutions-IAM5[Resource::{arn_placeholder(self._check_function)}:*]",
-            f"AwsSolutions-IAM5[Resource::{arn_placeholder(self._arm_function)}:*]",
+            f"AwsSolutions-IAM5[Resource::{arn_placeholder(check_id)}:*]",
+            f"AwsSolutions-IAM5[Resource::{arn_placeholder(arm_id)}:*]",
         )
-        sm_ref = ref_placeholder(self._state_machine)
         for policy in (self._arm_policy, self._check_policy):
             acknowledge(
                 policy,
@@ -603,20 +615,16 @@ class MinCountGate(Construct, GateMetrics):
     def _add_arm(self) -> None:
         """The custom resource that starts the loop; its properties follow
         :class:`~hyperpod_constructs._runtime.hyperpod_gate.contract.ArmProperties`."""
-        properties = {key: final_any(self._arm_property(key)) for key in ARM_PROPERTY_KEYS}
+        self._sent = self._arm_properties()
         self.arm = CustomResource(
             self,
             "Arm",
             service_token=self._arm_function_arn,
             resource_type=RESOURCE_TYPE,
-            properties=properties,
-            service_timeout=Duration.minutes(5),
+            properties=self._sent,
+            service_timeout=_arm_service_timeout(),
         )
         """The custom resource that arms the gate (starts its poll loop)."""
-        # An imported cluster has no resource here: it exists already.
-        cluster_resource = self._cluster.node.default_child
-        existing = [] if cluster_resource is None else [cluster_resource]
-        self.arm.node.add_dependency(*existing, self._arm_policy, self._check_policy)
         self.node.add_validation(_GateRequirements(self))
 
     def _add_wait(self) -> None:
@@ -632,35 +640,24 @@ class MinCountGate(Construct, GateMetrics):
         # maximum); the gate's configurable deadline is enforced by the poll loop, which
         # signals FAILURE when it passes. Changing `timeout` therefore updates the arm resource
         # in place and never forces a new wait.
-        self._condition.cfn_options.creation_policy = CfnCreationPolicy(
-            resource_signal=CfnResourceSignal(
-                count=1, timeout=Duration.seconds(self._max_wait_seconds).to_iso_string()
-            )
-        )
+        self._condition.add_override("CreationPolicy", WAIT_CREATION_POLICY)
         # What this wait waits for, declared where only a deployment can change it: the arm
         # function reads it back (DescribeStackResource returns the Metadata, resolved) and
         # never trusts its invocation's payload for it. The handle of the previous wait keeps
         # the previous declaration until the update's cleanup: an update compares the two.
         self._handle.add_metadata(
-            METADATA_KEY,
-            {
-                META_GATE: self._arm_id,
-                META_PROPERTIES: final_any(lambda: declare(self._arm_properties().render())),
-            },
+            METADATA_KEY, {META_GATE: self._arm_id, META_PROPERTIES: declare(self._sent)}
         )
         # The declaration exists before the arm reads it; the condition starts counting once
         # the arm resource has started the loop (a signal sent before it exists is refused and
-        # sent again at the next check).
-        self.arm.node.add_dependency(self._handle)
+        # sent again at the next check). An imported cluster has no resource here: it exists
+        # already.
+        cluster_resource = self._cluster.node.default_child
+        existing = [] if cluster_resource is None else [cluster_resource]
+        self.arm.node.add_dependency(*existing, self._arm_policy, self._check_policy, self._handle)
         self._condition.node.add_dependency(self.arm)
-        # The construct ids from the stack down (ids never contain the path separator).
-        path = self.node.path.split("/")[len(self._stack.node.path.split("/")) :]
-        self._handle.override_logical_id(
-            final_string(lambda: gate_logical_id(path, "Handle", self._fingerprint()))
-        )
-        self._condition.override_logical_id(
-            final_string(lambda: gate_logical_id(path, "Wait", self._fingerprint()))
-        )
+        self._handle.override_logical_id(self._handle_id)
+        self._condition.override_logical_id(self._condition_id)
         # `x.node.add_dependency(gate)` makes x wait for the wait condition only, not for every
         # resource of the gate's machinery.
         Dependable.implement(self, DependencyRoots(lambda: [self._condition]))
@@ -719,8 +716,12 @@ class MinCountGate(Construct, GateMetrics):
         """The arm function's ``HYPERPOD_GATE_WAIT_OPTIONS`` (JSON, tokens resolved by
         CloudFormation), computed once when the template is written."""
         if self._wait_options_value is None:
-            options = options_of(self._arm_properties().render())
-            self._wait_options_value = self._stack.to_json_string(options)
+            options = options_of(self._sent)
+            self._wait_options_value = (
+                self._stack.to_json_string(options)
+                if any(is_unresolved(value) for value in options.values())
+                else json.dumps(options, separators=(",", ":"), ensure_ascii=False)
+            )
         return self._wait_options_value
 
     # -- the gate's resources as aws-cdk-lib interfaces (built on first use) ----------------
@@ -937,28 +938,38 @@ class MinCountGate(Construct, GateMetrics):
         resource.node.add_dependency(role.node.find_child("DefaultPolicy"))
         return role, resource
 
-    def _arm_property(self, key: str) -> Callable[[], object]:
-        """One rendered property, at synth (None, so left out, for an absent TopicArn)."""
-        return lambda: self._arm_properties().render().get(key)
-
-    def _arm_properties(self) -> ArmProperties:
-        """What the arm resource and the fast path send. Computed once, when the template is
-        written (every group has been added by then), like the fingerprint: aws-cdk-lib
-        resolves each property more than once, and each resolution here costs round trips."""
-        if self._arm_properties_value is None:
-            self._arm_properties_value = self._new_arm_properties()
-        return self._arm_properties_value
-
-    def _new_arm_properties(self) -> ArmProperties:
-        stack = self._stack
-        return ArmProperties(
+    def _arm_properties(self) -> dict[str, object]:
+        """What the arm resource sends (:meth:`ArmProperties.render`), rendered once: the
+        gate's late values (its requirements, the wait's logical ids) are tokens produced when
+        the template is written, when every group has been added."""
+        sent = ArmProperties(
             state_machine_arn=self._state_machine_arn,
             cluster_name=self._cluster.cluster_name,
-            requirements=tuple(r for _, r in sorted(self._requirements.items())),
-            wait_handle_logical_id=str(stack.resolve(self._handle.logical_id)),
-            wait_condition_logical_id=str(stack.resolve(self._condition.logical_id)),
+            requirements=(),
+            wait_handle_logical_id=self._handle_id,
+            wait_condition_logical_id=self._condition_id,
             timeout_seconds=self._timeout_seconds,
             poll_interval_seconds=self._poll_seconds,
             topic_arn=None if self.topic is None else self.topic.topic_arn,
             metrics_namespace=self._options.metrics_namespace,
-        )
+        ).render()
+        sent[Prop.REQUIREMENTS] = final_any(self._rendered_requirements)
+        return {key: sent[key] for key in ARM_PROPERTY_KEYS if key in sent}
+
+    def _rendered_requirements(self) -> object:
+        """The ``Requirements`` the arm resource sends, by group name."""
+        return ArmProperties(
+            state_machine_arn="",
+            cluster_name="",
+            requirements=tuple(r for _, r in sorted(self._requirements.items())),
+            wait_handle_logical_id="",
+            wait_condition_logical_id="",
+            timeout_seconds=0,
+            poll_interval_seconds=0,
+        ).render()[Prop.REQUIREMENTS]
+
+
+@functools.cache
+def _arm_service_timeout() -> Duration:
+    """How long CloudFormation waits for the arm function (one jsii object per process)."""
+    return Duration.minutes(ARM_SERVICE_TIMEOUT_MINUTES)
