@@ -345,6 +345,8 @@ class MinCountGate(Construct, GateMetrics):
         self._wait_options_value: str | None = None
         self._views: dict[str, object] = {}
         self._code: LambdaCode | None = None
+        self._function_scopes: dict[str, Construct] = {}
+        """Each function's construct (the L2's path), by id."""
         self._add_functions()
         self._add_topic()
         self._add_loop()
@@ -669,7 +671,6 @@ class MinCountGate(Construct, GateMetrics):
         so a repeat is harmless) and only while the wait condition is in progress; the loop
         stays the authority for failures and the fallback when an event is lost."""
         rule = Construct(self, "FastPath")
-        check_function = self.node.find_child("CheckFunction")
         self._fast_path = events.CfnRule(
             rule,
             "Resource",
@@ -696,7 +697,7 @@ class MinCountGate(Construct, GateMetrics):
         # The permission `targets.LambdaFunction` adds, at the same path (its logical id).
         lambda_.CfnPermission(
             rule,
-            f"AllowEventRule{Names.node_unique_id(check_function.node)}",
+            f"AllowEventRule{Names.unique_id(self._function_scopes['CheckFunction'])}",
             action="lambda:InvokeFunction",
             function_name=self._check_function_arn,
             principal="events.amazonaws.com",
@@ -912,7 +913,7 @@ class MinCountGate(Construct, GateMetrics):
                 resources=[log_group.attr_arn],
             )
         )
-        function = Construct(self, id)
+        function = self._function_scopes[id] = Construct(self, id)
         if self._code is None:
             self._code = LambdaCode.in_stack(
                 self._stack, function, RUNTIME_DIR, exclude=_ASSET_EXCLUDES
