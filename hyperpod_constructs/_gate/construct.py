@@ -57,6 +57,7 @@ from ..gate.options import LOOP_BACKSTOP_MARGIN_SECONDS, MinCountGateOptions
 from ..validation.gate_rules import gate_option_findings, gate_timeout_advice
 from .metrics import GateMetrics, MetricOptions, WatchedMetrics, gate_metric
 from .resources import LambdaCode, function_vpc_config, log_group_properties
+from .roles import GateRole, allow, policy_document
 
 if TYPE_CHECKING:
     from aws_cdk import aws_cloudformation as cfn
@@ -322,6 +323,7 @@ class MinCountGate(Construct, GateMetrics):
         for advice in gate_timeout_advice(options.timeout):
             Annotations.of(self).add_warning_v2(f"hyperpod:{advice.rule}", advice.message())
         self._cluster = cluster
+        self._cluster_arn = cluster.cluster_arn
         self._options = options
         self._requirements: dict[str, Requirement] = {}
         self._fingerprint_value: str | None = None
@@ -349,6 +351,7 @@ class MinCountGate(Construct, GateMetrics):
         """Each function's construct (the L2's path), by id."""
         self._add_functions()
         self._add_topic()
+        self._write_function_policies()
         self._add_loop()
         self._add_arm()
         self._add_wait()
@@ -442,19 +445,17 @@ class MinCountGate(Construct, GateMetrics):
         self._arm_function_arn = self._arm_function.attr_arn
         for role in (self._check_role, self._arm_role):
             # The arm function runs the same check when the check function cannot;
-            # ListClusterNodes confirms that the minimum of nodes is Running.
-            self._cluster.grant(role, *CHECK_ACTIONS)
+            # ListClusterNodes confirms that the minimum of nodes is Running (what
+            # `cluster.grant(role, *CHECK_ACTIONS)` grants).
+            role.add(allow(CHECK_ACTIONS, self._cluster_arn))
         for role in (self._check_role, self._arm_role):
             # Reads the wait condition's (and the arm resource's, the declaration's) state, and
             # signals the wait condition (its CreationPolicy): this stack only, no URL.
-            role.add_to_policy(
-                iam.PolicyStatement(
+            role.add(
+                allow(
+                    ("cloudformation:DescribeStackResource", "cloudformation:SignalResource"),
+                    pseudo("STACK_ID"),
                     sid=SIGNAL_STATEMENT_SID,
-                    actions=[
-                        "cloudformation:DescribeStackResource",
-                        "cloudformation:SignalResource",
-                    ],
-                    resources=[pseudo("STACK_ID")],
                 )
             )
 
@@ -483,10 +484,10 @@ class MinCountGate(Construct, GateMetrics):
 
         Aspects.of(Stack.of(self)).add(SubscriptionAfterReady(self.topic, lambda: self._condition))
         for role in (self._check_role, self._arm_role):
-            self.topic.grant_publish(role)
+            self.topic.grant_publish(role.grantee)
             if options.notification_topic is None and options.encryption_key is None:
                 acknowledge(
-                    role,
+                    role.scope,
                     "The topic is encrypted with the AWS managed key alias/aws/sns, whose key "
                     "id is only known at deploy time",
                     "AwsSolutions-IAM5[Action::kms:GenerateDataKey*]",
@@ -494,35 +495,38 @@ class MinCountGate(Construct, GateMetrics):
                     "<AWS::AccountId>:key/*]",
                 )
 
+    def _write_function_policies(self) -> None:
+        """Each function's default policy, once every grant is in (the functions' and the
+        topic's); each function waits for its policy (the role itself is ordered by ``Role``:
+        cfn-lint W3005)."""
+        for role, function in (
+            (self._check_role, self._check_function),
+            (self._arm_role, self._arm_function),
+        ):
+            function.node.add_dependency(role.write_policy())
+
     def _add_loop(self) -> None:
         """The Step Functions Standard workflow: check -> Choice -> Wait, until a decision."""
         log_group = self._log_group("PollLoopLogs")
         loop = Construct(self, "PollLoop")
         # The role and policy a `sfn.StateMachine` with logging and tracing creates.
-        role = iam.Role(
+        role = GateRole(
             loop,
             "Role",
-            assumed_by=iam.ServicePrincipal(
-                "states.amazonaws.com",
-                conditions={
-                    "ArnLike": {
-                        "aws:SourceArn": f"arn:{pseudo('PARTITION')}:states:{pseudo('REGION')}:"
-                        f"{pseudo('ACCOUNT_ID')}:stateMachine:*"
-                    },
-                    "StringEquals": {"aws:SourceAccount": pseudo("ACCOUNT_ID")},
+            service="states.amazonaws.com",
+            conditions={
+                "ArnLike": {
+                    "aws:SourceArn": f"arn:{pseudo('PARTITION')}:states:{pseudo('REGION')}:"
+                    f"{pseudo('ACCOUNT_ID')}:stateMachine:*"
                 },
-            ),
+                "StringEquals": {"aws:SourceAccount": pseudo("ACCOUNT_ID")},
+            },
         )
-        for actions in (LOG_DELIVERY_ACTIONS, XRAY_ACTIONS):
-            role.add_to_policy(iam.PolicyStatement(actions=list(actions), resources=["*"]))
+        role.add(*(allow(actions, "*") for actions in (LOG_DELIVERY_ACTIONS, XRAY_ACTIONS)))
         for function_arn in (self._check_function_arn, self._arm_function_arn):
             # What `function.grant_invoke(state_machine)` grants: the function and its versions.
-            role.add_to_policy(
-                iam.PolicyStatement(
-                    actions=["lambda:InvokeFunction"],
-                    resources=[function_arn, f"{function_arn}:*"],
-                )
-            )
+            role.add(allow(("lambda:InvokeFunction",), [function_arn, f"{function_arn}:*"]))
+        role_policy = role.write_policy()
         definition = build_definition(
             poll_function_arn=self._check_function_arn,
             fallback_function_arn=self._arm_function_arn,
@@ -544,13 +548,13 @@ class MinCountGate(Construct, GateMetrics):
                 include_execution_data=True,
                 level="ALL",
             ),
-            role_arn=role.role_arn,
+            role_arn=role.arn,
             state_machine_type="STANDARD",
             tracing_configuration=state_machine.TracingConfigurationProperty(enabled=True),
         )
         self._state_machine.apply_removal_policy(RemovalPolicy.DESTROY)
         # Its role's policy (the role itself is ordered by RoleArn: cfn-lint W3005).
-        self._state_machine.node.add_dependency(role.node.find_child("DefaultPolicy"))
+        self._state_machine.node.add_dependency(role_policy)
         self._state_machine_arn = self._state_machine.ref
         # The arm function's rights on the loop are a policy of their own: in its role's
         # default policy they would close a cycle (the loop's definition names the arm
@@ -565,21 +569,20 @@ class MinCountGate(Construct, GateMetrics):
         self._arm_policy = iam.Policy(
             self,
             "ArmStartsLoop",
-            roles=[self._arm_role],
-            statements=[
-                iam.PolicyStatement(
-                    actions=["states:StartExecution"],
-                    resources=[self._state_machine_arn],
-                ),
-                iam.PolicyStatement(
-                    actions=[
-                        "states:StopExecution",
-                        "states:DescribeExecution",
-                        "states:GetExecutionHistory",
-                    ],
-                    resources=[executions],
-                ),
-            ],
+            roles=[self._arm_role.imported],
+            document=policy_document(
+                [
+                    allow(("states:StartExecution",), self._state_machine_arn),
+                    allow(
+                        (
+                            "states:StopExecution",
+                            "states:DescribeExecution",
+                            "states:GetExecutionHistory",
+                        ),
+                        executions,
+                    ),
+                ]
+            ),
         )
         # Each check reads the gate's requirements from its execution's input (see
         # hyperpod_gate.poll.trusted_request), and the Running confirmation's progress from its
@@ -587,19 +590,16 @@ class MinCountGate(Construct, GateMetrics):
         self._check_policy = iam.Policy(
             self,
             "CheckReadsLoop",
-            roles=[self._check_role],
-            statements=[
-                iam.PolicyStatement(
-                    actions=["states:DescribeExecution", "states:GetExecutionHistory"],
-                    resources=[executions],
-                )
-            ],
+            roles=[self._check_role.imported],
+            document=policy_document(
+                [allow(("states:DescribeExecution", "states:GetExecutionHistory"), executions)]
+            ),
         )
         check_id, arm_id, sm_ref = logical_ids(
             self._stack, self._check_function, self._arm_function, self._state_machine
         )
         acknowledge(
-            role,
+            role.scope,
             "X-Ray tracing and CloudWatch Logs delivery take no resource scope; the invoke "
             "grants cover the gate functions' versions",
             "AwsSolutions-IAM5[Resource::*]",
@@ -677,7 +677,7 @@ class MinCountGate(Construct, GateMetrics):
             description="Checks the HyperPod MinCount gate when the cluster reports a change",
             event_pattern={
                 "detail-type": list(FAST_PATH_DETAIL_TYPES),
-                "resources": [self._cluster.cluster_arn],
+                "resources": [self._cluster_arn],
                 "source": ["aws.sagemaker"],
             },
             state="ENABLED",
@@ -729,12 +729,14 @@ class MinCountGate(Construct, GateMetrics):
     @property
     def check_function(self) -> lambda_.IFunction:
         """The check function (reads the cluster, signals the wait handle)."""
-        return self._function_view("CheckFunction", self._check_function_arn, self._check_role)
+        return self._function_view(
+            "CheckFunction", self._check_function_arn, self._check_role.imported
+        )
 
     @property
     def arm_function(self) -> lambda_.IFunction:
         """The arm function (the custom resource's handler; starts and stops the loop)."""
-        return self._function_view("ArmFunction", self._arm_function_arn, self._arm_role)
+        return self._function_view("ArmFunction", self._arm_function_arn, self._arm_role.imported)
 
     @property
     def state_machine(self) -> sfn.IStateMachine:
@@ -894,25 +896,15 @@ class MinCountGate(Construct, GateMetrics):
 
     def _function(
         self, id: str, handler: str, description: str, environment: Mapping[str, str]
-    ) -> tuple[iam.Role, lambda_.CfnFunction]:
+    ) -> tuple[GateRole, lambda_.CfnFunction]:
         """A Python function on ARM with its own log group and role (what
         ``lambda.Function(..., log_group=..., role=...)`` writes), running the runtime
         package (staged once, under the first function); its role and function."""
         log_group = self._log_group(f"{id}Logs")
         # An explicit role with write access to its own log group only, instead of the
         # AWSLambdaBasicExecutionRole managed policy.
-        role = iam.Role(
-            self,
-            f"{id}Role",
-            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
-            description=description,
-        )
-        role.add_to_policy(
-            iam.PolicyStatement(
-                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-                resources=[log_group.attr_arn],
-            )
-        )
+        role = GateRole(self, f"{id}Role", service="lambda.amazonaws.com", description=description)
+        role.add(allow(("logs:CreateLogStream", "logs:PutLogEvents"), log_group.attr_arn))
         function = self._function_scopes[id] = Construct(self, id)
         if self._code is None:
             self._code = LambdaCode.in_stack(
@@ -929,14 +921,12 @@ class MinCountGate(Construct, GateMetrics):
             handler=handler,
             logging_config=lambda_.CfnFunction.LoggingConfigProperty(log_group=log_group.ref),
             memory_size=128,
-            role=role.role_arn,
+            role=role.arn,
             runtime=RUNTIME,
             timeout=FUNCTION_TIMEOUT_SECONDS,
             vpc_config=function_vpc_config(self, self._options, role),
         )
         code.bind(resource)
-        # Its role's policy (the role itself is ordered by Role: cfn-lint W3005).
-        resource.node.add_dependency(role.node.find_child("DefaultPolicy"))
         return role, resource
 
     def _arm_properties(self) -> dict[str, object]:

@@ -26,6 +26,7 @@ from .._cdk.synthesizer import refusing_synthesizer
 from .._core.finding import Finding
 from ..gate.options import MinCountGateOptions
 from ..validation.cluster_rules import synthesizer_asset_findings
+from .roles import GateRole, allow
 
 if TYPE_CHECKING:
     from aws_cdk import aws_ec2 as ec2
@@ -190,7 +191,7 @@ _LOGS_GRANT = "CloudWatchLogsGrant"
 
 
 def function_vpc_config(
-    scope: Construct, options: MinCountGateOptions, role: iam.Role
+    scope: Construct, options: MinCountGateOptions, role: GateRole
 ) -> lambda_.CfnFunction.VpcConfigProperty | None:
     """The ``VpcConfig`` of a gate function (``None`` without ``options.vpc``); ``role`` gets
     the network-interface actions, and ``scope`` the security group when none is given."""
@@ -213,13 +214,9 @@ def function_vpc_config(
                 allow_all_outbound=True,
             )
         ]
-    role.add_to_policy(
-        iam.PolicyStatement(
-            sid="NetworkInterfacesInTheVpc", actions=list(_LAMBDA_ENI_ACTIONS), resources=["*"]
-        )
-    )
+    role.add(allow(_LAMBDA_ENI_ACTIONS, "*", sid="NetworkInterfacesInTheVpc"))
     acknowledge(
-        role,
+        role.scope,
         "A Lambda function in a VPC manages its network interfaces, whose ids are not known "
         "before they exist (the actions of AWSLambdaVPCAccessExecutionRole)",
         "AwsSolutions-IAM5[Resource::*]",
