@@ -16,17 +16,20 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aws_cdk import FileSystem, Stack
 from aws_cdk.cx_api import CloudAssembly
+from constructs import Construct
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.json import JSONSnapshotExtension
 
 import hyperpod_constructs._gate.construct as gate_construct
 from hyperpod_constructs import HyperPodInstanceType, HyperPodSlurmCluster, InstanceGroup
+from hyperpod_constructs._gate.resources import LambdaCode
 from hyperpod_constructs.lifecycle import UPLOAD_FOLLOW, UPLOAD_IGNORE_MODE
 from tests.conftest import ROOT, new_app
 from tests.template_utils import asset_hashes, normalize_asset_hashes, only, resources
@@ -197,19 +200,12 @@ def test_gate_handlers_import_from_the_staged_asset(
     assert result.returncode == 0, result.stderr
 
 
-def test_gate_asset_hash_ignores_bytecode_in_the_source_folder(
-    example_templates: dict[str, dict[str, Any]],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A __pycache__ folder (written whenever the runtime is imported) must not change it."""
-    source = tmp_path / "runtime"
-    shutil.copytree(GATE_RUNTIME, source, ignore=shutil.ignore_patterns(*["__pycache__"]))
-    (source / "hyperpod_gate" / "__pycache__").mkdir()
-    (source / "hyperpod_gate" / "__pycache__" / "poll.cpython-311.pyc").write_bytes(b"\0junk")
-    (source / "hyperpod_gate" / "stray.pyc").write_bytes(b"\0junk")
+def _gate_code_from(
+    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, Path]:
+    """The hash of the code both functions of a gate run when the runtime is read from
+    ``source`` (``RUNTIME_DIR``), and the folder it was staged to."""
     monkeypatch.setattr(gate_construct, "RUNTIME_DIR", str(source))
-
     app = new_app(outdir=str(tmp_path / "cdk.out"))
     stack = Stack(app, "Gated")
     HyperPodSlurmCluster(
@@ -227,12 +223,97 @@ def test_gate_asset_hash_ignores_bytecode_in_the_source_folder(
             ),
         ],
     )
-    template = app.synth().get_stack_by_name("Gated").template
-    with_junk = {_lambda_code_hash(f) for f in _gate_functions(template).values()}
-    clean = {
-        _lambda_code_hash(f) for f in _gate_functions(example_templates["FsdpTraining"]).values()
-    }
-    assert with_junk == clean
+    assembly = app.synth()
+    functions = _gate_functions(assembly.get_stack_by_name("Gated").template)
+    (digest,) = {_lambda_code_hash(f) for f in functions.values()}
+    return digest, _staged(assembly, "Gated", digest)
+
+
+def _example_gate_code(example_templates: dict[str, dict[str, Any]]) -> str:
+    """The hash of the code the example's gate runs (the library's runtime as it is)."""
+    functions = _gate_functions(example_templates["FsdpTraining"]).values()
+    (digest,) = {_lambda_code_hash(f) for f in functions}
+    return digest
+
+
+def _runtime_copy(tmp_path: Path) -> Path:
+    """A copy of the gate's runtime without bytecode, at ``tmp_path/runtime``."""
+    source = tmp_path / "runtime"
+    shutil.copytree(GATE_RUNTIME, source, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return source
+
+
+def test_gate_asset_hash_ignores_bytecode_in_the_source_folder(
+    example_templates: dict[str, dict[str, Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A __pycache__ folder (written whenever the runtime is imported) must not change it."""
+    source = _runtime_copy(tmp_path)
+    (source / "hyperpod_gate" / "__pycache__").mkdir()
+    (source / "hyperpod_gate" / "__pycache__" / "poll.cpython-311.pyc").write_bytes(b"\0junk")
+    (source / "hyperpod_gate" / "stray.pyc").write_bytes(b"\0junk")
+    with_junk, _ = _gate_code_from(source, tmp_path, monkeypatch)
+    assert with_junk == _example_gate_code(example_templates)
+
+
+def test_gate_asset_hash_follows_an_edit_of_the_runtime(
+    example_templates: dict[str, dict[str, Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An edited handler is a new hash (so ``cdk deploy`` uploads it and Lambda runs it), and
+    the staged code is the edited file."""
+    source = _runtime_copy(tmp_path)
+    edited = source / "hyperpod_gate" / "poll.py"
+    edited.write_text(edited.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    digest, staged = _gate_code_from(source, tmp_path, monkeypatch)
+    assert digest != _example_gate_code(example_templates)
+    assert filecmp.cmp(staged / "hyperpod_gate" / "poll.py", edited, shallow=False)
+
+
+def _runtime_changes(root: Path) -> dict[str, Callable[[Path], None]]:
+    """Every change of the runtime's files that must change its hash, by name: each file
+    edited, renamed or removed, and a module added to each folder."""
+    changes: dict[str, Callable[[Path], None]] = {}
+
+    def edit(path: Path) -> None:
+        path.write_bytes(path.read_bytes() + b"\n")
+
+    def rename(path: Path) -> None:
+        path.rename(path.with_name(f"renamed_{path.name}"))
+
+    for relative in sorted(_files(root)):
+        for verb, change in (("edit", edit), ("rename", rename), ("remove", Path.unlink)):
+            changes[f"{verb} {relative}"] = lambda copy, r=relative, c=change: c(copy / r)
+    for folder in sorted({str(Path(relative).parent) for relative in _files(root)}):
+        changes[f"add a module to {folder}"] = lambda copy, f=folder: (
+            copy / f / "added.py"
+        ).write_text("", encoding="utf-8")
+    return changes
+
+
+def test_every_change_of_a_runtime_file_changes_the_code_hash(tmp_path: Path) -> None:
+    """The code asset's hash is the fingerprint of the staged files, so a deployment picks
+    up every change of the runtime. Each case is its own copy (aws-cdk-lib caches a staging
+    per source path in a process); the gate stages it with the construct's own options."""
+    app = new_app(outdir=str(tmp_path / "cdk.out"))
+    stack = Stack(app, "Hashes")
+    clean = _runtime_copy(tmp_path / "clean")
+    changes = _runtime_changes(clean)
+    assert len(changes) >= 3 * len(_files(clean))
+    digests: dict[str, str] = {}
+    for index, (name, change) in enumerate({"none": lambda _: None, **changes}.items()):
+        copy = _runtime_copy(tmp_path / f"case{index}")
+        change(copy)
+        code = LambdaCode(
+            Construct(stack, f"Case{index}"), str(copy), exclude=gate_construct._ASSET_EXCLUDES
+        )
+        assert not code.findings
+        digests[name] = str(stack.resolve(code.code.s3_key)).removesuffix(".zip")
+    unchanged = [name for name, digest in digests.items() if digest == digests["none"]]
+    assert unchanged == ["none"]
+    assert len(set(digests.values())) == len(digests)
 
 
 def test_lifecycle_asset_is_the_example_scripts_folder(
