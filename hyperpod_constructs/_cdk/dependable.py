@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
+from weakref import WeakKeyDictionary
 
 import jsii
 from aws_cdk import CfnResource, IAspect, Stack
@@ -71,14 +72,46 @@ def drop_implied_dependencies(resource: CfnResource) -> None:
     resource.add_override("DependsOn", lazy_any(depends_on))
 
 
+_PATHS: WeakKeyDictionary[CfnResource, str] = WeakKeyDictionary()
+"""By resource, its construct path (fixed when it is created): read from jsii once."""
+_LOGICAL_ID_TOKENS: WeakKeyDictionary[CfnResource, str] = WeakKeyDictionary()
+"""By resource, its ``logical_id`` token (made once, when it is created; what it resolves to
+may change until the synth, so it is resolved at each synth)."""
+
+
+def _path(resource: CfnResource) -> str:
+    """``resource.node.path``, read in one jsii call: ``CfnResource.toString()`` is the path
+    followed by `` [<type>]`` (a type has no `` [``, so the last one starts it); anything
+    else (a subclass's own ``toString``) falls back to the path's two calls."""
+    path = _PATHS.get(resource)
+    if path is None:
+        path, bracket, kind = resource.to_string().rpartition(" [")
+        if not (bracket and kind.endswith("]") and " " not in kind):
+            path = resource.node.path
+        _PATHS[resource] = path
+    return path
+
+
+def _logical_id_token(resource: CfnResource) -> str:
+    token = _LOGICAL_ID_TOKENS.get(resource)
+    if token is None:
+        token = _LOGICAL_ID_TOKENS[resource] = resource.logical_id
+    return token
+
+
 def _unreferenced(stack: Stack, resource: CfnResource) -> list[str] | None:
     targets = [t for t in resource.obtain_dependencies() if isinstance(t, CfnResource)]
     if not targets:  # most resources: no properties to resolve (each costs ~5 ms)
         return None
-    named = _referenced(stack.resolve(resource._cfn_properties), set())
-    # In aws-cdk-lib's order (by construct path), each once.
-    targets.sort(key=lambda target: target.node.path)
-    ids = dict.fromkeys(str(stack.resolve(target.logical_id)) for target in targets)
+    # In aws-cdk-lib's order (by construct path), each once. The properties and every
+    # target's logical id are resolved in one jsii call (a call per target would cost a
+    # round trip each: a VPC is twenty resources).
+    targets.sort(key=_path)
+    properties, logical_ids = stack.resolve(
+        [resource._cfn_properties, [_logical_id_token(target) for target in targets]]
+    )
+    named = _referenced(properties, set())
+    ids = dict.fromkeys(map(str, logical_ids))
     return [logical_id for logical_id in ids if logical_id not in named] or None
 
 
