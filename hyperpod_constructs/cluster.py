@@ -7,6 +7,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
+from weakref import WeakKeyDictionary
 
 import jsii
 from aws_cdk import (
@@ -27,7 +28,7 @@ from aws_cdk.interfaces.aws_sagemaker import ClusterReference, IClusterRef
 from constructs import Construct, DependencyGroup, IConstruct, IDependable, IValidation
 
 from ._cdk.dependable import LazyDependable, drop_implied_dependencies
-from ._cdk.lazy import lazy_any, lazy_list, lazy_string
+from ._cdk.lazy import final_any, lazy_list, lazy_string
 from ._cdk.modules import declare_interfaces, loaded_instance_of, submodule
 from ._cdk.nag import acknowledge, acknowledge_compliance
 from ._cdk.roles import statements_land
@@ -751,15 +752,30 @@ class OuterStagePolicy(Protocol):
         ...
 
 
-def _outer_stage_errors(cluster: HyperPodSlurmCluster) -> list[str]:
+_ABOVE_OWN_STAGE: WeakKeyDictionary[IConstruct, tuple[IConstruct, ...]] = WeakKeyDictionary()
+"""By scope, the scopes above the Stage it belongs to (:func:`_scopes_above_own_stage`)."""
+
+
+def _scopes_above_own_stage(scope: IConstruct) -> tuple[IConstruct, ...]:
+    """The scopes above the Stage that a construct defined in ``scope`` belongs to (its
+    ancestors), outermost first: none for a Stack of the App. Read once per scope (what is
+    above a construct never changes), not once per cluster."""
+    above = _ABOVE_OWN_STAGE.get(scope)
+    if above is None:
+        stage = Stage.of(scope)
+        above = () if stage is None else tuple(stage.node.scopes[:-1])
+        _ABOVE_OWN_STAGE[scope] = above
+    return above
+
+
+def _outer_stage_errors(cluster: HyperPodSlurmCluster, scope: IConstruct) -> list[str]:
     """The errors of the policies added above the cluster's own Stage (an App's, or an outer
-    Stage's): aws-cdk-lib runs a Stage's aspects only, so they would check nothing here."""
-    scopes = cluster.node.scopes
-    own_stage = max((i for i, scope in enumerate(scopes) if Stage.is_stage(scope)), default=0)
+    Stage's): aws-cdk-lib runs a Stage's aspects only, so they would check nothing here.
+    ``scope``: the cluster's."""
     return [
         error
-        for scope in scopes[:own_stage]
-        for aspect in Aspects.of(scope).all
+        for outer in _scopes_above_own_stage(scope)
+        for aspect in Aspects.of(outer).all
         if isinstance(aspect, OuterStagePolicy)
         for error in aspect.check_across_stage(cluster)
     ]
@@ -771,7 +787,8 @@ class _ClusterRules:
         self._cluster = cluster
 
     def validate(self) -> list[str]:
-        return [*self._cluster._report(), *_outer_stage_errors(self._cluster)]
+        cluster = self._cluster
+        return [*cluster._report(), *_outer_stage_errors(cluster, cluster._parent_scope)]
 
 
 def _cluster_interfaces() -> tuple[type, ...]:
@@ -908,6 +925,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         _check_scope_and_id(scope, id)
         declare_interfaces(type(self), _cluster_interfaces)
         super().__init__(scope, id)
+        self._parent_scope = scope
         self._init_state()
         self._props = _resolve_props(
             self,
@@ -1255,7 +1273,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             vpc_config=vpc_config,
             # Rendered at synth, after every group has been added, as the L1's own property
             # (not a raw override), so escape-hatch overrides of single groups merge into it.
-            instance_groups=lazy_any(lambda: to_l1(self._render_groups())),
+            # Once: aws-cdk-lib resolves a template several times per synth (a callback each),
+            # and the groups are final when it first does (as the gate's values, which the
+            # groups make, are).
+            instance_groups=final_any(lambda: to_l1(self._render_groups())),
             orchestrator=to_l1(orchestrator),
         )
         if props.removal_policy is not None:

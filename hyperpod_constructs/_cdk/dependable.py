@@ -10,7 +10,7 @@ from aws_cdk import CfnResource, IAspect, Stack
 from constructs import Construct, Dependable, IConstruct
 
 from .._core.expect import require
-from .lazy import lazy_any
+from .lazy import final_any
 
 
 class DependencyRoots(Dependable):
@@ -69,7 +69,8 @@ def drop_implied_dependencies(resource: CfnResource) -> None:
             computed.append(_unreferenced(stack, resource))
         return computed[0]
 
-    resource.add_override("DependsOn", lazy_any(depends_on))
+    # Cached by aws-cdk-lib once produced (a list; None is asked again, and answered here).
+    resource.add_override("DependsOn", final_any(depends_on))
 
 
 _PATHS: WeakKeyDictionary[CfnResource, str] = WeakKeyDictionary()
