@@ -863,6 +863,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
 
     _connections: ec2.Connections | None
     """Made when first asked for (:attr:`connections`): one jsii call fewer per cluster."""
+    _arn_token: str | None
+    """:attr:`cluster_arn`, read from jsii when first asked for."""
+    _path: str | None
+    """The construct path, read from jsii when first needed (its report)."""
 
     def __init__(
         self,
@@ -1203,9 +1207,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     def _init_state(self) -> None:
         """The state the groups added later build up."""
         self._groups: list[InstanceGroup] = []
-        self._arn_token: str | None = None
-        self._path: str | None = None
-        self._path: str | None = None
+        self._arn_token = None
+        self._path = None
         self._wired: list[InstanceGroup] = []
         """The groups without errors: bound, gated and rendered (a group with errors is
         reported at synth and never rendered)."""
