@@ -7,6 +7,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
+from weakref import WeakKeyDictionary
 
 import jsii
 from aws_cdk import (
@@ -18,6 +19,7 @@ from aws_cdk import (
     Names,
     RemovalPolicy,
     Resource,
+    Stack,
     Stage,
     TagManager,
     Tags,
@@ -27,9 +29,10 @@ from aws_cdk.interfaces.aws_sagemaker import ClusterReference, IClusterRef
 from constructs import Construct, DependencyGroup, IConstruct, IDependable, IValidation
 
 from ._cdk.dependable import LazyDependable, drop_implied_dependencies
-from ._cdk.lazy import lazy_any, lazy_list, lazy_string
+from ._cdk.lazy import final_any, lazy_list, lazy_string
 from ._cdk.modules import declare_interfaces, loaded_instance_of, submodule
 from ._cdk.nag import acknowledge, acknowledge_compliance
+from ._cdk.paths import path_of, remember_path
 from ._cdk.roles import statements_land
 from ._cdk.synthesizer import refusing_synthesizer
 from ._cdk.tokens import count_or_token, is_unresolved
@@ -356,20 +359,27 @@ class AccountingDatabase:
         return body
 
 
+def _has(value: object, *names: str) -> bool:
+    """Whether ``value`` has every member of ``names``, looked up on its class first: a jsii
+    object's ``hasattr`` reads a property through jsii (a round trip), its class's does not."""
+    kind = type(value)
+    return all(hasattr(kind, name) or hasattr(value, name) for name in names)
+
+
 def _is_role(value: object) -> bool:
-    return hasattr(value, "role_arn") and hasattr(value, "add_to_principal_policy")
+    return _has(value, "role_arn", "add_to_principal_policy")
 
 
 def _is_vpc(value: object) -> bool:
-    return hasattr(value, "vpc_id") and hasattr(value, "select_subnets")
+    return _has(value, "vpc_id", "select_subnets")
 
 
 def _is_security_groups(value: object) -> bool:
-    return isinstance(value, list | tuple) and all(hasattr(g, "security_group_id") for g in value)
+    return isinstance(value, list | tuple) and all(_has(g, "security_group_id") for g in value)
 
 
 def _is_accounting_database(value: object) -> bool:
-    return isinstance(value, AccountingDatabase) and hasattr(value.secret, "secret_arn")
+    return isinstance(value, AccountingDatabase) and _has(value.secret, "secret_arn")
 
 
 def _is_removal_policy(value: object) -> bool:
@@ -415,6 +425,21 @@ def _resource_type(resource: CfnResource) -> str:
     if kind not in _RESOURCE_TYPES:
         _RESOURCE_TYPES[kind] = resource.cfn_resource_type
     return _RESOURCE_TYPES[kind]
+
+
+_TAGGABLE: dict[type, bool] = {}
+"""By L1 class, whether it is ``TagManager.is_taggable``: one jsii call per class."""
+
+
+def _is_taggable(resource: CfnResource) -> bool:
+    """``TagManager.is_taggable(resource)`` (read once per L1 class: an L1 makes its tags
+    in its constructor, so every resource of a class is taggable or none is)."""
+    kind = type(resource)
+    if kind is CfnResource:  # a plain CfnResource: any type
+        return bool(TagManager.is_taggable(resource))
+    if kind not in _TAGGABLE:
+        _TAGGABLE[kind] = bool(TagManager.is_taggable(resource))
+    return _TAGGABLE[kind]
 
 
 _VALUE_CHECK = "hyperpod_constructs.value_check"
@@ -751,15 +776,52 @@ class OuterStagePolicy(Protocol):
         ...
 
 
-def _outer_stage_errors(cluster: HyperPodSlurmCluster) -> list[str]:
+@dataclass(frozen=True)
+class _Ancestry:
+    """What is above a construct defined in a scope (:func:`_ancestry`)."""
+
+    root: IConstruct
+    """The root of the tree (the App)."""
+    above_own_stage: tuple[IConstruct, ...]
+    """The scopes above the Stage the construct belongs to (that Stage's ancestors),
+    outermost first: none for a Stack of the App."""
+
+
+_ANCESTRIES: WeakKeyDictionary[IConstruct, _Ancestry] = WeakKeyDictionary()
+_STACKS: WeakKeyDictionary[IConstruct, Stack] = WeakKeyDictionary()
+
+
+def _stack_of(scope: IConstruct) -> Stack:
+    """``Stack.of(scope)``, read once per scope: the stack of every cluster defined in it."""
+    stack = _STACKS.get(scope)
+    if stack is None:
+        stack = _STACKS[scope] = Stack.of(scope)
+    return stack
+
+
+def _ancestry(scope: IConstruct) -> _Ancestry:
+    """What is above a construct defined in ``scope``, read once per scope (what is above a
+    construct never changes), not once per cluster."""
+    ancestry = _ANCESTRIES.get(scope)
+    if ancestry is None:
+        stage = Stage.of(scope)
+        if stage is None:
+            ancestry = _Ancestry(scope.node.root, ())
+        else:
+            scopes = stage.node.scopes
+            ancestry = _Ancestry(scopes[0], tuple(scopes[:-1]))
+        _ANCESTRIES[scope] = ancestry
+    return ancestry
+
+
+def _outer_stage_errors(cluster: HyperPodSlurmCluster, scope: IConstruct) -> list[str]:
     """The errors of the policies added above the cluster's own Stage (an App's, or an outer
-    Stage's): aws-cdk-lib runs a Stage's aspects only, so they would check nothing here."""
-    scopes = cluster.node.scopes
-    own_stage = max((i for i, scope in enumerate(scopes) if Stage.is_stage(scope)), default=0)
+    Stage's): aws-cdk-lib runs a Stage's aspects only, so they would check nothing here.
+    ``scope``: the cluster's."""
     return [
         error
-        for scope in scopes[:own_stage]
-        for aspect in Aspects.of(scope).all
+        for outer in _ancestry(scope).above_own_stage
+        for aspect in Aspects.of(outer).all
         if isinstance(aspect, OuterStagePolicy)
         for error in aspect.check_across_stage(cluster)
     ]
@@ -771,7 +833,8 @@ class _ClusterRules:
         self._cluster = cluster
 
     def validate(self) -> list[str]:
-        return [*self._cluster._report(), *_outer_stage_errors(self._cluster)]
+        cluster = self._cluster
+        return [*cluster._report(), *_outer_stage_errors(cluster, cluster._parent_scope)]
 
 
 def _cluster_interfaces() -> tuple[type, ...]:
@@ -833,6 +896,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
 
     _connections: ec2.Connections | None
     """Made when first asked for (:attr:`connections`): one jsii call fewer per cluster."""
+    _arn_token: str | None
+    """:attr:`cluster_arn`, read from jsii when first asked for."""
 
     def __init__(
         self,
@@ -908,6 +973,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         _check_scope_and_id(scope, id)
         declare_interfaces(type(self), _cluster_interfaces)
         super().__init__(scope, id)
+        self._parent_scope = scope
+        remember_path(self, scope, id)
         self._init_state()
         self._props = _resolve_props(
             self,
@@ -983,7 +1050,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     @property
     def cluster_arn(self) -> str:
         """The cluster ARN (a token)."""
-        return self._resource.attr_cluster_arn
+        if self._arn_token is None:  # one token, read once: every read is a jsii call
+            self._arn_token = self._resource.attr_cluster_arn
+        return self._arn_token
 
     @property
     def cluster_name(self) -> str:
@@ -1170,6 +1239,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     def _init_state(self) -> None:
         """The state the groups added later build up."""
         self._groups: list[InstanceGroup] = []
+        self._arn_token = None
         self._wired: list[InstanceGroup] = []
         """The groups without errors: bound, gated and rendered (a group with errors is
         reported at synth and never rendered)."""
@@ -1217,8 +1287,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
 
     def _add_tags(self) -> None:
         """The tags, on the cluster and everything the construct creates."""
-        for key, value in (self._props.tags or {}).items():
-            Tags.of(self).add(key, value)
+        if self._props.tags:
+            tags = Tags.of(self)
+            for key, value in self._props.tags.items():
+                tags.add(key, value)
 
     def _orchestrator(self) -> dict[str, Any] | None:
         """``Orchestrator.Slurm`` (the accounting database's secret readable by the role)."""
@@ -1255,7 +1327,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             vpc_config=vpc_config,
             # Rendered at synth, after every group has been added, as the L1's own property
             # (not a raw override), so escape-hatch overrides of single groups merge into it.
-            instance_groups=lazy_any(lambda: to_l1(self._render_groups())),
+            # Once: aws-cdk-lib resolves a template several times per synth (a callback each),
+            # and the groups are final when it first does (as the gate's values, which the
+            # groups make, are).
+            instance_groups=final_any(lambda: to_l1(self._render_groups())),
             orchestrator=to_l1(orchestrator),
         )
         if props.removal_policy is not None:
@@ -1263,7 +1338,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         if props.vpc is not None:
             self._teardown.add(props.vpc)
         resource.node.add_dependency(self._teardown)
-        drop_implied_dependencies(resource)
+        drop_implied_dependencies(resource, stack=_stack_of(self._parent_scope))
         return resource
 
     def _record(self, findings: Sequence[Finding], *, position: int | None = None) -> None:
@@ -1298,7 +1373,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         aws-cdk-lib's error on a resource the user never created."""
         by_type: dict[str, dict[str, str]] = {}
         for resource in self._strictly_tagged():
-            if TagManager.is_taggable(resource):
+            if _is_taggable(resource):
                 values = TagManager.of(resource).tag_values()  # type: ignore[union-attr]
                 by_type.setdefault(_resource_type(resource), {}).update(values)
         return tag_findings(None, on_resources=by_type)
@@ -1327,12 +1402,18 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         findings = merge_findings(self._all_findings())
         errors = [finding for finding in findings if finding.is_error]
         warnings = [finding for finding in findings if not finding.is_error]
-        annotations = Annotations.of(self)
-        for warning in warnings:
-            annotations.add_warning_v2(f"hyperpod:{warning.rule}", warning.message())
+        if warnings:  # Annotations.of is a jsii call: only when there is something to add
+            annotations = Annotations.of(self)
+            for warning in warnings:
+                annotations.add_warning_v2(f"hyperpod:{warning.rule}", warning.message())
         _acknowledge_reported_types(self._resource, self._wired, warnings)
         record_findings(
-            self, errors, warnings, annotated=[self._gate] if self._gate is not None else []
+            self,
+            errors,
+            warnings,
+            annotated=[self._gate] if self._gate is not None else [],
+            root=_ancestry(self._parent_scope).root,
+            path=path_of(self),
         )
         refused = self._unwatched_metrics()
         if not errors and not refused:
@@ -1370,9 +1451,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             "ExecutionRole",
             assumed_by=execution_role_principal(),
             description="Execution role of the HyperPod cluster's instance groups",
-            managed_policies=[
-                iam.ManagedPolicy.from_aws_managed_policy_name(INSTANCE_ROLE_MANAGED_POLICY)
-            ],
+            managed_policies=[_instance_role_policy()],
         )
         acknowledge_compliance(
             role,
@@ -1421,12 +1500,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             self._teardown.add(group)
             self._security_groups = [group]
         self._subnet_ids = _subnet_ids(vpc, vpc_subnets)
+        security_group_ids = [sg.security_group_id for sg in self._security_groups]
         self._eni_subnets.extend(self._subnet_ids)
-        self._eni_security_groups.extend(sg.security_group_id for sg in self._security_groups)
-        return {
-            "securityGroupIds": [sg.security_group_id for sg in self._security_groups],
-            "subnets": self._subnet_ids,
-        }
+        self._eni_security_groups.extend(security_group_ids)
+        return {"securityGroupIds": security_group_ids, "subnets": self._subnet_ids}
 
     def _keep_security_groups(self, security_groups: Sequence[ec2.ISecurityGroup]) -> None:
         """Their rules (EFA, FSx, ...) must exist while nodes run and outlive the cluster."""
@@ -1519,7 +1596,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     def _warn_missing_permission(self, role: iam.IRole, what: str) -> None:
         """Remember that ``role`` could not be granted ``what``: one warning per role
         (``HP-WARN-ROLE-IMMUTABLE``) names all of it at synth."""
-        missing = self._ungranted.setdefault(role.node.path, [])
+        missing = self._ungranted.setdefault(path_of(role), [])
         if what not in missing:
             missing.append(what)
 
@@ -1662,14 +1739,28 @@ def _shared_positions(groups: Sequence[InstanceGroup]) -> dict[str, tuple[int, .
     return {name: tuple(found) for name, found in positions.items() if len(found) > 1}
 
 
+@functools.cache
+def _instance_role_policy() -> iam.IManagedPolicy:
+    """The AWS managed :data:`INSTANCE_ROLE_MANAGED_POLICY`: one object per process (its ARN
+    is made for the stack it is resolved in), one jsii call fewer per cluster."""
+    return iam.ManagedPolicy.from_aws_managed_policy_name(INSTANCE_ROLE_MANAGED_POLICY)
+
+
+_PRIVATE_SUBNET_IDS: WeakKeyDictionary[ec2.IVpc, tuple[str, ...]] = WeakKeyDictionary()
+"""By VPC, the ids of its private subnets with egress (a VPC's subnets are made with it)."""
+
+
 def _subnet_ids(vpc: ec2.IVpc | None, selection: ec2.SubnetSelection | None) -> list[str]:
     """The subnet ids of a selection. Explicit subnets are read by id only: an imported
     ``ec2.Subnet.from_subnet_id`` has no availability zone, which ``select_subnets`` reads."""
     if selection is not None and selection.subnets is not None:
         return [subnet.subnet_id for subnet in selection.subnets]
     assert vpc is not None  # without a VPC, HP-VPC-REQUIRED needs explicit subnets
-    if selection is None:
-        return list(vpc.select_subnets(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS).subnet_ids)
+    if selection is None:  # the default: once per VPC (seven jsii calls), for every cluster
+        if vpc not in _PRIVATE_SUBNET_IDS:
+            selected = vpc.select_subnets(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS)
+            _PRIVATE_SUBNET_IDS[vpc] = tuple(selected.subnet_ids)
+        return list(_PRIVATE_SUBNET_IDS[vpc])
     return list(
         vpc.select_subnets(
             availability_zones=selection.availability_zones,

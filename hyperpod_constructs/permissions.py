@@ -17,10 +17,11 @@ Sources, cited beside each statement:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._cdk.lazy import lazy_any
+from ._cdk.lazy import final_any
 from ._cdk.modules import submodule
 from ._cdk.tokens import pseudo
 
@@ -57,8 +58,9 @@ NETWORK_INTERFACE_ACTIONS = (
 
 
 def _distinct(values: Sequence[str]) -> object:
-    """``values`` without repeats, read when the template is written."""
-    return lazy_any(lambda: list(dict.fromkeys(values)))
+    """``values`` without repeats, read when the template is first resolved (at synth, once
+    every group has been added: produced once, not once per resolution)."""
+    return final_any(lambda: list(dict.fromkeys(values)))
 
 
 def _ec2_arn(resource: str, *, account: str) -> str:
@@ -118,7 +120,7 @@ def network_interface_statements(
             resources=[interfaces, _ec2_arn("instance/*", account="*")],
             conditions={
                 "ArnLikeIfExists": {
-                    "ec2:Subnet": lazy_any(
+                    "ec2:Subnet": final_any(
                         lambda: [
                             _ec2_arn(f"subnet/{subnet}", account="*")
                             for subnet in dict.fromkeys(subnet_ids)
@@ -145,8 +147,11 @@ WILDCARD_RESOURCES = (
 """The wildcard resources of :func:`network_interface_statements` as cdk-nag spells them."""
 
 
+@functools.cache
 def execution_role_principal() -> iam.IPrincipal:
-    """SageMaker, as the execution role's trust policy names it [HP-IAM].
+    """SageMaker, as the execution role's trust policy names it [HP-IAM]: one object per
+    process, which every execution role's trust policy renders the same (two jsii calls
+    fewer per cluster; a role keeps no way to change its principal).
 
     HyperPod is not among the features [SM-DEPUTY] documents ``aws:SourceArn`` /
     ``aws:SourceAccount`` for, so a plain condition on them could stop HyperPod from assuming

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from aws_cdk import Size, SizeRoundingBehavior
 
+from ._cdk.tokens import read_once
 from ._core.arguments import check, is_str, raise_if_any
 
 if TYPE_CHECKING:  # annotations only: a cluster without FSx does not load the module
@@ -175,7 +176,11 @@ class InstanceStorage:
         """The EBS size in GiB (may be fractional if the Size was not whole GiB)."""
         if self.volume_size is None:
             return None
-        return float(self.volume_size.to_gibibytes(rounding=SizeRoundingBehavior.NONE))
+        size = self.volume_size
+        # Once per Size (immutable): the template and the checks read it several times.
+        return float(
+            read_once(size, "GiB", lambda: size.to_gibibytes(rounding=SizeRoundingBehavior.NONE))
+        )
 
     def render(self) -> dict[str, Any]:
         """The CloudFormation ``ClusterInstanceStorageConfig`` object."""

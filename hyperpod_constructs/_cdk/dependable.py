@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
+from weakref import WeakKeyDictionary
 
 import jsii
 from aws_cdk import CfnResource, IAspect, Stack
 from constructs import Construct, Dependable, IConstruct
 
 from .._core.expect import require
-from .lazy import lazy_any
+from .lazy import final_any
+from .paths import path_of
 
 
 class DependencyRoots(Dependable):
@@ -49,7 +51,7 @@ def _referenced(value: object, found: set[str]) -> set[str]:
     return found
 
 
-def drop_implied_dependencies(resource: CfnResource) -> None:
+def drop_implied_dependencies(resource: CfnResource, *, stack: Stack | None = None) -> None:
     """Write ``resource``'s ``DependsOn`` without the resources its own properties already
     name in a ``Ref`` or an ``Fn::GetAtt``: CloudFormation orders those by the reference (at
     creation and, in reverse, at deletion), and cfn-lint warns about the repetition (W3005).
@@ -59,8 +61,9 @@ def drop_implied_dependencies(resource: CfnResource) -> None:
     (aws-cdk-lib's own included, e.g. a Lambda function's on its role). It is written as
     the resource's ``DependsOn`` override: an escape-hatch override of ``DependsOn`` made
     before it is replaced, and a property override that removes a reference is not seen.
+    ``stack``: ``Stack.of(resource)``, when the caller knows it (a jsii call). Default: read.
     """
-    stack = Stack.of(resource)
+    stack = Stack.of(resource) if stack is None else stack
     computed: list[list[str] | None] = []  # once: the dependencies are final at synth
 
     def depends_on() -> list[str] | None:
@@ -68,17 +71,35 @@ def drop_implied_dependencies(resource: CfnResource) -> None:
             computed.append(_unreferenced(stack, resource))
         return computed[0]
 
-    resource.add_override("DependsOn", lazy_any(depends_on))
+    # Cached by aws-cdk-lib once produced (a list; None is asked again, and answered here).
+    resource.add_override("DependsOn", final_any(depends_on))
+
+
+_LOGICAL_ID_TOKENS: WeakKeyDictionary[CfnResource, str] = WeakKeyDictionary()
+"""By resource, its ``logical_id`` token (made once, when it is created; what it resolves to
+may change until the synth, so it is resolved at each synth)."""
+
+
+def _logical_id_token(resource: CfnResource) -> str:
+    token = _LOGICAL_ID_TOKENS.get(resource)
+    if token is None:
+        token = _LOGICAL_ID_TOKENS[resource] = resource.logical_id
+    return token
 
 
 def _unreferenced(stack: Stack, resource: CfnResource) -> list[str] | None:
     targets = [t for t in resource.obtain_dependencies() if isinstance(t, CfnResource)]
     if not targets:  # most resources: no properties to resolve (each costs ~5 ms)
         return None
-    named = _referenced(stack.resolve(resource._cfn_properties), set())
-    # In aws-cdk-lib's order (by construct path), each once.
-    targets.sort(key=lambda target: target.node.path)
-    ids = dict.fromkeys(str(stack.resolve(target.logical_id)) for target in targets)
+    # In aws-cdk-lib's order (by construct path), each once. The properties and every
+    # target's logical id are resolved in one jsii call (a call per target would cost a
+    # round trip each: a VPC is twenty resources).
+    targets.sort(key=path_of)
+    properties, logical_ids = stack.resolve(
+        [resource._cfn_properties, [_logical_id_token(target) for target in targets]]
+    )
+    named = _referenced(properties, set())
+    ids = dict.fromkeys(map(str, logical_ids))
     return [logical_id for logical_id in ids if logical_id not in named] or None
 
 
@@ -114,6 +135,7 @@ class DropImpliedDependsOn:
             return
         if not (node.node.dependencies or node.obtain_dependencies()):
             return
-        if node.node.path not in self._done:
-            self._done.add(node.node.path)
+        path = path_of(node)
+        if path not in self._done:
+            self._done.add(path)
             drop_implied_dependencies(node)

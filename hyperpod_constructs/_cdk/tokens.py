@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import cast
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+from weakref import WeakKeyDictionary
 
 from aws_cdk import Aws, Token
 
 _TOKEN_MARKERS = ("${Token[", "#{Token[", "Token[")
+
+T = TypeVar("T")
 
 
 def is_unresolved(value: object) -> bool:
@@ -65,3 +69,19 @@ def count_or_token(value: object) -> int | str:
     if is_unresolved(value):
         return Token.as_string(value)
     raise TypeError(f"a count must be an int or a token, got {type(value).__name__}")
+
+
+_READ: WeakKeyDictionary[Any, dict[str, Any]] = WeakKeyDictionary()
+"""By immutable jsii value, what :func:`read_once` read of it."""
+
+
+def read_once(value: Any, name: str, read: Callable[[], T]) -> T:
+    """``read()``, a jsii call that reads ``name`` of ``value``, made once per object:
+    ``read_once(duration, "seconds", duration.to_seconds)``. Only for aws-cdk-lib's immutable
+    values (``Duration``, ``Size``), whose answers never change; a call that raises is not
+    kept. The gate's default durations are the same objects in every options object, so
+    checking them costs a cluster no round trip."""
+    known = _READ.setdefault(value, {})
+    if name not in known:
+        known[name] = read()
+    return cast(T, known[name])

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from aws_cdk import Size, SizeRoundingBehavior
 
+from .._cdk.tokens import read_once
 from .._core import limits
 from .._core.arguments import (
     TOKEN,
@@ -165,7 +166,7 @@ def _ebs(storage: InstanceStorage, group: str) -> list[Finding]:
         found.append(
             argument_finding(field, volume, "a Size, e.g. Size.gibibytes(500)", group=group)
         )
-    elif volume.is_unresolved():
+    elif read_once(volume, "unresolved", volume.is_unresolved):
         try:
             storage.volume_size_gib()
         except RuntimeError:  # jsii: a token amount cannot be converted between units
