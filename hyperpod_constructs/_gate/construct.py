@@ -32,7 +32,8 @@ from .._cdk.nag import (
     arn_placeholder,
     logical_ids,
 )
-from .._cdk.tokens import is_unresolved, pseudo
+from .._cdk.paths import path_of, remember_path
+from .._cdk.tokens import is_unresolved, pseudo, read_once
 from .._cluster.interface import IHyperPodCluster
 from .._core.finding import Finding, HyperPodValidationError
 from .._core.limits import MAX_GATE_TIMEOUT_HOURS
@@ -317,8 +318,9 @@ class MinCountGate(Construct, GateMetrics):
         if findings:
             raise HyperPodValidationError(scope.node.path, findings)
         # Durations are jsii objects: read each once (every read is a round trip to Node).
-        timeout_seconds = int(options.timeout.to_seconds())
-        self._poll_seconds = int(options.poll_interval.to_seconds())
+        timeout_seconds = int(read_once(options.timeout, "seconds", options.timeout.to_seconds))
+        poll = options.poll_interval
+        self._poll_seconds = int(read_once(poll, "seconds", poll.to_seconds))
         margin_seconds = LOOP_BACKSTOP_MARGIN_SECONDS
         for advice in gate_timeout_advice(options.timeout):
             Annotations.of(self).add_warning_v2(f"hyperpod:{advice.rule}", advice.message())
@@ -337,7 +339,8 @@ class MinCountGate(Construct, GateMetrics):
         self._arm_id = final_string(self._arm_logical_id)
         """The arm resource's logical id, one token for the values that name it."""
         # The construct ids from the stack down (ids never contain the path separator).
-        path = self.node.path.split("/")[len(self._stack.node.path.split("/")) :]
+        remember_path(self, scope, id)
+        path = path_of(self).split("/")[len(path_of(self._stack).split("/")) :]
         self._handle_id = final_string(lambda: gate_logical_id(path, "Handle", self._fingerprint()))
         """The wait handle's logical id: one token for its override and the values naming it."""
         self._condition_id = final_string(
@@ -482,7 +485,7 @@ class MinCountGate(Construct, GateMetrics):
 
         from .subscriptions import SubscriptionAfterReady
 
-        Aspects.of(Stack.of(self)).add(SubscriptionAfterReady(self.topic, lambda: self._condition))
+        Aspects.of(self._stack).add(SubscriptionAfterReady(self.topic, lambda: self._condition))
         for role in (self._check_role, self._arm_role):
             self.topic.grant_publish(role.grantee)
             if options.notification_topic is None and options.encryption_key is None:
