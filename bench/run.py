@@ -478,6 +478,7 @@ def floor_cases(folder: Path) -> list[Case]:
         template = floor_template(script, args, stack, folder)
         cases.append(Case(key, script, args))
         cases.append(Case(f"{key}-floor", "floor.py", (str(template),), l1=True))
+        cases.append(Case(f"{key}-l1floor", "floor_l1.py", (str(template),), l1=True))
         if key in PEERS:
             cases.append(Case(f"{key}-peer", "peer.py", PEERS[key], l1=True))
     return cases
@@ -510,6 +511,16 @@ def floor_section(report: Report, results: dict[str, Samples]) -> None:
             trips <= ROUND_TRIP_TARGET * floor_trips,
             f"{trips:.0f} vs {floor_trips:.0f}",
         )
+    report.add(
+        "   against the same template in aws-cdk-lib's L1 classes (bench/apps/floor_l1.py: their "
+        "modules imported, CfnInclude; reported, not a target)"
+    )
+    for key, label, *_ in FLOOR_APPS:
+        lib, l1_floor = results[key], results[f"{key}-l1floor"]
+        report.add(
+            f"   {label:<36} {lib.median(cpu):5.2f} vs {l1_floor.cell(cpu)}  "
+            f"{paired_ratio(lib, l1_floor, cpu):5.2f}x"
+        )
     labels = {key: label for key, label, *_ in FLOOR_APPS}
     report.add(
         "   against the peer (bench/apps/peer.py: L1 CfnCluster + the Provider framework's waiter)"
@@ -531,11 +542,12 @@ def floor_section(report: Report, results: dict[str, Samples]) -> None:
                 results[f"clusters-1{kind}"].runs, results[f"clusters-20{kind}"].runs, strict=True
             )
         )
-        for kind in ("", "-floor", "-peer")
+        for kind in ("", "-floor", "-peer", "-l1floor")
     ]
     report.add(
         f"   each added gated cluster with its dependant (1 -> 20 clusters): CPU {added[0]:.0f} ms "
-        f"(library), {added[1]:.0f} ms (floor), {added[2]:.0f} ms (peer)"
+        f"(library), {added[1]:.0f} ms (floor), {added[2]:.0f} ms (peer), "
+        f"{added[3]:.0f} ms (L1 floor)"
     )
     report.add()
 

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -106,6 +107,18 @@ def test_the_floor_writes_the_apps_own_resources_without_the_library(tmp_path: P
     floor = json.loads((tmp_path / "floor" / "Floor.template.json").read_text())
     assert floor["Resources"] == library["Resources"]
     assert sum(r["Type"] == "AWS::SageMaker::Cluster" for r in floor["Resources"].values()) == 2
+    report = _run_app("floor_l1.py", str(template), outdir=tmp_path / "l1")
+    assert report["library_modules"] == 0
+    l1 = json.loads((tmp_path / "l1" / "FloorL1.template.json").read_text())
+    # CfnInclude orders each DependsOn by its own construct paths: the same set.
+    assert _depends_on_as_sets(l1["Resources"]) == _depends_on_as_sets(library["Resources"])
+
+
+def _depends_on_as_sets(resources: dict[str, Any]) -> dict[str, Any]:
+    return {
+        name: {**r, "DependsOn": sorted(r["DependsOn"])} if "DependsOn" in r else r
+        for name, r in resources.items()
+    }
 
 
 def test_the_peer_waits_for_each_cluster_with_the_provider_framework(tmp_path: Path) -> None:
