@@ -39,7 +39,8 @@ def l1_module(resource_type: str) -> str | None:
 def define_floor(app: Any, path: Path) -> None:
     """Add a stack with ``path``'s resources as L1 instances to ``app``."""
     template = json.loads(path.read_text(encoding="utf-8"))
-    for module in sorted({l1_module(r["Type"]) for r in template["Resources"].values()} - {None}):
+    modules = {l1_module(r["Type"]) for r in template["Resources"].values()}
+    for module in sorted(m for m in modules if m is not None):
         importlib.import_module(f"aws_cdk.{module}")
     stack = Stack(app, "FloorL1", description=template.get("Description"))
     # The resources only: the stack writes its own bootstrap parameter and rule again.
