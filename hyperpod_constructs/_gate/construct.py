@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, TypeVar, cast
 import jsii
 from aws_cdk import (
     Annotations,
+    CfnCreationPolicy,
     CfnElement,
+    CfnResourceSignal,
     CustomResource,
     Duration,
     Names,
@@ -114,9 +116,9 @@ _View = TypeVar("_View")
 
 ARM_SERVICE_TIMEOUT_MINUTES = 5
 """How long CloudFormation waits for one invocation of the arm function (``ServiceTimeout``)."""
-WAIT_CREATION_POLICY = {"ResourceSignal": {"Count": 1, "Timeout": f"PT{MAX_GATE_TIMEOUT_HOURS}H"}}
-"""The wait condition's ``CreationPolicy``: one signal, within the wait condition's own limit
-(``Duration.hours(MAX_GATE_TIMEOUT_HOURS).to_iso_string()``)."""
+WAIT_TIMEOUT = f"PT{MAX_GATE_TIMEOUT_HOURS}H"
+"""The timeout of the wait condition's ``CreationPolicy``: its own limit, as
+``Duration.hours(MAX_GATE_TIMEOUT_HOURS).to_iso_string()`` writes it."""
 
 SIGNAL_STATEMENT_SID = "SignalWaitConditionOfThisStack"
 """The statement of both functions' policies that reads and signals the wait condition."""
@@ -645,7 +647,9 @@ class MinCountGate(Construct, GateMetrics):
         # maximum); the gate's configurable deadline is enforced by the poll loop, which
         # signals FAILURE when it passes. Changing `timeout` therefore updates the arm resource
         # in place and never forces a new wait.
-        self._condition.add_override("CreationPolicy", WAIT_CREATION_POLICY)
+        self._condition.cfn_options.creation_policy = CfnCreationPolicy(
+            resource_signal=CfnResourceSignal(count=1, timeout=WAIT_TIMEOUT)
+        )
         # What this wait waits for, declared where only a deployment can change it: the arm
         # function reads it back (DescribeStackResource returns the Metadata, resolved) and
         # never trusts its invocation's payload for it. The handle of the previous wait keeps
