@@ -752,20 +752,33 @@ class OuterStagePolicy(Protocol):
         ...
 
 
-_ABOVE_OWN_STAGE: WeakKeyDictionary[IConstruct, tuple[IConstruct, ...]] = WeakKeyDictionary()
-"""By scope, the scopes above the Stage it belongs to (:func:`_scopes_above_own_stage`)."""
+@dataclass(frozen=True)
+class _Ancestry:
+    """What is above a construct defined in a scope (:func:`_ancestry`)."""
+
+    root: IConstruct
+    """The root of the tree (the App)."""
+    above_own_stage: tuple[IConstruct, ...]
+    """The scopes above the Stage the construct belongs to (that Stage's ancestors),
+    outermost first: none for a Stack of the App."""
 
 
-def _scopes_above_own_stage(scope: IConstruct) -> tuple[IConstruct, ...]:
-    """The scopes above the Stage that a construct defined in ``scope`` belongs to (its
-    ancestors), outermost first: none for a Stack of the App. Read once per scope (what is
-    above a construct never changes), not once per cluster."""
-    above = _ABOVE_OWN_STAGE.get(scope)
-    if above is None:
+_ANCESTRIES: WeakKeyDictionary[IConstruct, _Ancestry] = WeakKeyDictionary()
+
+
+def _ancestry(scope: IConstruct) -> _Ancestry:
+    """What is above a construct defined in ``scope``, read once per scope (what is above a
+    construct never changes), not once per cluster."""
+    ancestry = _ANCESTRIES.get(scope)
+    if ancestry is None:
         stage = Stage.of(scope)
-        above = () if stage is None else tuple(stage.node.scopes[:-1])
-        _ABOVE_OWN_STAGE[scope] = above
-    return above
+        if stage is None:
+            ancestry = _Ancestry(scope.node.root, ())
+        else:
+            scopes = stage.node.scopes
+            ancestry = _Ancestry(scopes[0], tuple(scopes[:-1]))
+        _ANCESTRIES[scope] = ancestry
+    return ancestry
 
 
 def _outer_stage_errors(cluster: HyperPodSlurmCluster, scope: IConstruct) -> list[str]:
@@ -774,7 +787,7 @@ def _outer_stage_errors(cluster: HyperPodSlurmCluster, scope: IConstruct) -> lis
     ``scope``: the cluster's."""
     return [
         error
-        for outer in _scopes_above_own_stage(scope)
+        for outer in _ancestry(scope).above_own_stage
         for aspect in Aspects.of(outer).all
         if isinstance(aspect, OuterStagePolicy)
         for error in aspect.check_across_stage(cluster)
@@ -850,6 +863,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
 
     _connections: ec2.Connections | None
     """Made when first asked for (:attr:`connections`): one jsii call fewer per cluster."""
+    _arn_token: str | None
+    """:attr:`cluster_arn`, read from jsii when first asked for."""
+    _path: str | None
+    """The construct path, read from jsii when first needed (its report)."""
 
     def __init__(
         self,
@@ -1001,7 +1018,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     @property
     def cluster_arn(self) -> str:
         """The cluster ARN (a token)."""
-        return self._resource.attr_cluster_arn
+        if self._arn_token is None:  # one token, read once: every read is a jsii call
+            self._arn_token = self._resource.attr_cluster_arn
+        return self._arn_token
 
     @property
     def cluster_name(self) -> str:
@@ -1188,6 +1207,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     def _init_state(self) -> None:
         """The state the groups added later build up."""
         self._groups: list[InstanceGroup] = []
+        self._arn_token = None
+        self._path = None
         self._wired: list[InstanceGroup] = []
         """The groups without errors: bound, gated and rendered (a group with errors is
         reported at synth and never rendered)."""
@@ -1352,8 +1373,15 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         for warning in warnings:
             annotations.add_warning_v2(f"hyperpod:{warning.rule}", warning.message())
         _acknowledge_reported_types(self._resource, self._wired, warnings)
+        if self._path is None:
+            self._path = self.node.path
         record_findings(
-            self, errors, warnings, annotated=[self._gate] if self._gate is not None else []
+            self,
+            errors,
+            warnings,
+            annotated=[self._gate] if self._gate is not None else [],
+            root=_ancestry(self._parent_scope).root,
+            path=self._path,
         )
         refused = self._unwatched_metrics()
         if not errors and not refused:

@@ -17,6 +17,7 @@ Sources, cited beside each statement:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -145,8 +146,11 @@ WILDCARD_RESOURCES = (
 """The wildcard resources of :func:`network_interface_statements` as cdk-nag spells them."""
 
 
+@functools.cache
 def execution_role_principal() -> iam.IPrincipal:
-    """SageMaker, as the execution role's trust policy names it [HP-IAM].
+    """SageMaker, as the execution role's trust policy names it [HP-IAM]: one object per
+    process, which every execution role's trust policy renders the same (two jsii calls
+    fewer per cluster; a role keeps no way to change its principal).
 
     HyperPod is not among the features [SM-DEPUTY] documents ``aws:SourceArn`` /
     ``aws:SourceAccount`` for, so a plain condition on them could stop HyperPod from assuming

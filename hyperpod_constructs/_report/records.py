@@ -81,11 +81,14 @@ def record_findings(
     warnings: Sequence[Finding],
     *,
     annotated: Sequence[IConstruct] = (),
+    root: IConstruct | None = None,
+    path: str | None = None,
 ) -> None:
     """Remember what ``construct`` reported in its latest validation; the annotations of
-    ``construct`` and ``annotated`` belong to its report too."""
-    root = construct.node.root
-    path = construct.node.path
+    ``construct`` and ``annotated`` belong to its report too. ``root`` and ``path``:
+    ``construct``'s, when the caller knows them (each read is a jsii call). Default: read."""
+    root = construct.node.root if root is None else root
+    path = construct.node.path if path is None else path
     by_path = _REPORTED.setdefault(id(root), (root, {}))[1]
     by_path[path] = Reported(path, tuple(errors), tuple(warnings), (construct, *annotated))
 
