@@ -31,6 +31,7 @@ from ._cdk.dependable import LazyDependable, drop_implied_dependencies
 from ._cdk.lazy import final_any, lazy_list, lazy_string
 from ._cdk.modules import declare_interfaces, loaded_instance_of, submodule
 from ._cdk.nag import acknowledge, acknowledge_compliance
+from ._cdk.paths import path_of
 from ._cdk.roles import statements_land
 from ._cdk.synthesizer import refusing_synthesizer
 from ._cdk.tokens import count_or_token, is_unresolved
@@ -865,8 +866,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     """Made when first asked for (:attr:`connections`): one jsii call fewer per cluster."""
     _arn_token: str | None
     """:attr:`cluster_arn`, read from jsii when first asked for."""
-    _path: str | None
-    """The construct path, read from jsii when first needed (its report)."""
 
     def __init__(
         self,
@@ -1208,7 +1207,6 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         """The state the groups added later build up."""
         self._groups: list[InstanceGroup] = []
         self._arn_token = None
-        self._path = None
         self._wired: list[InstanceGroup] = []
         """The groups without errors: bound, gated and rendered (a group with errors is
         reported at synth and never rendered)."""
@@ -1373,15 +1371,13 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         for warning in warnings:
             annotations.add_warning_v2(f"hyperpod:{warning.rule}", warning.message())
         _acknowledge_reported_types(self._resource, self._wired, warnings)
-        if self._path is None:
-            self._path = self.node.path
         record_findings(
             self,
             errors,
             warnings,
             annotated=[self._gate] if self._gate is not None else [],
             root=_ancestry(self._parent_scope).root,
-            path=self._path,
+            path=path_of(self),
         )
         refused = self._unwatched_metrics()
         if not errors and not refused:
@@ -1568,7 +1564,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
     def _warn_missing_permission(self, role: iam.IRole, what: str) -> None:
         """Remember that ``role`` could not be granted ``what``: one warning per role
         (``HP-WARN-ROLE-IMMUTABLE``) names all of it at synth."""
-        missing = self._ungranted.setdefault(role.node.path, [])
+        missing = self._ungranted.setdefault(path_of(role), [])
         if what not in missing:
             missing.append(what)
 

@@ -15,6 +15,7 @@ from ._cdk.dependable import drop_implied_dependencies
 from ._cdk.lazy import lazy_any, lazy_string
 from ._cdk.modules import submodule
 from ._cdk.nag import acknowledge, acknowledge_compliance, acknowledge_guard, arn_placeholder
+from ._cdk.paths import path_of
 from ._cdk.roles import statements_land
 from ._cdk.tokens import is_unresolved
 from ._core.finding import Finding, HyperPodValidationError, Severity
@@ -299,7 +300,7 @@ class LifecycleScripts:
         :param scope: the cluster (the bucket and upload are created in it).
         :param role: an execution role that reads the scripts, or ``None``.
         """
-        key = scope.node.path
+        key = path_of(scope)
         if key not in self._bound:
             self._bound[key] = self._bind(scope)
         bound, bucket, prefix, objects = self._bound[key]
@@ -320,7 +321,7 @@ class LifecycleScripts:
         :param scope: the scope given to :meth:`bind`.
         :param role: the role given to :meth:`bind`.
         """
-        return self._granted.get((scope.node.path, id(role)), True)
+        return self._granted.get((path_of(scope), id(role)), True)
 
     def _bind(self, scope: Construct) -> tuple[BoundLifecycle, s3.IBucket, str, str]:
         """What :meth:`bind` made in ``scope``: the rendered config, the bucket, the scripts'
@@ -424,7 +425,7 @@ class LifecycleScripts:
                 "kms:Decrypt",
                 "S3DefaultEncryptionKMS",
             )
-        readers = self._readers.setdefault(scope.node.path, [upload.handler_role.role_arn])
+        readers = self._readers.setdefault(path_of(scope), [upload.handler_role.role_arn])
         bucket.add_to_resource_policy(_deny_other_readers(bucket, readers))
         _acknowledge_upload_handler(upload, bucket)
         bound = BoundLifecycle(f"s3://{bucket.bucket_name}/lifecycle/", self.on_create, upload)

@@ -11,6 +11,7 @@ from constructs import Construct, Dependable, IConstruct
 
 from .._core.expect import require
 from .lazy import final_any
+from .paths import path_of
 
 
 class DependencyRoots(Dependable):
@@ -73,24 +74,9 @@ def drop_implied_dependencies(resource: CfnResource) -> None:
     resource.add_override("DependsOn", final_any(depends_on))
 
 
-_PATHS: WeakKeyDictionary[CfnResource, str] = WeakKeyDictionary()
-"""By resource, its construct path (fixed when it is created): read from jsii once."""
 _LOGICAL_ID_TOKENS: WeakKeyDictionary[CfnResource, str] = WeakKeyDictionary()
 """By resource, its ``logical_id`` token (made once, when it is created; what it resolves to
 may change until the synth, so it is resolved at each synth)."""
-
-
-def _path(resource: CfnResource) -> str:
-    """``resource.node.path``, read in one jsii call: ``CfnResource.toString()`` is the path
-    followed by `` [<type>]`` (a type has no `` [``, so the last one starts it); anything
-    else (a subclass's own ``toString``) falls back to the path's two calls."""
-    path = _PATHS.get(resource)
-    if path is None:
-        path, bracket, kind = resource.to_string().rpartition(" [")
-        if not (bracket and kind.endswith("]") and " " not in kind):
-            path = resource.node.path
-        _PATHS[resource] = path
-    return path
 
 
 def _logical_id_token(resource: CfnResource) -> str:
@@ -107,7 +93,7 @@ def _unreferenced(stack: Stack, resource: CfnResource) -> list[str] | None:
     # In aws-cdk-lib's order (by construct path), each once. The properties and every
     # target's logical id are resolved in one jsii call (a call per target would cost a
     # round trip each: a VPC is twenty resources).
-    targets.sort(key=_path)
+    targets.sort(key=path_of)
     properties, logical_ids = stack.resolve(
         [resource._cfn_properties, [_logical_id_token(target) for target in targets]]
     )
@@ -148,6 +134,7 @@ class DropImpliedDependsOn:
             return
         if not (node.node.dependencies or node.obtain_dependencies()):
             return
-        if node.node.path not in self._done:
-            self._done.add(node.node.path)
+        path = path_of(node)
+        if path not in self._done:
+            self._done.add(path)
             drop_implied_dependencies(node)

@@ -1,0 +1,28 @@
+"""Construct paths, read from jsii once per construct (a construct's path never changes)."""
+
+from __future__ import annotations
+
+from weakref import WeakKeyDictionary
+
+from aws_cdk import CfnResource
+from constructs import IConstruct
+
+_PATHS: WeakKeyDictionary[IConstruct, str] = WeakKeyDictionary()
+
+
+def path_of(construct: IConstruct) -> str:
+    """``construct.node.path``, read from jsii the first time only (two calls: the node, then
+    its path). A ``CfnResource``'s takes one: its ``toString()`` is the path followed by
+    `` [<type>]`` (a type has no `` [``, so the last one starts it); any other text (a
+    subclass's own ``toString``) falls back to the node's path."""
+    path = _PATHS.get(construct)
+    if path is None:
+        path = None
+        if isinstance(construct, CfnResource):
+            text, bracket, kind = construct.to_string().rpartition(" [")
+            if bracket and kind.endswith("]") and " " not in kind:
+                path = text
+        if path is None:
+            path = construct.node.path
+        _PATHS[construct] = path
+    return path
