@@ -12,7 +12,7 @@ from aws_cdk import Aws, CfnResource, Fn, IgnoreMode, RemovalPolicy, SymlinkFoll
 from constructs import Construct, IDependable
 
 from ._cdk.dependable import drop_implied_dependencies
-from ._cdk.lazy import lazy_any, lazy_string
+from ._cdk.lazy import final_any, lazy_string
 from ._cdk.modules import submodule
 from ._cdk.nag import acknowledge, acknowledge_compliance, acknowledge_guard, arn_placeholder
 from ._cdk.paths import path_of
@@ -518,7 +518,7 @@ def _deny_other_readers(bucket: s3.IBucket, readers: list[str]) -> iam.PolicySta
         principals=[iam.AnyPrincipal()],
         actions=["s3:GetObject", "s3:GetObjectVersion"],
         resources=[bucket.arn_for_objects("*")],
-        conditions={"ArnNotEquals": {"aws:PrincipalArn": lazy_any(lambda: list(readers))}},
+        conditions={"ArnNotEquals": {"aws:PrincipalArn": final_any(lambda: list(readers))}},
     )
 
 

@@ -21,7 +21,7 @@ import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._cdk.lazy import lazy_any
+from ._cdk.lazy import final_any
 from ._cdk.modules import submodule
 from ._cdk.tokens import pseudo
 
@@ -58,8 +58,9 @@ NETWORK_INTERFACE_ACTIONS = (
 
 
 def _distinct(values: Sequence[str]) -> object:
-    """``values`` without repeats, read when the template is written."""
-    return lazy_any(lambda: list(dict.fromkeys(values)))
+    """``values`` without repeats, read when the template is first resolved (at synth, once
+    every group has been added: produced once, not once per resolution)."""
+    return final_any(lambda: list(dict.fromkeys(values)))
 
 
 def _ec2_arn(resource: str, *, account: str) -> str:
@@ -119,7 +120,7 @@ def network_interface_statements(
             resources=[interfaces, _ec2_arn("instance/*", account="*")],
             conditions={
                 "ArnLikeIfExists": {
-                    "ec2:Subnet": lazy_any(
+                    "ec2:Subnet": final_any(
                         lambda: [
                             _ec2_arn(f"subnet/{subnet}", account="*")
                             for subnet in dict.fromkeys(subnet_ids)
