@@ -8,16 +8,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from aws_cdk import Aws, CfnResource, Fn, IgnoreMode, RemovalPolicy, SymlinkFollowMode
+from aws_cdk import CfnResource, Fn, IgnoreMode, RemovalPolicy, SymlinkFollowMode
 from constructs import Construct, IDependable
 
 from ._cdk.dependable import drop_implied_dependencies
 from ._cdk.lazy import final_any, lazy_string
 from ._cdk.modules import submodule
 from ._cdk.nag import acknowledge, acknowledge_compliance, acknowledge_guard, arn_placeholder
-from ._cdk.paths import path_of
+from ._cdk.paths import child_path, path_of
 from ._cdk.roles import statements_land
-from ._cdk.tokens import is_unresolved
+from ._cdk.tokens import is_unresolved, pseudo
 from ._core.finding import Finding, HyperPodValidationError, Severity
 from ._core.limits import REQUIRED_BUCKET_PREFIX, S3_BUCKET_NAME
 from ._core.rule import Rule, Scope, Source
@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # imported where scripts are bound: a cluster without them lo
     from aws_cdk import aws_kms as kms
     from aws_cdk import aws_logs as logs
     from aws_cdk import aws_s3 as s3
-    from aws_cdk import aws_s3_deployment as s3deploy
 else:  # imported where first used (_cdk/modules.py)
     iam = submodule("aws_iam")
 
@@ -187,6 +186,8 @@ class LifecycleScripts:
         self._granted: dict[tuple[str, int], bool] = {}
         self._readers: dict[str, list[str]] = {}
         """Per scope: the role ARNs allowed to read the uploaded scripts."""
+        self._placeholders: dict[str, str] = {}
+        """Per scope: the uploaded scripts' bucket's ARN as cdk-nag spells it."""
 
     @classmethod
     def from_directory(
@@ -311,7 +312,7 @@ class LifecycleScripts:
                 acknowledge(
                     role,
                     "HyperPod nodes read every lifecycle script under the scripts prefix",
-                    f"AwsSolutions-IAM5[Resource::{arn_placeholder(bucket)}/{prefix}/*]",
+                    f"AwsSolutions-IAM5[Resource::{self._placeholders[key]}/{prefix}/*]",
                 )
         return bound
 
@@ -342,9 +343,10 @@ class LifecycleScripts:
         assert self.directory is not None
         selection = self._checked_selection(scope)
         options = self.bucket_options
-        holder = Construct(scope, _free_id(scope, "LifecycleScripts"))
-        path_hash = hashlib.sha256(holder.node.path.encode()).hexdigest()[:8]
-        stack_uuid = Fn.select(2, Fn.split("/", Aws.STACK_ID))
+        holder_id = _free_id(scope, "LifecycleScripts")
+        holder = Construct(scope, holder_id)
+        path_hash = hashlib.sha256(child_path(scope, holder_id).encode()).hexdigest()[:8]
+        stack_uuid = Fn.select(2, Fn.split("/", pseudo("STACK_ID")))
         bucket = s3.Bucket(
             holder,
             "Bucket",
@@ -425,9 +427,12 @@ class LifecycleScripts:
                 "kms:Decrypt",
                 "S3DefaultEncryptionKMS",
             )
-        readers = self._readers.setdefault(path_of(scope), [upload.handler_role.role_arn])
+        handler_role = upload.handler_role
+        readers = self._readers.setdefault(path_of(scope), [handler_role.role_arn])
         bucket.add_to_resource_policy(_deny_other_readers(bucket, readers))
-        _acknowledge_upload_handler(upload, bucket)
+        # Read once: the upload handler's acknowledgment and each role's name it.
+        placeholder = self._placeholders[path_of(scope)] = arn_placeholder(bucket)
+        _acknowledge_upload_handler(handler_role, placeholder)
         bound = BoundLifecycle(f"s3://{bucket.bucket_name}/lifecycle/", self.on_create, upload)
         return bound, bucket, "lifecycle", _objects_arn(bucket, "lifecycle")
 
@@ -479,7 +484,7 @@ def _uri_parts(uri: str) -> tuple[str, str, str]:
         return lazy_string(lambda: str(uri)), "", ""
     if is_unresolved(uri) and "://" not in uri:
         after_scheme = Fn.select(1, Fn.split("://", uri))
-        objects = Fn.join("", ["arn:", Aws.PARTITION, ":s3:::", after_scheme, "*"])
+        objects = Fn.join("", ["arn:", pseudo("PARTITION"), ":s3:::", after_scheme, "*"])
         return Fn.select(2, Fn.split("/", uri)), "", objects
     bucket_name, _, prefix = uri.partition("://")[2].partition("/")
     if not is_unresolved(bucket_name) and not S3_BUCKET_NAME.fullmatch(bucket_name):
@@ -490,19 +495,30 @@ def _uri_parts(uri: str) -> tuple[str, str, str]:
 def _grant_scripts_read(bucket: s3.IBucket, objects: str, role: iam.IRole) -> bool:
     """Read access to the scripts (``objects``, their folder only, not the whole bucket);
     False when the role cannot take it (an immutable imported role)."""
-    added = role.add_to_principal_policy(
+    added = _add_statement(
+        role,
         iam.PolicyStatement(
             sid="ReadLifecycleScripts", actions=["s3:GetObject"], resources=[objects]
-        )
+        ),
     )
-    role.add_to_principal_policy(
+    _add_statement(
+        role,
         iam.PolicyStatement(
             sid="ListLifecycleScripts", actions=["s3:ListBucket"], resources=[bucket.bucket_arn]
-        )
+        ),
     )
     if bucket.encryption_key is not None:
         bucket.encryption_key.grant_decrypt(role)
-    return bool(added.statement_added) and statements_land(role)
+    return added and statements_land(role)
+
+
+def _add_statement(role: iam.IRole, statement: iam.PolicyStatement) -> bool:
+    """``role.add_to_principal_policy(statement).statement_added``. A role of this app says
+    it in one jsii call (``Role.add_to_policy``), where the struct ``add_to_principal_policy``
+    returns costs one per field."""
+    if isinstance(role, iam.Role):
+        return bool(role.add_to_policy(statement))
+    return bool(role.add_to_principal_policy(statement).statement_added)
 
 
 def _deny_other_readers(bucket: s3.IBucket, readers: list[str]) -> iam.PolicyStatement:
@@ -522,9 +538,9 @@ def _deny_other_readers(bucket: s3.IBucket, readers: list[str]) -> iam.PolicySta
     )
 
 
-def _acknowledge_upload_handler(upload: s3deploy.BucketDeployment, bucket: s3.Bucket) -> None:
-    """The upload runs CDK's own BucketDeployment handler, a stack-wide singleton."""
-    role = upload.handler_role
+def _acknowledge_upload_handler(role: iam.IRole, bucket_placeholder: str) -> None:
+    """The upload runs CDK's own BucketDeployment handler (``role``: its role), a stack-wide
+    singleton. ``bucket_placeholder``: the lifecycle bucket's ARN as cdk-nag spells it."""
     acknowledge(
         role,
         "CDK's BucketDeployment handler copies the scripts from the CDK asset bucket into the "
@@ -535,7 +551,7 @@ def _acknowledge_upload_handler(upload: s3deploy.BucketDeployment, bucket: s3.Bu
             f"AwsSolutions-IAM5[Action::s3:{action}]"
             for action in ("GetObject*", "GetBucket*", "List*", "DeleteObject*", "Abort*")
         ),
-        f"AwsSolutions-IAM5[Resource::{arn_placeholder(bucket)}/*]",
+        f"AwsSolutions-IAM5[Resource::{bucket_placeholder}/*]",
         "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-"
         "<AWS::AccountId>-<AWS::Region>/*]",
     )

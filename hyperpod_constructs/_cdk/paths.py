@@ -26,3 +26,10 @@ def path_of(construct: IConstruct) -> str:
             path = construct.node.path
         _PATHS[construct] = path
     return path
+
+
+def child_path(scope: IConstruct, id: str) -> str:
+    """The path of ``scope``'s child ``id`` (an id without ``/``), from ``scope``'s path
+    (:func:`path_of`) without asking jsii for the child's."""
+    parent = path_of(scope)
+    return f"{parent}/{id}" if parent else id
