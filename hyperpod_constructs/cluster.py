@@ -358,20 +358,27 @@ class AccountingDatabase:
         return body
 
 
+def _has(value: object, *names: str) -> bool:
+    """Whether ``value`` has every member of ``names``, looked up on its class first: a jsii
+    object's ``hasattr`` reads a property through jsii (a round trip), its class's does not."""
+    kind = type(value)
+    return all(hasattr(kind, name) or hasattr(value, name) for name in names)
+
+
 def _is_role(value: object) -> bool:
-    return hasattr(value, "role_arn") and hasattr(value, "add_to_principal_policy")
+    return _has(value, "role_arn", "add_to_principal_policy")
 
 
 def _is_vpc(value: object) -> bool:
-    return hasattr(value, "vpc_id") and hasattr(value, "select_subnets")
+    return _has(value, "vpc_id", "select_subnets")
 
 
 def _is_security_groups(value: object) -> bool:
-    return isinstance(value, list | tuple) and all(hasattr(g, "security_group_id") for g in value)
+    return isinstance(value, list | tuple) and all(_has(g, "security_group_id") for g in value)
 
 
 def _is_accounting_database(value: object) -> bool:
-    return isinstance(value, AccountingDatabase) and hasattr(value.secret, "secret_arn")
+    return isinstance(value, AccountingDatabase) and _has(value.secret, "secret_arn")
 
 
 def _is_removal_policy(value: object) -> bool:
@@ -417,6 +424,21 @@ def _resource_type(resource: CfnResource) -> str:
     if kind not in _RESOURCE_TYPES:
         _RESOURCE_TYPES[kind] = resource.cfn_resource_type
     return _RESOURCE_TYPES[kind]
+
+
+_TAGGABLE: dict[type, bool] = {}
+"""By L1 class, whether it is ``TagManager.is_taggable``: one jsii call per class."""
+
+
+def _is_taggable(resource: CfnResource) -> bool:
+    """``TagManager.is_taggable(resource)`` (read once per L1 class: an L1 makes its tags
+    in its constructor, so every resource of a class is taggable or none is)."""
+    kind = type(resource)
+    if kind is CfnResource:  # a plain CfnResource: any type
+        return bool(TagManager.is_taggable(resource))
+    if kind not in _TAGGABLE:
+        _TAGGABLE[kind] = bool(TagManager.is_taggable(resource))
+    return _TAGGABLE[kind]
 
 
 _VALUE_CHECK = "hyperpod_constructs.value_check"
@@ -1338,7 +1360,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         aws-cdk-lib's error on a resource the user never created."""
         by_type: dict[str, dict[str, str]] = {}
         for resource in self._strictly_tagged():
-            if TagManager.is_taggable(resource):
+            if _is_taggable(resource):
                 values = TagManager.of(resource).tag_values()  # type: ignore[union-attr]
                 by_type.setdefault(_resource_type(resource), {}).update(values)
         return tag_findings(None, on_resources=by_type)
@@ -1415,9 +1437,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             "ExecutionRole",
             assumed_by=execution_role_principal(),
             description="Execution role of the HyperPod cluster's instance groups",
-            managed_policies=[
-                iam.ManagedPolicy.from_aws_managed_policy_name(INSTANCE_ROLE_MANAGED_POLICY)
-            ],
+            managed_policies=[_instance_role_policy()],
         )
         acknowledge_compliance(
             role,
@@ -1466,12 +1486,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             self._teardown.add(group)
             self._security_groups = [group]
         self._subnet_ids = _subnet_ids(vpc, vpc_subnets)
+        security_group_ids = [sg.security_group_id for sg in self._security_groups]
         self._eni_subnets.extend(self._subnet_ids)
-        self._eni_security_groups.extend(sg.security_group_id for sg in self._security_groups)
-        return {
-            "securityGroupIds": [sg.security_group_id for sg in self._security_groups],
-            "subnets": self._subnet_ids,
-        }
+        self._eni_security_groups.extend(security_group_ids)
+        return {"securityGroupIds": security_group_ids, "subnets": self._subnet_ids}
 
     def _keep_security_groups(self, security_groups: Sequence[ec2.ISecurityGroup]) -> None:
         """Their rules (EFA, FSx, ...) must exist while nodes run and outlive the cluster."""
@@ -1705,6 +1723,13 @@ def _shared_positions(groups: Sequence[InstanceGroup]) -> dict[str, tuple[int, .
         if isinstance(group.name, str):
             positions.setdefault(group.name, []).append(index)
     return {name: tuple(found) for name, found in positions.items() if len(found) > 1}
+
+
+@functools.cache
+def _instance_role_policy() -> iam.IManagedPolicy:
+    """The AWS managed :data:`INSTANCE_ROLE_MANAGED_POLICY`: one object per process (its ARN
+    is made for the stack it is resolved in), one jsii call fewer per cluster."""
+    return iam.ManagedPolicy.from_aws_managed_policy_name(INSTANCE_ROLE_MANAGED_POLICY)
 
 
 def _subnet_ids(vpc: ec2.IVpc | None, selection: ec2.SubnetSelection | None) -> list[str]:
