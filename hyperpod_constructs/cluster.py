@@ -1276,8 +1276,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
 
     def _add_tags(self) -> None:
         """The tags, on the cluster and everything the construct creates."""
-        for key, value in (self._props.tags or {}).items():
-            Tags.of(self).add(key, value)
+        if self._props.tags:
+            tags = Tags.of(self)
+            for key, value in self._props.tags.items():
+                tags.add(key, value)
 
     def _orchestrator(self) -> dict[str, Any] | None:
         """``Orchestrator.Slurm`` (the accounting database's secret readable by the role)."""
@@ -1389,9 +1391,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         findings = merge_findings(self._all_findings())
         errors = [finding for finding in findings if finding.is_error]
         warnings = [finding for finding in findings if not finding.is_error]
-        annotations = Annotations.of(self)
-        for warning in warnings:
-            annotations.add_warning_v2(f"hyperpod:{warning.rule}", warning.message())
+        if warnings:  # Annotations.of is a jsii call: only when there is something to add
+            annotations = Annotations.of(self)
+            for warning in warnings:
+                annotations.add_warning_v2(f"hyperpod:{warning.rule}", warning.message())
         _acknowledge_reported_types(self._resource, self._wired, warnings)
         record_findings(
             self,
