@@ -19,6 +19,7 @@ from aws_cdk import (
     Names,
     RemovalPolicy,
     Resource,
+    Stack,
     Stage,
     TagManager,
     Tags,
@@ -31,7 +32,7 @@ from ._cdk.dependable import LazyDependable, drop_implied_dependencies
 from ._cdk.lazy import final_any, lazy_list, lazy_string
 from ._cdk.modules import declare_interfaces, loaded_instance_of, submodule
 from ._cdk.nag import acknowledge, acknowledge_compliance
-from ._cdk.paths import path_of
+from ._cdk.paths import path_of, remember_path
 from ._cdk.roles import statements_land
 from ._cdk.synthesizer import refusing_synthesizer
 from ._cdk.tokens import count_or_token, is_unresolved
@@ -787,6 +788,15 @@ class _Ancestry:
 
 
 _ANCESTRIES: WeakKeyDictionary[IConstruct, _Ancestry] = WeakKeyDictionary()
+_STACKS: WeakKeyDictionary[IConstruct, Stack] = WeakKeyDictionary()
+
+
+def _stack_of(scope: IConstruct) -> Stack:
+    """``Stack.of(scope)``, read once per scope: the stack of every cluster defined in it."""
+    stack = _STACKS.get(scope)
+    if stack is None:
+        stack = _STACKS[scope] = Stack.of(scope)
+    return stack
 
 
 def _ancestry(scope: IConstruct) -> _Ancestry:
@@ -964,6 +974,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         declare_interfaces(type(self), _cluster_interfaces)
         super().__init__(scope, id)
         self._parent_scope = scope
+        remember_path(self, scope, id)
         self._init_state()
         self._props = _resolve_props(
             self,
@@ -1327,7 +1338,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         if props.vpc is not None:
             self._teardown.add(props.vpc)
         resource.node.add_dependency(self._teardown)
-        drop_implied_dependencies(resource)
+        drop_implied_dependencies(resource, stack=_stack_of(self._parent_scope))
         return resource
 
     def _record(self, findings: Sequence[Finding], *, position: int | None = None) -> None:

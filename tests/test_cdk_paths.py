@@ -5,7 +5,7 @@ from __future__ import annotations
 from aws_cdk import App, CfnResource, Stack
 from constructs import Construct
 
-from hyperpod_constructs._cdk.paths import child_path, path_of
+from hyperpod_constructs._cdk.paths import child_path, path_of, remember_path
 
 
 class _OwnText(CfnResource):
@@ -41,3 +41,11 @@ def test_a_childs_path_is_the_one_aws_cdk_lib_gives_it() -> None:
     stack, holder = _tree()
     assert child_path(holder, "Child") == Construct(holder, "Child").node.path
     assert child_path(stack, "Top") == Construct(stack, "Top").node.path
+
+
+def test_a_remembered_path_is_the_one_aws_cdk_lib_gives_it() -> None:
+    stack, holder = _tree()
+    for scope, id in ((holder, "Remembered"), (stack, "A/B"), (stack, "Line\nbreak")):
+        construct = Construct(scope, id)
+        remember_path(construct, scope, id)
+        assert path_of(construct) == construct.node.path

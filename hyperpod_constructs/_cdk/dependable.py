@@ -51,7 +51,7 @@ def _referenced(value: object, found: set[str]) -> set[str]:
     return found
 
 
-def drop_implied_dependencies(resource: CfnResource) -> None:
+def drop_implied_dependencies(resource: CfnResource, *, stack: Stack | None = None) -> None:
     """Write ``resource``'s ``DependsOn`` without the resources its own properties already
     name in a ``Ref`` or an ``Fn::GetAtt``: CloudFormation orders those by the reference (at
     creation and, in reverse, at deletion), and cfn-lint warns about the repetition (W3005).
@@ -61,8 +61,9 @@ def drop_implied_dependencies(resource: CfnResource) -> None:
     (aws-cdk-lib's own included, e.g. a Lambda function's on its role). It is written as
     the resource's ``DependsOn`` override: an escape-hatch override of ``DependsOn`` made
     before it is replaced, and a property override that removes a reference is not seen.
+    ``stack``: ``Stack.of(resource)``, when the caller knows it (a jsii call). Default: read.
     """
-    stack = Stack.of(resource)
+    stack = Stack.of(resource) if stack is None else stack
     computed: list[list[str] | None] = []  # once: the dependencies are final at synth
 
     def depends_on() -> list[str] | None:

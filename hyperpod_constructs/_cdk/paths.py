@@ -29,7 +29,17 @@ def path_of(construct: IConstruct) -> str:
 
 
 def child_path(scope: IConstruct, id: str) -> str:
-    """The path of ``scope``'s child ``id`` (an id without ``/``), from ``scope``'s path
-    (:func:`path_of`) without asking jsii for the child's."""
+    """The path of ``scope``'s child ``id`` (an id without ``/`` or a line break, which
+    constructs rewrites), from ``scope``'s path (:func:`path_of`) without asking jsii for the
+    child's."""
     parent = path_of(scope)
     return f"{parent}/{id}" if parent else id
+
+
+def remember_path(construct: IConstruct, scope: IConstruct, id: str) -> None:
+    """Record the path of ``construct``, just defined as ``id`` in ``scope``, from
+    ``scope``'s (:func:`child_path`): :func:`path_of` then asks jsii nothing for it, and
+    nothing for the next construct defined in ``scope``. An id that constructs rewrites is
+    left to :func:`path_of`."""
+    if "/" not in id and "\n" not in id:
+        _PATHS[construct] = child_path(scope, id)
