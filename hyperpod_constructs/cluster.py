@@ -1746,14 +1746,21 @@ def _instance_role_policy() -> iam.IManagedPolicy:
     return iam.ManagedPolicy.from_aws_managed_policy_name(INSTANCE_ROLE_MANAGED_POLICY)
 
 
+_PRIVATE_SUBNET_IDS: WeakKeyDictionary[ec2.IVpc, tuple[str, ...]] = WeakKeyDictionary()
+"""By VPC, the ids of its private subnets with egress (a VPC's subnets are made with it)."""
+
+
 def _subnet_ids(vpc: ec2.IVpc | None, selection: ec2.SubnetSelection | None) -> list[str]:
     """The subnet ids of a selection. Explicit subnets are read by id only: an imported
     ``ec2.Subnet.from_subnet_id`` has no availability zone, which ``select_subnets`` reads."""
     if selection is not None and selection.subnets is not None:
         return [subnet.subnet_id for subnet in selection.subnets]
     assert vpc is not None  # without a VPC, HP-VPC-REQUIRED needs explicit subnets
-    if selection is None:
-        return list(vpc.select_subnets(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS).subnet_ids)
+    if selection is None:  # the default: once per VPC (seven jsii calls), for every cluster
+        if vpc not in _PRIVATE_SUBNET_IDS:
+            selected = vpc.select_subnets(subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS)
+            _PRIVATE_SUBNET_IDS[vpc] = tuple(selected.subnet_ids)
+        return list(_PRIVATE_SUBNET_IDS[vpc])
     return list(
         vpc.select_subnets(
             availability_zones=selection.availability_zones,

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from aws_cdk import App, CfnResource, Duration, Stack
+from aws_cdk.assertions import Template
 from jsii._kernel.providers import process
 
 from hyperpod_constructs import (
@@ -156,6 +157,44 @@ def test_an_immutable_value_and_a_path_are_read_from_jsii_once(round_trips: Coun
     assert round_trips(read_thrice) - nothing == 0
     resource = CfnResource(Stack(App(), "Paths"), "Resource", type="Test::Paths::Once")
     assert round_trips(lambda app: [path_of(resource) for _ in range(3)]) - nothing == 1
+
+
+def test_clusters_in_one_vpc_select_its_subnets_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default subnet selection (seven round trips) is read once per VPC, and every
+    cluster still names the VPC's private subnets."""
+    from aws_cdk import aws_ec2 as ec2
+
+    selections: list[object] = []
+    select = ec2.Vpc.select_subnets
+
+    def counting_select(self: ec2.Vpc, **selection: Any) -> ec2.SelectedSubnets:
+        selections.append(selection)
+        return select(self, **selection)
+
+    monkeypatch.setattr(ec2.Vpc, "select_subnets", counting_select)
+    stack = Stack(App(context=CDK_CONTEXT), "SharedVpc")
+    vpc = ec2.Vpc(stack, "Vpc", max_azs=2)
+    for index in range(3):
+        HyperPodSlurmCluster(
+            stack,
+            f"Cluster{index}",
+            vpc=vpc,
+            readiness_gate=MinCountGateOptions(enabled=False),
+            instance_groups=[
+                InstanceGroup.controller(
+                    "controller", instance_type=HyperPodInstanceType.ML_M5_2XLARGE
+                )
+            ],
+        )
+    assert len(selections) == 1
+    private = stack.resolve([subnet.subnet_id for subnet in vpc.private_subnets])
+    template = Template.from_stack(stack).to_json()
+    clusters = [
+        resource["Properties"]["VpcConfig"]["Subnets"]
+        for resource in template["Resources"].values()
+        if resource["Type"] == "AWS::SageMaker::Cluster"
+    ]
+    assert clusters == [private] * 3
 
 
 def test_the_count_is_deterministic(round_trips: Counter) -> None:
