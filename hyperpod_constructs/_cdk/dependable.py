@@ -51,6 +51,15 @@ def _referenced(value: object, found: set[str]) -> set[str]:
     return found
 
 
+def unimplied_dependencies(resource: CfnResource, stack: Stack) -> list[str] | None:
+    """The logical ids of ``resource``'s dependencies (``stack``'s resources) that its own
+    properties do not name in a ``Ref`` or an ``Fn::GetAtt``, in aws-cdk-lib's order; ``None``
+    when there are none. Read when the dependencies are final (a node validation runs after
+    aws-cdk-lib made construct dependencies resource dependencies, before the template is
+    written): what :func:`drop_implied_dependencies` writes, for a caller that validates."""
+    return _unreferenced(stack, resource)
+
+
 def drop_implied_dependencies(resource: CfnResource, *, stack: Stack | None = None) -> None:
     """Write ``resource``'s ``DependsOn`` without the resources its own properties already
     name in a ``Ref`` or an ``Fn::GetAtt``: CloudFormation orders those by the reference (at
