@@ -51,16 +51,7 @@ def _referenced(value: object, found: set[str]) -> set[str]:
     return found
 
 
-def unimplied_dependencies(resource: CfnResource, stack: Stack) -> list[str] | None:
-    """The logical ids of ``resource``'s dependencies (``stack``'s resources) that its own
-    properties do not name in a ``Ref`` or an ``Fn::GetAtt``, in aws-cdk-lib's order; ``None``
-    when there are none. Read when the dependencies are final (a node validation runs after
-    aws-cdk-lib made construct dependencies resource dependencies, before the template is
-    written): what :func:`drop_implied_dependencies` writes, for a caller that validates."""
-    return _unreferenced(stack, resource)
-
-
-def drop_implied_dependencies(resource: CfnResource, *, stack: Stack | None = None) -> None:
+def drop_implied_dependencies(resource: CfnResource) -> None:
     """Write ``resource``'s ``DependsOn`` without the resources its own properties already
     name in a ``Ref`` or an ``Fn::GetAtt``: CloudFormation orders those by the reference (at
     creation and, in reverse, at deletion), and cfn-lint warns about the repetition (W3005).
@@ -70,14 +61,13 @@ def drop_implied_dependencies(resource: CfnResource, *, stack: Stack | None = No
     (aws-cdk-lib's own included, e.g. a Lambda function's on its role). It is written as
     the resource's ``DependsOn`` override: an escape-hatch override of ``DependsOn`` made
     before it is replaced, and a property override that removes a reference is not seen.
-    ``stack``: ``Stack.of(resource)``, when the caller knows it (a jsii call). Default: read.
     """
-    stack = Stack.of(resource) if stack is None else stack
+    stack = Stack.of(resource)
     computed: list[list[str] | None] = []  # once: the dependencies are final at synth
 
     def depends_on() -> list[str] | None:
         if not computed:
-            computed.append(_unreferenced(stack, resource))
+            computed.append(unimplied_dependencies(resource, stack))
         return computed[0]
 
     # Cached by aws-cdk-lib once produced (a list; None is asked again, and answered here).
@@ -96,7 +86,13 @@ def _logical_id_token(resource: CfnResource) -> str:
     return token
 
 
-def _unreferenced(stack: Stack, resource: CfnResource) -> list[str] | None:
+def unimplied_dependencies(resource: CfnResource, stack: Stack) -> list[str] | None:
+    """The logical ids of ``resource``'s dependencies (``stack``'s resources) that its own
+    properties do not name in a ``Ref`` or an ``Fn::GetAtt``, in aws-cdk-lib's order; ``None``
+    when there are none. To be read when the dependencies are final: when the template is
+    written (:func:`drop_implied_dependencies`), or in a node validation (aws-cdk-lib has
+    made construct dependencies resource dependencies by then, and writes the template
+    after)."""
     targets = [t for t in resource.obtain_dependencies() if isinstance(t, CfnResource)]
     if not targets:  # most resources: no properties to resolve (each costs ~5 ms)
         return None
