@@ -28,7 +28,7 @@ from aws_cdk import (
 from aws_cdk.interfaces.aws_sagemaker import ClusterReference, IClusterRef
 from constructs import Construct, DependencyGroup, IConstruct, IDependable, IValidation
 
-from ._cdk.dependable import LazyDependable, unimplied_dependencies
+from ._cdk.dependable import LazyDependable, drop_implied_dependencies
 from ._cdk.lazy import final_any, lazy_list, lazy_string
 from ._cdk.modules import declare_interfaces, loaded_instance_of, submodule
 from ._cdk.nag import acknowledge, acknowledge_compliance
@@ -834,7 +834,6 @@ class _ClusterRules:
 
     def validate(self) -> list[str]:
         cluster = self._cluster
-        cluster._write_depends_on()
         return [*cluster._report(), *_outer_stage_errors(cluster, cluster._parent_scope)]
 
 
@@ -1338,22 +1337,9 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             resource.apply_removal_policy(props.removal_policy)
         if props.vpc is not None:
             self._teardown.add(props.vpc)
-        resource.node.add_dependency(self._teardown)  # written without what is implied: below
+        resource.node.add_dependency(self._teardown)
+        drop_implied_dependencies(resource, stack=_stack_of(self._parent_scope))
         return resource
-
-    def _write_depends_on(self) -> None:
-        """The resource's ``DependsOn`` without what its properties already order by a
-        reference (cfn-lint W3005; :func:`unimplied_dependencies`), decided in the cluster's
-        validation, when every dependency is known and before the template is written: no
-        lazy value, no callback. An escape-hatch ``DependsOn`` of the app's is kept."""
-        resource = self._resource
-        recorded: list[tuple[str, Any]] = cast(Any, resource).recorded_overrides
-        if any(path.split(".")[0] == "DependsOn" for path, _ in recorded):
-            return
-        # None (jsii: undefined) removes aws-cdk-lib's DependsOn: every dependency is implied.
-        resource.add_override(
-            "DependsOn", unimplied_dependencies(resource, _stack_of(self._parent_scope))
-        )
 
     def _record(self, findings: Sequence[Finding], *, position: int | None = None) -> None:
         """Keep ``findings`` (those of the group at ``position``) for the synth's report."""
@@ -1755,9 +1741,8 @@ def _shared_positions(groups: Sequence[InstanceGroup]) -> dict[str, tuple[int, .
 
 @functools.cache
 def _instance_role_policy() -> iam.IManagedPolicy:
-    """The AWS managed :data:`INSTANCE_ROLE_MANAGED_POLICY`: one object per process, one jsii
-    call fewer per cluster (its ARN names the partition by the pseudo parameter, the same in
-    every stack, and it is no construct)."""
+    """The AWS managed :data:`INSTANCE_ROLE_MANAGED_POLICY`: one object per process (its ARN
+    is made for the stack it is resolved in), one jsii call fewer per cluster."""
     return iam.ManagedPolicy.from_aws_managed_policy_name(INSTANCE_ROLE_MANAGED_POLICY)
 
 

@@ -14,6 +14,7 @@ shape's own props, never from the library. The shapes share a few synthesized ap
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import subprocess
@@ -539,6 +540,15 @@ def test_nested_stack(matrix: Matrix) -> None:
     ((nested_id, _),) = resources(parent.template, "AWS::CloudFormation::Stack").items()
     (after,) = resources(parent.template, "AWS::SSM::Parameter").values()
     assert nested_id in depends_on(after)
+    # The nested template the parent publishes is the one written: aws-cdk-lib hashes it when
+    # the app is prepared, so nothing may change it later (a validation writing an override did).
+    (published,) = (
+        digest
+        for digest, entry in parent.files.items()
+        if entry["source"].get("path", "").endswith(".nested.template.json")
+    )
+    written = json.dumps(nested.template, separators=(",", ":"), ensure_ascii=False)
+    assert hashlib.sha256(written.encode()).hexdigest() == published
 
 
 def test_termination_protection(matrix: Matrix) -> None:

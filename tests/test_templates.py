@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 import pytest
-from aws_cdk import CfnOutput, CfnResource, Size, Stack, Token
+from aws_cdk import CfnOutput, Size, Stack, Token
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
@@ -564,21 +564,6 @@ def test_cluster_depends_on_its_role_without_a_vpc(standard_template: dict[str, 
     role_id = _role_with_managed_policy(standard_template)
     assert role_id in references(cluster["Properties"])  # ordered by the reference (W3005)
     assert role_id not in depends_on(cluster)
-
-
-def test_an_apps_own_depends_on_override_is_kept() -> None:
-    """The teardown order is written when the cluster validates; an escape-hatch
-    ``DependsOn`` the app set on the cluster's resource replaces it, as any override does."""
-
-    def define(stack: Stack) -> None:
-        cluster = HyperPodSlurmCluster(stack, "Cluster", instance_groups=[controller()])
-        marker = CfnOutput(stack, "Marker", value="x")  # any element: a logical id to name
-        resource = cluster.node.default_child
-        assert isinstance(resource, CfnResource)
-        resource.add_override("DependsOn", [stack.resolve(marker.logical_id)])
-
-    _, cluster = cluster_of(as_dict(synth_template(define)))
-    assert cluster["DependsOn"] == ["Marker"]
 
 
 # -- tags -------------------------------------------------------------------------------------

@@ -68,7 +68,7 @@ def drop_implied_dependencies(resource: CfnResource, *, stack: Stack | None = No
 
     def depends_on() -> list[str] | None:
         if not computed:
-            computed.append(unimplied_dependencies(resource, stack))
+            computed.append(_unreferenced(stack, resource))
         return computed[0]
 
     # Cached by aws-cdk-lib once produced (a list; None is asked again, and answered here).
@@ -87,13 +87,7 @@ def _logical_id_token(resource: CfnResource) -> str:
     return token
 
 
-def unimplied_dependencies(resource: CfnResource, stack: Stack) -> list[str] | None:
-    """The logical ids of ``resource``'s dependencies (``stack``'s resources) that its own
-    properties do not name in a ``Ref`` or an ``Fn::GetAtt``, in aws-cdk-lib's order; ``None``
-    when there are none. To be read when the dependencies are final: when the template is
-    written (:func:`drop_implied_dependencies`), or in a node validation (aws-cdk-lib has
-    made construct dependencies resource dependencies by then, and writes the template
-    after)."""
+def _unreferenced(stack: Stack, resource: CfnResource) -> list[str] | None:
     targets = [t for t in resource.obtain_dependencies() if isinstance(t, CfnResource)]
     if not targets:  # most resources: no properties to resolve (each costs ~5 ms)
         return None
