@@ -834,7 +834,11 @@ class _ClusterRules:
 
     def validate(self) -> list[str]:
         cluster = self._cluster
-        return [*cluster._report(), *_outer_stage_errors(cluster, cluster._parent_scope)]
+        return [
+            *cluster._late_groups(),
+            *cluster._report(),
+            *_outer_stage_errors(cluster, cluster._parent_scope),
+        ]
 
 
 def _cluster_interfaces() -> tuple[type, ...]:
@@ -1241,6 +1245,8 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         self._groups: list[InstanceGroup] = []
         self._arn_token = None
         self._wired: list[InstanceGroup] = []
+        self._produced_groups: int | None = None
+        """How many groups ``InstanceGroups`` rendered when it was produced (once)."""
         """The groups without errors: bound, gated and rendered (a group with errors is
         reported at synth and never rendered)."""
         self._gate: MinCountGate | None = None
@@ -1330,7 +1336,7 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
             # Once: aws-cdk-lib resolves a template several times per synth (a callback each),
             # and the groups are final when it first does (as the gate's values, which the
             # groups make, are).
-            instance_groups=final_any(lambda: to_l1(self._render_groups())),
+            instance_groups=final_any(self._produce_groups),
             orchestrator=to_l1(orchestrator),
         )
         if props.removal_policy is not None:
@@ -1635,6 +1641,24 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         if bound.dependable is not None:
             self._teardown.add(bound.dependable)
         return bound
+
+    def _produce_groups(self) -> object:
+        """``InstanceGroups``, produced once (the first time anything resolves it)."""
+        self._produced_groups = len(self._wired)
+        return to_l1(self._render_groups())
+
+    def _late_groups(self) -> list[str]:
+        """A group added after ``InstanceGroups`` was produced is not in the template: an
+        error, never a silent omission."""
+        produced = self._produced_groups
+        if produced is None or produced == len(self._wired):
+            return []
+        late = ", ".join(group.name for group in self._wired[produced:])
+        return [
+            f"{self.node.path}: instance group(s) {late} were added after the cluster's "
+            f"template was first resolved (it has {produced} of {len(self._wired)} groups). "
+            "Fix: add every group before anything resolves the stack (stack.resolve, a synth)"
+        ]
 
     def _render_groups(self) -> list[dict[str, Any]]:
         return [

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 import pytest
-from aws_cdk import CfnOutput, Size, Stack, Token
+from aws_cdk import CfnOutput, CfnResource, Size, Stack, Token
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
@@ -706,4 +706,19 @@ def test_an_invalid_group_is_reported_at_synth_with_the_cluster_path() -> None:
     cluster.add_instance_group(cpu("bad", instance_count=2, min_instance_count=3))
     assert [f.rule for f in cluster.findings()] == ["HP-MIN-ABOVE-COUNT"]
     with pytest.raises(RuntimeError, match=r"\[Late/Cluster\] instance group 'bad': "):
+        app.synth()
+
+
+def test_a_group_added_after_the_groups_were_resolved_is_an_error_not_an_omission() -> None:
+    """``InstanceGroups`` is produced once, the first time anything resolves it; a group
+    added after that is not in the template, and the synth says so instead of dropping it."""
+    app = new_app()
+    stack = Stack(app, "Early")
+    cluster = HyperPodSlurmCluster(stack, "Cluster", instance_groups=[controller(), cpu()])
+    resource = cluster.node.default_child
+    assert isinstance(resource, CfnResource)
+    early = stack.resolve(resource.instance_groups)  # type: ignore[attr-defined]
+    assert len(early) == 2  # controller and cpu, as the L1's property (before its renderer)
+    cluster.add_instance_group(cpu("late"))
+    with pytest.raises(RuntimeError, match=r"Early/Cluster: instance group\(s\) late were added"):
         app.synth()
