@@ -173,6 +173,9 @@ class _GateRequirements:
 
     def validate(self) -> list[str]:
         gate = self._gate
+        late = gate._late_requirements()
+        if late:
+            return late
         resource = gate.cluster.node.default_child
         if not gate.requirements and resource is None:  # a cluster construct reports its own
             return [
@@ -331,6 +334,8 @@ class MinCountGate(Construct, GateMetrics):
         self._options = options
         self._requirements: dict[str, Requirement] = {}
         self._fingerprint_value: str | None = None
+        self._produced_for: dict[str, Requirement] | None = None
+        """The requirements when the gate's late values were first produced (at synth)."""
         # The loop's deadline is the requested timeout, exactly: gate_option_findings refused a
         # timeout whose backstop would not end before the wait condition's own 12-hour limit.
         self._timeout_seconds = timeout_seconds
@@ -873,6 +878,7 @@ class MinCountGate(Construct, GateMetrics):
         CloudFormation create a new pair (a new wait) and delete the old one; other changes
         keep them. Computed once, when the template is written."""
         if self._fingerprint_value is None:
+            self._freeze_requirements()
             stack = self._stack
 
             def stable(value: str) -> str:
@@ -890,6 +896,28 @@ class MinCountGate(Construct, GateMetrics):
                 ],
             )
         return self._fingerprint_value
+
+    def _freeze_requirements(self) -> None:
+        """Record the requirements the late values are produced from (once each, at synth)."""
+        if self._produced_for is None:
+            self._produced_for = dict(self._requirements)
+
+    def _late_requirements(self) -> list[str]:
+        """A requirement added or changed after the gate's values were produced is not in the
+        template: an error, never a silent omission."""
+        produced = self._produced_for
+        if produced is None or produced == self._requirements:
+            return []
+        changed = sorted(
+            name
+            for name in {*produced, *self._requirements}
+            if produced.get(name) != self._requirements.get(name)
+        )
+        return [
+            f"{self.node.path}: the requirement(s) of {', '.join(changed)} changed after the "
+            "gate's template values were first resolved, so the template would not carry them. "
+            "Fix: add every group (and gate.add_requirement) before anything resolves the stack"
+        ]
 
     def _log_group(self, id: str) -> logs.CfnLogGroup:
         """A log group deleted with the stack, kept a month unless ``log_retention`` says
@@ -956,6 +984,7 @@ class MinCountGate(Construct, GateMetrics):
 
     def _rendered_requirements(self) -> object:
         """The ``Requirements`` the arm resource sends, by group name."""
+        self._freeze_requirements()
         return ArmProperties(
             state_machine_arn="",
             cluster_name="",

@@ -352,6 +352,20 @@ def test_a_gated_group_added_later_moves_the_wait_to_new_ids() -> None:
     assert gate["Properties"]["WaitConditionLogicalId"] == condition_id
 
 
+def test_a_gated_group_added_after_the_gate_was_resolved_is_an_error_not_an_omission() -> None:
+    """The gate's late values (its requirements, the wait's ids) are produced once, the first
+    time anything resolves them; a gated group added after that would be missing from the
+    template, and the synth says so instead."""
+
+    def add(stack: Stack, cluster: HyperPodSlurmCluster) -> None:
+        stack.resolve(cluster.ready_fingerprint)  # produced now, with "gpu" only
+        cluster.add_instance_group(compute("late", 3, 3))
+
+    stack, _ = build([controller(), compute("gpu", 4, 2)], after=add)
+    with pytest.raises(RuntimeError, match=r"Cluster/MinCountGate: the requirement\(s\) of late"):
+        Template.from_stack(stack)
+
+
 def test_dependants_wait_for_the_wait_condition(
     example_templates: dict[str, dict[str, Any]],
 ) -> None:
