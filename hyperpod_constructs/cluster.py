@@ -1245,10 +1245,10 @@ class HyperPodSlurmCluster(HyperPodClusterBase, GateMetrics):
         self._groups: list[InstanceGroup] = []
         self._arn_token = None
         self._wired: list[InstanceGroup] = []
-        self._produced_groups: int | None = None
-        """How many groups ``InstanceGroups`` rendered when it was produced (once)."""
         """The groups without errors: bound, gated and rendered (a group with errors is
         reported at synth and never rendered)."""
+        self._produced_groups: int | None = None
+        """How many groups ``InstanceGroups`` rendered when it was produced (once)."""
         self._gate: MinCountGate | None = None
         self._upload_refused = False
         self._ready = LazyDependable(self, "Ready", roots=self._ready_roots)
