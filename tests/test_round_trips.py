@@ -31,15 +31,15 @@ from hyperpod_constructs._cdk.tokens import read_once
 from tests.conftest import CDK_CONTEXT, ROOT
 
 GATED_CLUSTER_CEILING = 159
-"""Round trips of one more gated cluster (a controller and one gated compute group), while the
-app is built and synthesized: measured 159 (263 before the gate's arm properties were rendered
-once with three late values, its roles written as L1s with their documents built in Python,
-its executions ARN and nag finding ids made in one call each, and the cluster side's paths,
-durations, ARN token and the tree above it read once; 328 before the gate's checks stopped sending plain
-numbers and constant durations to jsii, and its synth-time values were produced once; 282
-before the gates of a stack shared their code asset, the cluster's ``connections`` were made
-when first asked for, the pseudo parameters (``Aws.REGION``, ...) were read once per process
-and the default durations of the gate's options made once). Lower it when a change saves
+"""Round trips of one more gated cluster (a controller and one gated compute group), while the app
+is built and synthesized: measured 159 (263 before the gate's arm properties were rendered once
+with three late values, its roles written as L1s with their documents built in Python, its
+executions ARN and nag finding ids made in one call each, and the cluster side's paths,
+durations, ARN token and the tree above it read once; 328 before the gate's checks stopped
+sending plain numbers and constant durations to jsii, and its synth-time values were produced
+once; 282 before the gates of a stack shared their code asset, the cluster's ``connections``
+were made when first asked for, the pseudo parameters (``Aws.REGION``, ...) were read once per
+process and the default durations of the gate's options made once). Lower it when a change saves
 some; never raise it without a reason in docs/performance.md."""
 
 UNGATED_CLUSTER_CEILING = 38
@@ -50,12 +50,12 @@ durations once per process, and the SageMaker principal and the managed policy o
 made once per process; 65 before that)."""
 
 FSDP_EXAMPLE_CEILING = 373
-"""Round trips of building and synthesizing the FSDP example (examples/fsdp.py, a cluster with
-a VPC, lifecycle scripts and a gated group), counted after a first synth of the same app:
-measured 373 (443 before the gate's cuts of the third round, 563 before a resource's implied dependencies were resolved in one call, each
-construct path read once, the lifecycle binding read its bucket, paths and roles once, and
-the synth-time values of the cluster, its ENI policy and its bucket policy were produced
-once)."""
+"""Round trips of building and synthesizing the FSDP example (examples/fsdp.py, a cluster with a
+VPC, lifecycle scripts and a gated group), counted after a first synth of the same app: measured
+373 (443 before the gate's cuts of the third round, 563 before a resource's implied dependencies
+were resolved in one call, each construct path read once, the lifecycle binding read its bucket,
+paths and roles once, and the synth-time values of the cluster, its ENI policy and its bucket
+policy were produced once)."""
 
 Counter = Callable[[Callable[[App], None]], int]
 
