@@ -85,11 +85,15 @@ class GateRole:
         self.name: str = self.resource.ref
         """The role's name (``Ref``)."""
         self._statements: list[Statement] = []
+        self._written = False
         self._imported: iam.IRole | None = None
         self._sink: _StatementSink | None = None
 
     def add(self, *statements: Statement) -> None:
-        """Add ``statements`` to the role's default policy (before :meth:`write_policy`)."""
+        """Add ``statements`` to the role's default policy (before :meth:`write_policy`: after
+        it, a statement would reach no policy, so it raises instead)."""
+        if self._written:
+            raise RuntimeError(f"{self.scope.node.path}: its default policy is already written")
         self._statements.extend(statements)
 
     @property
@@ -109,7 +113,8 @@ class GateRole:
         return self._imported
 
     def write_policy(self) -> iam.Policy:
-        """Write the default policy with every statement added so far."""
+        """Write the default policy with every statement added so far (once)."""
+        self._written = True
         return iam.Policy(
             self.scope,
             "DefaultPolicy",

@@ -102,3 +102,12 @@ def test_a_topic_grant_reaches_the_default_policy_not_the_topic() -> None:
     (policy,) = (r for r in resources.values() if r["Type"] == "AWS::IAM::Policy")
     actions = json.dumps(policy["Properties"]["PolicyDocument"])
     assert "sns:Publish" in actions and "kms:GenerateDataKey*" in actions
+
+
+def test_a_statement_after_the_policy_is_written_raises_instead_of_vanishing() -> None:
+    app = App()
+    role = GateRole(Stack(app, "Roles"), "Role", service="lambda.amazonaws.com")
+    role.add(allow(("s3:GetObject",), "*"))
+    role.write_policy()
+    with pytest.raises(RuntimeError, match="already written"):
+        role.add(allow(("s3:PutObject",), "*"))
