@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 from weakref import WeakKeyDictionary
 
-from aws_cdk import Aws, Token
+from aws_cdk import Aws, Duration, Token
 
 _TOKEN_MARKERS = ("${Token[", "#{Token[", "Token[")
 
@@ -85,3 +85,8 @@ def read_once(value: Any, name: str, read: Callable[[], T]) -> T:
     if name not in known:
         known[name] = read()
     return cast(T, known[name])
+
+
+def duration_seconds(duration: Duration) -> float:
+    """``duration.to_seconds()``, read from jsii once per ``Duration`` (:func:`read_once`)."""
+    return read_once(duration, "seconds", duration.to_seconds)

@@ -35,7 +35,7 @@ from .._cdk.nag import (
     logical_ids,
 )
 from .._cdk.paths import path_of, remember_path
-from .._cdk.tokens import is_unresolved, pseudo, read_once
+from .._cdk.tokens import duration_seconds, is_unresolved, pseudo
 from .._cluster.interface import IHyperPodCluster
 from .._core.finding import Finding, HyperPodValidationError
 from .._core.limits import MAX_GATE_TIMEOUT_HOURS
@@ -53,6 +53,7 @@ from .._runtime.hyperpod_gate.contract import (
     Requirement,
     declare,
     options_of,
+    render_requirements,
 )
 from .._runtime.hyperpod_gate.fastpath import FAST_PATH_DETAIL_TYPES, fast_path_input
 from ..gate.definition import build_definition
@@ -323,9 +324,8 @@ class MinCountGate(Construct, GateMetrics):
         if findings:
             raise HyperPodValidationError(scope.node.path, findings)
         # Durations are jsii objects: read each once (every read is a round trip to Node).
-        timeout_seconds = int(read_once(options.timeout, "seconds", options.timeout.to_seconds))
-        poll = options.poll_interval
-        self._poll_seconds = int(read_once(poll, "seconds", poll.to_seconds))
+        timeout_seconds = int(duration_seconds(options.timeout))
+        self._poll_seconds = int(duration_seconds(options.poll_interval))
         margin_seconds = LOOP_BACKSTOP_MARGIN_SECONDS
         for advice in gate_timeout_advice(options.timeout):
             Annotations.of(self).add_warning_v2(f"hyperpod:{advice.rule}", advice.message())
@@ -985,15 +985,7 @@ class MinCountGate(Construct, GateMetrics):
     def _rendered_requirements(self) -> object:
         """The ``Requirements`` the arm resource sends, by group name."""
         self._freeze_requirements()
-        return ArmProperties(
-            state_machine_arn="",
-            cluster_name="",
-            requirements=tuple(r for _, r in sorted(self._requirements.items())),
-            wait_handle_logical_id="",
-            wait_condition_logical_id="",
-            timeout_seconds=0,
-            poll_interval_seconds=0,
-        ).render()[Prop.REQUIREMENTS]
+        return render_requirements([r for _, r in sorted(self._requirements.items())])
 
 
 @functools.cache

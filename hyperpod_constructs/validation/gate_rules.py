@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from aws_cdk import Duration
 
-from .._cdk.tokens import is_unresolved, read_once
+from .._cdk.tokens import duration_seconds, is_unresolved, read_once
 from .._core.arguments import TOKEN, check, instance_of, is_bool
 from .._core.finding import Finding
 from .._core.limits import MIN_COUNT_WINDOW_HOURS
@@ -170,11 +170,6 @@ def _namespace(value: object, parameter: str) -> list[Finding]:
     ]
 
 
-def _seconds(duration: Duration) -> float:
-    """``duration.to_seconds()``, read from jsii once per ``Duration``."""
-    return read_once(duration, "seconds", duration.to_seconds)
-
-
 @reports(GATE_TIMEOUT, GATE_POLL, GATE_TOKEN_DURATION, GATE_HISTORY)
 def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
     """Concrete durations: a timeout up to 12 h, a poll interval of 10 s .. 15 min below it."""
@@ -203,7 +198,7 @@ def _durations(options: MinCountGateOptions, parameter: str) -> list[Finding]:
                 fix="use Duration.minutes(n) with a number, not a parameter",
             )
         ]
-    timeout, poll = (_seconds(options.timeout), _seconds(options.poll_interval))
+    timeout, poll = (duration_seconds(options.timeout), duration_seconds(options.poll_interval))
     poll_range = MIN_POLL_SECONDS <= poll <= MAX_POLL_MINUTES * 60
     poll_ok = poll_range and poll < timeout
     longest = max_gate_timeout_seconds(int(poll) if poll_ok else MIN_POLL_SECONDS)
@@ -249,7 +244,7 @@ def gate_timeout_advice(timeout: Duration) -> list[Finding]:
     """Advice on a gate's valid, concrete ``timeout`` (``readiness_gate.timeout``) shorter than
     HyperPod's MinCount window (:class:`~hyperpod_constructs.MinCountGate` reports it on
     itself)."""
-    if _seconds(timeout) >= MIN_COUNT_WINDOW_HOURS * 3600:
+    if duration_seconds(timeout) >= MIN_COUNT_WINDOW_HOURS * 3600:
         return []
     return [
         WARN_GATE_TIMEOUT.finding(

@@ -104,14 +104,7 @@ class ArmProperties:
         rendered: dict[str, Any] = {
             Prop.STATE_MACHINE_ARN: self.state_machine_arn,
             Prop.CLUSTER_NAME: self.cluster_name,
-            Prop.REQUIREMENTS: [
-                {
-                    Prop.GROUP_NAME: r.group_name,
-                    Prop.MIN_COUNT: str(r.min_count),
-                    Prop.TARGET_COUNT: str(r.target_count),
-                }
-                for r in self.requirements
-            ],
+            Prop.REQUIREMENTS: render_requirements(self.requirements),
             Prop.WAIT_HANDLE_LOGICAL_ID: self.wait_handle_logical_id,
             Prop.WAIT_CONDITION_LOGICAL_ID: self.wait_condition_logical_id,
             Prop.TIMEOUT_SECONDS: str(self.timeout_seconds),
@@ -121,6 +114,19 @@ class ArmProperties:
         if self.topic_arn is not None:
             rendered[Prop.TOPIC_ARN] = self.topic_arn
         return rendered
+
+
+def render_requirements(requirements: Sequence[Requirement]) -> list[dict[str, str]]:
+    """The ``Requirements`` property: each requirement's name and counts as strings, in the
+    order given."""
+    return [
+        {
+            Prop.GROUP_NAME: r.group_name,
+            Prop.MIN_COUNT: str(r.min_count),
+            Prop.TARGET_COUNT: str(r.target_count),
+        }
+        for r in requirements
+    ]
 
 
 def _text(props: Mapping[str, Any], key: str) -> str:
